@@ -1,0 +1,185 @@
+//! The configuration file, `.hpa-lint.yaml`: one schema for the CLI and the webhook.
+//!
+//! ```yaml
+//! kubeVersion: "1.31"
+//! namespace: default
+//! featureGates: {HPAScaleToZero: true}
+//! rules:
+//!   target-not-found: off
+//!   min-equals-max: error
+//! scalableKinds:
+//!   - {apiVersion: example.com/v1, kind: Worker}
+//! ignorePaths: ["charts/**", "vendor/"]
+//! ```
+//!
+//! Unknown keys, rule names, levels and gates are errors with their position.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use crate::object::group_of;
+use crate::registry;
+use crate::settings::{GroupKind, KubeVersion, Level, Settings};
+
+/// The file's content.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Config {
+    /// Kubernetes version the manifests are for.
+    pub kube_version: Option<Spanned<String>>,
+    /// Namespace of objects that name none.
+    pub namespace: Option<String>,
+    /// Feature gate overrides.
+    #[serde(default)]
+    pub feature_gates: BTreeMap<String, Spanned<bool>>,
+    /// Per-rule level: `off`, `error`, `warning`, `info`.
+    #[serde(default)]
+    pub rules: BTreeMap<String, Spanned<String>>,
+    /// Custom kinds with a `/scale` subresource.
+    #[serde(default)]
+    pub scalable_kinds: Vec<ScalableKind>,
+    /// Globs of paths the CLI skips.
+    #[serde(default)]
+    pub ignore_paths: Vec<String>,
+}
+
+/// A custom scalable kind.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ScalableKind {
+    /// `group/version` (the version is ignored).
+    pub api_version: String,
+    /// Kind.
+    pub kind: String,
+}
+
+/// A configuration problem, with its position in the file when known.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    /// What is wrong.
+    pub message: String,
+    /// 1-based line and column.
+    pub position: Option<(usize, usize)>,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Some((line, column)) => write!(f, "{line}:{column}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+fn at<T>(spanned: &Spanned<T>, message: String) -> ConfigError {
+    ConfigError {
+        message,
+        position: Some((
+            spanned.referenced.line() as usize,
+            spanned.referenced.column() as usize,
+        )),
+    }
+}
+
+impl Config {
+    /// Parses the file. An empty file is the default configuration.
+    pub fn parse(text: &str) -> Result<Self, ConfigError> {
+        if text.trim().is_empty() {
+            return Ok(Self::default());
+        }
+        let options = serde_saphyr::options! { with_snippet: false };
+        serde_saphyr::from_str_with_options(text, options).map_err(|error| ConfigError {
+            message: error
+                .without_snippet()
+                .to_string()
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
+            position: error
+                .location()
+                .map(|l| (l.line() as usize, l.column() as usize)),
+        })
+    }
+
+    /// The configured Kubernetes version, if any.
+    pub fn kube_version(&self) -> Result<Option<KubeVersion>, ConfigError> {
+        self.kube_version
+            .as_ref()
+            .map(|v| v.value.parse().map_err(|e| at(v, e)))
+            .transpose()
+    }
+
+    /// Applies feature gates, rule levels, scalable kinds and the namespace.
+    pub fn apply(&self, settings: &mut Settings) -> Result<(), ConfigError> {
+        for (name, enabled) in &self.feature_gates {
+            settings
+                .feature_gates
+                .set(name, enabled.value)
+                .map_err(|e| at(enabled, e))?;
+        }
+        for (name, level) in &self.rules {
+            let rule = registry::by_name(name).ok_or_else(|| {
+                let hint = registry::closest_name(name)
+                    .map(|n| format!(" (did you mean `{n}`?)"))
+                    .unwrap_or_default();
+                at(level, format!("unknown rule `{name}`{hint}"))
+            })?;
+            let parsed: Level = level.value.parse().map_err(|e| at(level, e))?;
+            settings.set_level(rule, parsed);
+        }
+        settings.scalable_kinds.extend(self.scalable_kinds.iter().map(|k| GroupKind {
+            group: group_of(&k.api_version).to_owned(),
+            kind: k.kind.clone(),
+        }));
+        if let Some(namespace) = &self.namespace {
+            settings.default_namespace.clone_from(namespace);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::Severity;
+
+    #[test]
+    fn applies_a_full_configuration() {
+        let config = Config::parse(
+            "kubeVersion: \"1.31\"\nnamespace: team-a\nfeatureGates: {HPAScaleToZero: true}\nrules:\n  min-equals-max: error\n  scaling-disabled: off\nscalableKinds:\n  - {apiVersion: example.com/v1, kind: Worker}\nignorePaths: [vendor/]\n",
+        )
+        .unwrap();
+        let version = config.kube_version().unwrap().unwrap();
+        assert_eq!(version, KubeVersion::new(31));
+        let mut settings = Settings::new(version);
+        config.apply(&mut settings).unwrap();
+        assert!(settings.feature_gates.scale_to_zero);
+        assert_eq!(settings.default_namespace, "team-a");
+        let rule = |name| registry::by_name(name).unwrap();
+        assert_eq!(settings.severity(rule("min-equals-max")), Some(Severity::Error));
+        assert_eq!(settings.severity(rule("scaling-disabled")), None);
+        assert!(settings.is_custom_scalable("example.com", "Worker"));
+        assert_eq!(config.ignore_paths, ["vendor/"]);
+    }
+
+    #[test]
+    fn reports_unknown_keys_and_values_with_positions() {
+        let error = Config::parse("kubeVersion: \"1.31\"\nrulez: {}\n").unwrap_err();
+        assert_eq!(error.position.map(|p| p.0), Some(2), "{error}");
+        assert!(error.message.contains("rulez"), "{error}");
+
+        let config = Config::parse("rules:\n  min-equal-max: off\n").unwrap();
+        let error = config.apply(&mut Settings::default()).unwrap_err();
+        assert_eq!(error.position, Some((2, 18)));
+        assert!(error.message.contains("did you mean `min-equals-max`"), "{error}");
+
+        let config = Config::parse("rules:\n  min-equals-max: loud\n").unwrap();
+        assert!(config.apply(&mut Settings::default()).unwrap_err().message.contains("invalid rule level"));
+        let config = Config::parse("kubeVersion: \"1.99\"\n").unwrap();
+        assert_eq!(config.kube_version().unwrap_err().position, Some((1, 14)));
+    }
+}

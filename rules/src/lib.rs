@@ -1,0 +1,25 @@
+//! The hpa-lint rule library: pure checks of Kubernetes HorizontalPodAutoscalers,
+//! shared by the `hpa-lint` CLI and the admission webhook.
+//!
+//! Data flows one way: text or JSON → [`source`] (documents with positions) →
+//! [`Object`]s → [`lint::lint`] with an [`Index`] of the other objects →
+//! [`Diagnostic`]s. Nothing here does I/O, logs or knows which front end called it.
+
+pub mod config;
+pub mod diagnostic;
+pub mod index;
+pub mod lint;
+pub mod model;
+pub mod object;
+pub mod path;
+pub mod registry;
+pub mod rules;
+pub mod settings;
+pub mod source;
+
+pub use diagnostic::{Diagnostic, PatchOp, Reason, Severity};
+pub use index::{Index, Lookup, MemoryIndex};
+pub use lint::{Operation, lint};
+pub use object::{Object, ObjectKey, ObjectRef, Origin};
+pub use path::FieldPath;
+pub use settings::Settings;

@@ -1,0 +1,276 @@
+//! Runs the rules on one object. Front ends call [`lint`] for every object they
+//! have; everything about which rule runs, at which severity, and what is
+//! suppressed happens here.
+
+use std::sync::Arc;
+
+use crate::diagnostic::{Diagnostic, Reason, Severity, Subject};
+use crate::index::{Index, Lookup};
+use crate::model::decode::DecodeErrorKind;
+use crate::model::hpa::Hpa;
+use crate::object::{Object, ObjectRef};
+use crate::path::FieldPath;
+use crate::registry::{ALL, Category, Check, Rule};
+use crate::rules::{invalid_field_type, invalid_quantity, invalid_suppression, unknown_field};
+use crate::settings::Settings;
+
+/// Annotation prefix that suppresses a rule on an object:
+/// `hpa-lint.io/ignore.<rule-name>: "<reason>"`.
+pub const SUPPRESSION_PREFIX: &str = "hpa-lint.io/ignore.";
+
+/// The admission operation. The CLI lints everything as a create.
+#[derive(Clone, Copy, Debug)]
+pub enum Operation<'a> {
+    /// A new object.
+    Create,
+    /// A change to `old`.
+    Update {
+        /// The object before the change.
+        old: &'a Object,
+    },
+}
+
+/// What a per-HPA check sees.
+pub struct Context<'a> {
+    /// The HPA as written.
+    pub object: &'a Object,
+    /// The HPA decoded, converted and defaulted.
+    pub hpa: &'a Hpa,
+    /// On update, the previous HPA (for the API server's ratchets).
+    pub old_hpa: Option<&'a Hpa>,
+    /// The operation.
+    pub operation: Operation<'a>,
+    /// Other objects.
+    pub index: &'a dyn Index,
+    /// Settings.
+    pub settings: &'a Settings,
+}
+
+impl Context<'_> {
+    /// The object `spec.scaleTargetRef` points to.
+    pub fn target_ref(&self) -> ObjectRef {
+        self.hpa.target(&self.object.key.namespace)
+    }
+
+    /// The target, looked up in the index.
+    pub fn target(&self) -> Lookup<Arc<Object>> {
+        self.index.get(&self.target_ref())
+    }
+
+    /// The target as found in the index, `None` when missing or unknown.
+    pub fn found_target(&self) -> Option<Arc<Object>> {
+        match self.target() {
+            Lookup::Found(target) => Some(target),
+            Lookup::Missing | Lookup::Unknown => None,
+        }
+    }
+
+    /// `Kind "name"` of the HPA, for messages.
+    pub fn hpa_name(&self) -> String {
+        format!("HorizontalPodAutoscaler `{}`", self.object.key.name)
+    }
+}
+
+/// Where a rule's findings go.
+pub struct Report<'a> {
+    rule: &'static Rule,
+    severity: Severity,
+    hpa_object: &'a Object,
+    hpa: &'a Hpa,
+    out: &'a mut Vec<Diagnostic>,
+}
+
+fn subject(object: &Object) -> Subject {
+    Subject {
+        key: object.key.clone(),
+        origin: object.origin,
+    }
+}
+
+impl Report<'_> {
+    /// Reports a finding on a field of the HPA.
+    pub fn report(&mut self, path: FieldPath, message: impl Into<String>) -> &mut Diagnostic {
+        let source_path = self.hpa.source_path(&path);
+        self.push(subject(self.hpa_object), path, source_path, message.into())
+    }
+
+    /// Reports a finding on a field of another object (e.g. the target workload).
+    pub fn report_on(
+        &mut self,
+        object: &Object,
+        path: FieldPath,
+        message: impl Into<String>,
+    ) -> &mut Diagnostic {
+        let source_path = path.clone();
+        self.push(subject(object), path, source_path, message.into())
+    }
+
+    /// Reports an API-server field error on the HPA: the message is rendered the
+    /// way the server renders it, e.g. `Invalid value: 3600: must be ...`.
+    pub fn field_error(
+        &mut self,
+        path: FieldPath,
+        reason: Reason,
+        value: Option<String>,
+        detail: &str,
+    ) -> &mut Diagnostic {
+        let message = reason.render(value.as_deref(), detail);
+        let diagnostic = self.report(path, message);
+        diagnostic.reason = Some(reason);
+        diagnostic
+    }
+
+    fn push(
+        &mut self,
+        subject: Subject,
+        path: FieldPath,
+        source_path: FieldPath,
+        message: String,
+    ) -> &mut Diagnostic {
+        self.out.push(Diagnostic {
+            rule: self.rule,
+            severity: self.severity,
+            subject,
+            path,
+            source_path,
+            reason: None,
+            message,
+            help: None,
+            fix: None,
+        });
+        self.out.last_mut().expect("just pushed")
+    }
+}
+
+/// Renders a string as the API server renders bad values (Go-quoted).
+pub fn quoted(value: &str) -> String {
+    serde_json::Value::from(value).to_string()
+}
+
+/// Lints one object: the suppression annotations of any object, and for HPAs
+/// decoding and every enabled check. Findings suppressed by an annotation on the
+/// HPA or on the object a finding is about are left out.
+pub fn lint(
+    object: &Object,
+    operation: Operation<'_>,
+    index: &dyn Index,
+    settings: &Settings,
+) -> Vec<Diagnostic> {
+    let mut out = check_suppressions(object, settings);
+    let Some(hpa_diagnostics) = lint_hpa(object, operation, index, settings) else {
+        return out;
+    };
+    out.extend(
+        hpa_diagnostics
+            .into_iter()
+            .filter(|d| !is_suppressed(object, d, index)),
+    );
+    out
+}
+
+fn lint_hpa(
+    object: &Object,
+    operation: Operation<'_>,
+    index: &dyn Index,
+    settings: &Settings,
+) -> Option<Vec<Diagnostic>> {
+    let old_hpa = match operation {
+        Operation::Update { old } => Hpa::decode(old, settings, None),
+        Operation::Create => None,
+    };
+    let hpa = Hpa::decode(object, settings, old_hpa.as_ref())?;
+    let mut out = Vec::new();
+    let mut report = |rule: &'static Rule, f: &mut dyn FnMut(&mut Report<'_>)| {
+        if let Some(severity) = settings.severity(rule) {
+            f(&mut Report {
+                rule,
+                severity,
+                hpa_object: object,
+                hpa: &hpa,
+                out: &mut out,
+            });
+        }
+    };
+    for error in &hpa.decode_errors {
+        let rule = match error.kind {
+            DecodeErrorKind::UnknownField => &unknown_field::RULE,
+            DecodeErrorKind::Type => &invalid_field_type::RULE,
+            DecodeErrorKind::Quantity => &invalid_quantity::RULE,
+        };
+        report(rule, &mut |r| {
+            let d = r.report(error.path.clone(), error.message.clone());
+            d.reason = Some(Reason::BadRequest);
+        });
+    }
+    let cx = Context {
+        object,
+        hpa: &hpa,
+        old_hpa: old_hpa.as_ref(),
+        operation,
+        index,
+        settings,
+    };
+    // The server validates only what it could decode, and only served versions.
+    let validated = hpa.decodable && hpa.version.is_validated();
+    for rule in ALL {
+        let Check::Hpa(check) = rule.check else {
+            continue;
+        };
+        if rule.category == Category::ApiServer && !validated {
+            continue;
+        }
+        report(rule, &mut |r| check(&cx, r));
+    }
+    Some(out)
+}
+
+/// The reason given in `hpa-lint.io/ignore.<rule>` on `object`, if any.
+fn suppression<'o>(object: &'o Object, rule: &Rule) -> Option<&'o str> {
+    object.annotation(&format!("{SUPPRESSION_PREFIX}{}", rule.name))
+}
+
+fn is_suppressed(hpa: &Object, diagnostic: &Diagnostic, index: &dyn Index) -> bool {
+    if suppression(hpa, diagnostic.rule).is_some() {
+        return true;
+    }
+    let subject = &diagnostic.subject.key;
+    if subject == &hpa.key {
+        return false;
+    }
+    matches!(index.get(&subject.to_ref()), Lookup::Found(other) if suppression(&other, diagnostic.rule).is_some())
+}
+
+/// Findings about the suppression annotations themselves: no reason, or an
+/// unknown rule name.
+pub fn check_suppressions(object: &Object, settings: &Settings) -> Vec<Diagnostic> {
+    let rule = &invalid_suppression::RULE;
+    let Some(severity) = settings.severity(rule) else {
+        return Vec::new();
+    };
+    let Some(annotations) = object
+        .value
+        .pointer("/metadata/annotations")
+        .and_then(serde_json::Value::as_object)
+    else {
+        return Vec::new();
+    };
+    annotations
+        .iter()
+        .filter_map(|(key, value)| {
+            let name = key.strip_prefix(SUPPRESSION_PREFIX)?;
+            let message = invalid_suppression::problem(name, value)?;
+            let path = FieldPath::fields("metadata.annotations").key(key);
+            Some(Diagnostic {
+                rule,
+                severity,
+                subject: subject(object),
+                source_path: path.clone(),
+                path,
+                reason: None,
+                message,
+                help: Some(invalid_suppression::HELP.to_owned()),
+                fix: None,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,412 @@
+//! Strict decoding of JSON values into typed structs, the way the API server decodes
+//! a request body with strict field validation (kubectl's default).
+//!
+//! The server stops at decoding errors; we collect all of them, and the typed result
+//! simply leaves out what could not be decoded, so later rules can still look at the
+//! rest of the object.
+
+use serde_json::{Map, Value};
+
+use crate::model::quantity::Quantity;
+use crate::path::{FieldPath, Segment};
+
+/// What kind of decoding failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecodeErrorKind {
+    /// A field the type does not have (`strict decoding error: unknown field`).
+    UnknownField,
+    /// A JSON value of the wrong type, or an integer out of range.
+    Type,
+    /// An unparsable quantity string.
+    Quantity,
+}
+
+/// One decoding failure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecodeError {
+    /// Path of the offending field.
+    pub path: FieldPath,
+    /// Kind of failure.
+    pub kind: DecodeErrorKind,
+    /// The server's text.
+    pub message: String,
+}
+
+/// The Go-side description of a struct, for field lists and error texts.
+pub(crate) struct GoStruct {
+    /// Struct name as Go prints it in type errors (`HorizontalPodAutoscalerSpec`).
+    pub name: &'static str,
+    /// Package-qualified type (`v2.HorizontalPodAutoscalerSpec`).
+    pub qualified: &'static str,
+    /// JSON field names.
+    pub fields: &'static [&'static str],
+}
+
+/// Collects decoding errors. In lenient mode (deprecated versions, annotations)
+/// nothing is reported and bad values are skipped.
+pub(crate) struct Decoder {
+    strict: bool,
+    pub errors: Vec<DecodeError>,
+}
+
+/// A JSON object being decoded as a Go struct.
+pub(crate) struct Record<'v> {
+    map: Option<&'v Map<String, Value>>,
+    path: FieldPath,
+    go: &'static GoStruct,
+}
+
+fn json_type(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(_) => "bool".into(),
+        Value::Number(n) => format!("number {n}"),
+        Value::String(_) => "string".into(),
+        Value::Array(_) => "array".into(),
+        Value::Object(_) => "object".into(),
+    }
+}
+
+/// The dotted path Go's JSON decoder prints: struct fields only, no indices or keys.
+fn go_field_path(path: &FieldPath) -> String {
+    let fields: Vec<&str> = path
+        .segments()
+        .iter()
+        .filter_map(|s| match s {
+            Segment::Field(name) => Some(&**name),
+            Segment::Key(_) | Segment::Index(_) => None,
+        })
+        .collect();
+    fields.join(".")
+}
+
+/// An integer value, accepting floats without a fraction: YAML `5.0` reaches the
+/// server as JSON `5` after kubectl's YAML-to-JSON conversion.
+fn as_integer(value: &Value) -> Option<i64> {
+    value.as_i64().or_else(|| {
+        value
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e18)
+            .map(|f| f as i64)
+    })
+}
+
+impl Decoder {
+    pub(crate) fn new(strict: bool) -> Self {
+        Self {
+            strict,
+            errors: Vec::new(),
+        }
+    }
+
+    /// Whether decoding would have failed on the server (unknown fields only fail
+    /// in strict mode and do not stop validation).
+    pub(crate) fn has_fatal_errors(&self) -> bool {
+        self.errors
+            .iter()
+            .any(|e| e.kind != DecodeErrorKind::UnknownField)
+    }
+
+    fn push(&mut self, path: FieldPath, kind: DecodeErrorKind, message: String) {
+        if self.strict {
+            self.errors.push(DecodeError {
+                path,
+                kind,
+                message,
+            });
+        }
+    }
+
+    fn type_error(&mut self, value: &Value, path: &FieldPath, parent: &str, go_type: &str) {
+        let message = format!(
+            "json: cannot unmarshal {} into Go struct field {parent}.{} of type {go_type}",
+            json_type(value),
+            go_field_path(path)
+        );
+        self.push(path.clone(), DecodeErrorKind::Type, message);
+    }
+
+    /// Opens the top-level object (already known to be a JSON object).
+    pub(crate) fn root<'v>(&mut self, value: &'v Value, go: &'static GoStruct) -> Record<'v> {
+        self.open(Some(value), FieldPath::root(), go, "")
+    }
+
+    fn open<'v>(
+        &mut self,
+        value: Option<&'v Value>,
+        path: FieldPath,
+        go: &'static GoStruct,
+        parent: &str,
+    ) -> Record<'v> {
+        let map = match value {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(map)) => {
+                for key in map.keys() {
+                    if !go.fields.contains(&key.as_str()) {
+                        let field = path.field(key);
+                        let message = format!("unknown field \"{field}\"");
+                        self.push(field, DecodeErrorKind::UnknownField, message);
+                    }
+                }
+                Some(map)
+            }
+            Some(other) => {
+                self.type_error(other, &path, parent, go.qualified);
+                None
+            }
+        };
+        Record { map, path, go }
+    }
+}
+
+impl<'v> Record<'v> {
+    /// Whether the JSON value was an object (as opposed to absent, null or wrong).
+    pub(crate) fn is_present(&self) -> bool {
+        self.map.is_some()
+    }
+
+    /// The raw value of a field, `None` when absent or null.
+    pub(crate) fn raw(&self, name: &str) -> Option<&'v Value> {
+        self.map?.get(name).filter(|v| !v.is_null())
+    }
+
+    /// The path of this struct.
+    pub(crate) fn base(&self) -> &FieldPath {
+        &self.path
+    }
+
+    /// The path of a field of this struct.
+    pub(crate) fn path(&self, name: &str) -> FieldPath {
+        self.path.field(name)
+    }
+
+    /// A nested struct; absent, null and wrong-typed values give an empty record.
+    pub(crate) fn record(
+        &self,
+        d: &mut Decoder,
+        name: &str,
+        go: &'static GoStruct,
+    ) -> Record<'v> {
+        d.open(self.raw(name), self.path(name), go, self.go.name)
+    }
+
+    /// A string field of a named Go type (`string`, `v2.MetricSourceType`, ...).
+    pub(crate) fn string_as(&self, d: &mut Decoder, name: &str, go_type: &str) -> Option<String> {
+        let value = self.raw(name)?;
+        match value.as_str() {
+            Some(s) => Some(s.to_owned()),
+            None => {
+                d.type_error(value, &self.path(name), self.go.name, go_type);
+                None
+            }
+        }
+    }
+
+    /// A plain `string` field.
+    pub(crate) fn string(&self, d: &mut Decoder, name: &str) -> Option<String> {
+        self.string_as(d, name, "string")
+    }
+
+    /// A `bool` field.
+    pub(crate) fn bool(&self, d: &mut Decoder, name: &str) -> Option<bool> {
+        let value = self.raw(name)?;
+        let b = value.as_bool();
+        if b.is_none() {
+            d.type_error(value, &self.path(name), self.go.name, "bool");
+        }
+        b
+    }
+
+    /// An `int32` field (range-checked like Go's decoder).
+    pub(crate) fn int32(&self, d: &mut Decoder, name: &str) -> Option<i32> {
+        let value = self.raw(name)?;
+        let n = as_integer(value).and_then(|n| i32::try_from(n).ok());
+        if n.is_none() {
+            d.type_error(value, &self.path(name), self.go.name, "int32");
+        }
+        n
+    }
+
+    /// An `int64` field.
+    pub(crate) fn int64(&self, d: &mut Decoder, name: &str) -> Option<i64> {
+        let value = self.raw(name)?;
+        let n = as_integer(value);
+        if n.is_none() {
+            d.type_error(value, &self.path(name), self.go.name, "int64");
+        }
+        n
+    }
+
+    /// A `resource.Quantity` field: a string or a number, parsed with the server's grammar.
+    pub(crate) fn quantity(&self, d: &mut Decoder, name: &str) -> Option<Quantity> {
+        let value = self.raw(name)?;
+        let text = match value {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => n.to_string(),
+            // Quantity's own JSON decoder treats any other token as quantity text.
+            other => other.to_string(),
+        };
+        match Quantity::parse(&text) {
+            Ok(q) => Some(q),
+            Err(e) => {
+                d.push(self.path(name), DecodeErrorKind::Quantity, e.to_string());
+                None
+            }
+        }
+    }
+
+    /// A list field; yields each element with its path. Wrong-typed lists are reported.
+    pub(crate) fn list(
+        &self,
+        d: &mut Decoder,
+        name: &str,
+        go_type: &str,
+    ) -> Option<Vec<(FieldPath, &'v Value)>> {
+        let value = self.raw(name)?;
+        let path = self.path(name);
+        match value {
+            Value::Array(items) => Some(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| (path.index(i), item))
+                    .collect(),
+            ),
+            other => {
+                d.type_error(other, &path, self.go.name, go_type);
+                None
+            }
+        }
+    }
+
+    /// A list of structs.
+    pub(crate) fn records(
+        &self,
+        d: &mut Decoder,
+        name: &str,
+        go: &'static GoStruct,
+        list_type: &str,
+    ) -> Option<Vec<Record<'v>>> {
+        let items = self.list(d, name, list_type)?;
+        Some(
+            items
+                .into_iter()
+                .map(|(path, item)| d.open(Some(item), path, go, self.go.name))
+                .collect(),
+        )
+    }
+
+    /// A `[]string` field.
+    pub(crate) fn strings(&self, d: &mut Decoder, name: &str) -> Vec<String> {
+        let Some(items) = self.list(d, name, "[]string") else {
+            return Vec::new();
+        };
+        items
+            .into_iter()
+            .filter_map(|(path, item)| match item.as_str() {
+                Some(s) => Some(s.to_owned()),
+                None => {
+                    d.type_error(item, &path, self.go.name, "string");
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// A `map[string]string` field, in document order.
+    pub(crate) fn string_map(&self, d: &mut Decoder, name: &str) -> Vec<(String, String)> {
+        let Some(value) = self.raw(name) else {
+            return Vec::new();
+        };
+        let path = self.path(name);
+        let Some(map) = value.as_object() else {
+            d.type_error(value, &path, self.go.name, "map[string]string");
+            return Vec::new();
+        };
+        map.iter()
+            .filter_map(|(key, value)| match value {
+                Value::String(s) => Some((key.clone(), s.clone())),
+                // A null map value decodes to "".
+                Value::Null => Some((key.clone(), String::new())),
+                other => {
+                    d.type_error(other, &path.key(key), self.go.name, "string");
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// Accepts any JSON for a field whose content is not checked (e.g. `status`).
+    pub(crate) fn any(&self, name: &str) -> Option<&'v Value> {
+        self.raw(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    static SPEC: GoStruct = GoStruct {
+        name: "HorizontalPodAutoscalerSpec",
+        qualified: "v2.HorizontalPodAutoscalerSpec",
+        fields: &["maxReplicas", "metrics", "target"],
+    };
+    static TARGET: GoStruct = GoStruct {
+        name: "MetricTarget",
+        qualified: "v2.MetricTarget",
+        fields: &["averageValue"],
+    };
+    static ROOT: GoStruct = GoStruct {
+        name: "HorizontalPodAutoscaler",
+        qualified: "v2.HorizontalPodAutoscaler",
+        fields: &["spec"],
+    };
+
+    fn decode(value: &Value) -> (Option<i32>, Option<Quantity>, Vec<String>) {
+        let mut d = Decoder::new(true);
+        let root = d.root(value, &ROOT);
+        let spec = root.record(&mut d, "spec", &SPEC);
+        let max = spec.int32(&mut d, "maxReplicas");
+        let target = spec.record(&mut d, "target", &TARGET);
+        let average = target.quantity(&mut d, "averageValue");
+        let messages = d.errors.iter().map(|e| format!("{}: {}", e.path, e.message)).collect();
+        (max, average, messages)
+    }
+
+    #[test]
+    fn reports_go_style_type_errors() {
+        let (max, _, errors) = decode(&json!({"spec": {"maxReplicas": "5"}}));
+        assert_eq!(max, None);
+        assert_eq!(
+            errors,
+            ["spec.maxReplicas: json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32"]
+        );
+        let (_, _, errors) = decode(&json!({"spec": {"maxReplicas": 3_000_000_000_i64}}));
+        assert!(errors[0].contains("cannot unmarshal number 3000000000 into"), "{errors:?}");
+        let (_, _, errors) = decode(&json!({"spec": []}));
+        assert_eq!(
+            errors,
+            ["spec: json: cannot unmarshal array into Go struct field HorizontalPodAutoscaler.spec of type v2.HorizontalPodAutoscalerSpec"]
+        );
+    }
+
+    #[test]
+    fn accepts_integral_floats_and_reports_unknown_fields() {
+        let (max, _, errors) = decode(&json!({"spec": {"maxReplicas": 5.0, "maxReplica": 1}}));
+        assert_eq!(max, Some(5));
+        assert_eq!(errors, ["spec.maxReplica: unknown field \"spec.maxReplica\""]);
+    }
+
+    #[test]
+    fn parses_quantities_from_strings_and_numbers() {
+        let (_, average, errors) = decode(&json!({"spec": {"target": {"averageValue": 500}}}));
+        assert!(errors.is_empty());
+        assert!(average.unwrap().is_positive());
+        let (_, _, errors) = decode(&json!({"spec": {"target": {"averageValue": "1K"}}}));
+        assert_eq!(
+            errors,
+            ["spec.target.averageValue: unable to parse quantity's suffix"]
+        );
+    }
+}

@@ -1,0 +1,10 @@
+//! Typed views of the objects the rules look at, and the API server's value
+//! grammars (quantities, names).
+
+pub mod autoscaler;
+pub mod decode;
+pub mod hpa;
+pub mod names;
+pub mod quantity;
+pub mod selector;
+pub mod workload;

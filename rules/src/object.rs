@@ -1,0 +1,165 @@
+//! Kubernetes objects as the rules see them: a JSON value plus its identity.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// An opaque handle a front end attaches to each object to find its source again
+/// (the CLI: file, document and list item). Rules pass it through untouched.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Origin(pub u32);
+
+/// Identity of an object: `apiVersion`, `kind`, namespace and name.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectKey {
+    /// `apiVersion` as written, e.g. `apps/v1`.
+    pub api_version: String,
+    /// `kind` as written.
+    pub kind: String,
+    /// The effective namespace: `metadata.namespace`, or the default namespace when unset.
+    pub namespace: String,
+    /// `metadata.name` (or `metadata.generateName` when there is no name).
+    pub name: String,
+}
+
+impl ObjectKey {
+    /// The API group of `apiVersion` (`""` for the core group).
+    pub fn group(&self) -> &str {
+        group_of(&self.api_version)
+    }
+
+    /// A reference to this object, for lookups.
+    pub fn to_ref(&self) -> ObjectRef {
+        ObjectRef {
+            group: self.group().to_owned(),
+            kind: self.kind.clone(),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+        }
+    }
+}
+
+/// The group part of an `apiVersion` string: `apps/v1` → `apps`, `v1` → `""`.
+pub fn group_of(api_version: &str) -> &str {
+    api_version
+        .split_once('/')
+        .map_or("", |(group, _)| group)
+}
+
+/// A version-independent reference to an object: group, kind, namespace and name.
+/// Targets are matched on these, so `apps/v1` and `apps/v1beta2` are the same.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectRef {
+    /// API group, `""` for core.
+    pub group: String,
+    /// Kind.
+    pub kind: String,
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+}
+
+impl std::fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}/{}", self.kind, self.namespace, self.name)
+    }
+}
+
+/// One Kubernetes object from the input.
+#[derive(Clone, Debug)]
+pub struct Object {
+    /// Identity.
+    pub key: ObjectKey,
+    /// The object as written (after YAML → JSON conversion).
+    pub value: Value,
+    /// Front-end handle.
+    pub origin: Origin,
+}
+
+impl Object {
+    /// Wraps a value that has string `apiVersion` and `kind` fields; `None` for
+    /// documents that are not Kubernetes objects. Objects without a namespace get
+    /// `default_namespace`.
+    pub fn new(value: Value, origin: Origin, default_namespace: &str) -> Option<Self> {
+        let api_version = value.get("apiVersion")?.as_str()?.to_owned();
+        let kind = value.get("kind")?.as_str()?.to_owned();
+        let metadata = value.get("metadata");
+        let text = |field: &str| {
+            metadata
+                .and_then(|m| m.get(field))
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        };
+        let namespace = text("namespace").unwrap_or(default_namespace).to_owned();
+        let name = text("name")
+            .or_else(|| text("generateName"))
+            .unwrap_or_default()
+            .to_owned();
+        Some(Self {
+            key: ObjectKey {
+                api_version,
+                kind,
+                namespace,
+                name,
+            },
+            value,
+            origin,
+        })
+    }
+
+    /// The value of `metadata.annotations[key]`, if it is a string.
+    pub fn annotation(&self, key: &str) -> Option<&str> {
+        self.value
+            .pointer("/metadata/annotations")?
+            .get(key)?
+            .as_str()
+    }
+
+    /// Whether this object is a HorizontalPodAutoscaler of the `autoscaling` group.
+    /// Look-alike kinds of other groups are not.
+    pub fn is_hpa(&self) -> bool {
+        self.key.kind == "HorizontalPodAutoscaler" && self.key.group() == "autoscaling"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn identity_uses_default_namespace_and_group() {
+        let object = Object::new(
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}),
+            Origin(3),
+            "team-a",
+        )
+        .unwrap();
+        assert_eq!(object.key.namespace, "team-a");
+        assert_eq!(object.key.group(), "apps");
+        assert_eq!(object.key.to_ref().to_string(), "Deployment team-a/web");
+    }
+
+    #[test]
+    fn documents_without_kind_are_not_objects() {
+        assert!(Object::new(json!({"apiVersion": "v1"}), Origin(0), "default").is_none());
+        assert!(Object::new(json!({"kind": 3, "apiVersion": "v1"}), Origin(0), "default").is_none());
+    }
+
+    #[test]
+    fn look_alike_kinds_are_not_hpas() {
+        let hpa = |api_version: &str| {
+            Object::new(
+                json!({"apiVersion": api_version, "kind": "HorizontalPodAutoscaler"}),
+                Origin(0),
+                "default",
+            )
+            .unwrap()
+            .is_hpa()
+        };
+        assert!(hpa("autoscaling/v2"));
+        assert!(hpa("autoscaling/v1"));
+        assert!(!hpa("autoscaling.internal.knative.dev/v1alpha1"));
+    }
+}

@@ -1,0 +1,167 @@
+//! Field paths inside one object.
+//!
+//! One representation, two renderings: `Display` gives the API server's syntax
+//! (`spec.metrics[0].resource.target.averageUtilization`, map keys as `[key]`),
+//! [`FieldPath::pointer`] gives an RFC 6901 JSON Pointer for spans and patches.
+
+use std::fmt;
+
+/// One step of a [`FieldPath`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Segment {
+    /// A struct field, rendered `.name`.
+    Field(Box<str>),
+    /// A key of a map such as `metadata.annotations`, rendered `[key]`.
+    Key(Box<str>),
+    /// A list index, rendered `[i]`.
+    Index(usize),
+}
+
+/// A path to a field inside one object.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FieldPath(Vec<Segment>);
+
+impl FieldPath {
+    /// The path of the object itself.
+    pub fn root() -> Self {
+        Self::default()
+    }
+
+    /// Builds a path from dotted struct fields, e.g. `FieldPath::parse("spec.maxReplicas")`.
+    pub fn fields(dotted: &str) -> Self {
+        Self(
+            dotted
+                .split('.')
+                .filter(|s| !s.is_empty())
+                .map(|s| Segment::Field(s.into()))
+                .collect(),
+        )
+    }
+
+    /// This path extended by a struct field.
+    #[must_use]
+    pub fn field(&self, name: &str) -> Self {
+        self.with(Segment::Field(name.into()))
+    }
+
+    /// This path extended by a map key.
+    #[must_use]
+    pub fn key(&self, key: &str) -> Self {
+        self.with(Segment::Key(key.into()))
+    }
+
+    /// This path extended by a list index.
+    #[must_use]
+    pub fn index(&self, index: usize) -> Self {
+        self.with(Segment::Index(index))
+    }
+
+    /// This path followed by all segments of `tail`.
+    #[must_use]
+    pub fn join(&self, tail: &FieldPath) -> Self {
+        let mut segments = self.0.clone();
+        segments.extend(tail.0.iter().cloned());
+        Self(segments)
+    }
+
+    fn with(&self, segment: Segment) -> Self {
+        let mut segments = Vec::with_capacity(self.0.len() + 1);
+        segments.extend(self.0.iter().cloned());
+        segments.push(segment);
+        Self(segments)
+    }
+
+    /// The segments, outermost first.
+    pub fn segments(&self) -> &[Segment] {
+        &self.0
+    }
+
+    /// Whether `prefix` is this path or one of its ancestors.
+    pub fn starts_with(&self, prefix: &FieldPath) -> bool {
+        self.0.starts_with(&prefix.0)
+    }
+
+    /// The part of this path after `prefix`, if `prefix` is an ancestor.
+    pub fn strip_prefix(&self, prefix: &FieldPath) -> Option<FieldPath> {
+        self.0
+            .strip_prefix(prefix.0.as_slice())
+            .map(|rest| Self(rest.to_vec()))
+    }
+
+    /// The RFC 6901 JSON Pointer form, e.g. `/spec/metrics/0/type`.
+    pub fn pointer(&self) -> String {
+        let mut out = String::new();
+        for segment in &self.0 {
+            out.push('/');
+            match segment {
+                Segment::Field(name) | Segment::Key(name) => {
+                    out.push_str(&name.replace('~', "~0").replace('/', "~1"));
+                }
+                Segment::Index(i) => out.push_str(&i.to_string()),
+            }
+        }
+        out
+    }
+
+    /// Looks the path up in a JSON value.
+    pub fn lookup<'v>(&self, value: &'v serde_json::Value) -> Option<&'v serde_json::Value> {
+        self.0.iter().try_fold(value, |value, segment| match segment {
+            Segment::Field(name) | Segment::Key(name) => value.get(&**name),
+            Segment::Index(i) => value.get(*i),
+        })
+    }
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, segment) in self.0.iter().enumerate() {
+            match segment {
+                Segment::Field(name) if i == 0 => f.write_str(name)?,
+                Segment::Field(name) => write!(f, ".{name}")?,
+                Segment::Key(key) => write!(f, "[{key}]")?,
+                Segment::Index(index) => write!(f, "[{index}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_api_server_syntax_and_pointer() {
+        let path = FieldPath::fields("spec.metrics")
+            .index(0)
+            .field("resource")
+            .field("target");
+        assert_eq!(path.to_string(), "spec.metrics[0].resource.target");
+        assert_eq!(path.pointer(), "/spec/metrics/0/resource/target");
+    }
+
+    #[test]
+    fn escapes_map_keys_in_pointers() {
+        let path = FieldPath::fields("metadata.annotations").key("hpa-lint.io/ignore.x~y");
+        assert_eq!(
+            path.to_string(),
+            "metadata.annotations[hpa-lint.io/ignore.x~y]"
+        );
+        assert_eq!(
+            path.pointer(),
+            "/metadata/annotations/hpa-lint.io~1ignore.x~0y"
+        );
+    }
+
+    #[test]
+    fn lookup_agrees_with_json_pointer() {
+        let value = serde_json::json!({"metadata": {"annotations": {"a/b": "x"}}, "spec": {"m": [1, {"k": 2}]}});
+        for path in [
+            FieldPath::fields("metadata.annotations").key("a/b"),
+            FieldPath::fields("spec.m").index(1).field("k"),
+            FieldPath::fields("spec.missing"),
+        ] {
+            assert_eq!(path.lookup(&value), value.pointer(&path.pointer()));
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! The rule registry: every rule's metadata and check, in one static list.
+//!
+//! A rule is a `static` [`Rule`] in its own file under `rules/`; the list
+//! [`ALL`] is the single place that names them all. `hpa-lint rules`, `explain`,
+//! SARIF rule metadata and the configuration all read from here.
+
+use std::fmt;
+
+use crate::diagnostic::Severity;
+use crate::lint::{Context, Report};
+
+pub use crate::rules::ALL;
+
+/// What kind of problem a rule finds; also a selector for `--select`/`--ignore`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Category {
+    /// The input cannot be read as Kubernetes objects (syntax, templates, suppressions).
+    Input,
+    /// The API server rejects the object (same paths and messages as the server).
+    ApiServer,
+    /// Accepted by the API server, but the HPA cannot work as written.
+    Correctness,
+    /// Probably a mistake.
+    Suspicious,
+    /// Opinions; off unless selected.
+    Pedantic,
+}
+
+impl Category {
+    /// Every category, in documentation order.
+    pub const ALL: [Category; 5] = [
+        Category::Input,
+        Category::ApiServer,
+        Category::Correctness,
+        Category::Suspicious,
+        Category::Pedantic,
+    ];
+
+    /// The selector name, e.g. `api-server`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Input => "input",
+            Category::ApiServer => "api-server",
+            Category::Correctness => "correctness",
+            Category::Suspicious => "suspicious",
+            Category::Pedantic => "pedantic",
+        }
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a rule finds its problems.
+#[derive(Clone, Copy)]
+pub enum Check {
+    /// Reported while reading the input or the object itself (syntax errors,
+    /// templates, decoding, suppressions), not by a per-HPA check.
+    Input,
+    /// Runs once for every HPA.
+    Hpa(fn(&Context<'_>, &mut Report<'_>)),
+}
+
+/// One rule: metadata, documentation and check.
+pub struct Rule {
+    /// Stable kebab-case name, used in output, configuration and suppressions.
+    pub name: &'static str,
+    /// Category.
+    pub category: Category,
+    /// Default severity.
+    pub severity: Severity,
+    /// One line for `hpa-lint rules` and SARIF.
+    pub summary: &'static str,
+    /// Markdown documentation for `hpa-lint explain`: what it does, why, an
+    /// example that triggers it and one that does not, how to fix it.
+    pub docs: &'static str,
+    /// The check.
+    pub check: Check,
+}
+
+impl fmt::Debug for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl PartialEq for Rule {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+/// Index of a rule in [`ALL`].
+pub(crate) fn position(rule: &Rule) -> usize {
+    ALL.iter()
+        .position(|r| r.name == rule.name)
+        .expect("every rule is registered in ALL")
+}
+
+/// The rule with this name.
+pub fn by_name(name: &str) -> Option<&'static Rule> {
+    ALL.iter().copied().find(|r| r.name == name)
+}
+
+/// The rules a selector names: a rule name, a category name or `all`.
+pub fn select(selector: &str) -> Result<Vec<&'static Rule>, String> {
+    let selector = selector.trim();
+    if selector == "all" {
+        return Ok(ALL.to_vec());
+    }
+    if let Some(category) = Category::ALL.iter().find(|c| c.as_str() == selector) {
+        return Ok(ALL.iter().copied().filter(|r| r.category == *category).collect());
+    }
+    by_name(selector).map(|r| vec![r]).ok_or_else(|| {
+        let hint = closest_name(selector)
+            .map(|name| format!(" (did you mean `{name}`?)"))
+            .unwrap_or_default();
+        format!("unknown rule or category `{selector}`{hint}")
+    })
+}
+
+/// The registered name nearest to a misspelt one, if any is close.
+pub fn closest_name(name: &str) -> Option<&'static str> {
+    ALL.iter()
+        .map(|r| (edit_distance(name, r.name), r.name))
+        .filter(|(d, _)| *d <= 3)
+        .min()
+        .map(|(_, n)| n)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}

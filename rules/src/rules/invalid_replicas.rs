@@ -1,0 +1,104 @@
+//! `invalid-replicas`: `minReplicas`/`maxReplicas` the API server rejects (S1–S3).
+
+use crate::diagnostic::{Reason, Severity};
+use crate::lint::{Context, Report};
+use crate::path::FieldPath;
+use crate::registry::{Category, Check, Rule};
+
+/// The rule.
+pub static RULE: Rule = Rule {
+    name: "invalid-replicas",
+    category: Category::ApiServer,
+    severity: Severity::Error,
+    summary: "`minReplicas` below 1, `maxReplicas` missing or below 1, or `maxReplicas` < `minReplicas`",
+    docs: r#"## What it does
+Checks the replica bounds the way the API server does, after its defaulting
+(`minReplicas` defaults to 1):
+- `minReplicas` must be at least 1 (0 only with the `HPAScaleToZero` feature
+  gate, or on update of an HPA that already had 0);
+- `maxReplicas` must be set and at least 1;
+- `maxReplicas` must be at least `minReplicas`.
+
+## Why is this bad?
+The API server rejects the HPA with HTTP 422. A forgotten `maxReplicas` is the
+common case: it is required, and with the default `minReplicas: 1` it fails two
+checks at once.
+
+## Example
+```yaml
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 5
+  maxReplicas: 3
+```
+
+Use instead:
+```yaml
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 3
+  maxReplicas: 5
+```
+
+## API server
+- `spec.minReplicas: Invalid value: 0: must be greater than or equal to 1`
+- `spec.maxReplicas: Required value: must be set and greater than 0` (1.36+; before: `Invalid value: 0: must be greater than 0`)
+- `spec.maxReplicas: Invalid value: -1: must be greater than or equal to 1` (1.36+)
+- ``spec.maxReplicas: Invalid value: 3: must be greater than or equal to `minReplicas` ``
+"#,
+    check: Check::Hpa(check),
+};
+
+fn check(cx: &Context<'_>, out: &mut Report<'_>) {
+    let hpa = cx.hpa;
+    // Scale to zero needs the gate, except on update of an HPA already at 0 (ratchet).
+    let min_bound = if cx.settings.feature_gates.scale_to_zero
+        || cx.old_hpa.is_some_and(|old| old.min_replicas == Some(0))
+    {
+        0
+    } else {
+        1
+    };
+    let min_path = FieldPath::fields("spec.minReplicas");
+    let max_path = FieldPath::fields("spec.maxReplicas");
+    if let Some(min) = hpa.min_replicas.filter(|min| *min < min_bound) {
+        out.field_error(
+            min_path,
+            Reason::Invalid,
+            Some(min.to_string()),
+            &format!("must be greater than or equal to {min_bound}"),
+        );
+    }
+    // An absent maxReplicas is 0 to the server.
+    let max = hpa.max_replicas.unwrap_or(0);
+    if cx.settings.kube_version.at_least(36) {
+        if max == 0 {
+            out.field_error(max_path.clone(), Reason::Required, None, "must be set and greater than 0");
+        } else if max < 0 {
+            out.field_error(
+                max_path.clone(),
+                Reason::Invalid,
+                Some(max.to_string()),
+                "must be greater than or equal to 1",
+            );
+        }
+    } else if max < 1 {
+        out.field_error(max_path.clone(), Reason::Invalid, Some(max.to_string()), "must be greater than 0");
+    }
+    if hpa.min_replicas.is_some_and(|min| max < min) {
+        out.field_error(
+            max_path,
+            Reason::Invalid,
+            Some(max.to_string()),
+            "must be greater than or equal to `minReplicas`",
+        );
+    }
+}

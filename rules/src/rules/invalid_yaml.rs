@@ -1,0 +1,45 @@
+//! `invalid-yaml`: a document that is not valid YAML, or too large or deep to read safely.
+
+use crate::diagnostic::Severity;
+use crate::registry::{Category, Check, Rule};
+
+/// The rule.
+pub static RULE: Rule = Rule {
+    name: "invalid-yaml",
+    category: Category::Input,
+    severity: Severity::Error,
+    summary: "a document is not valid YAML (or exceeds the parser's safety limits)",
+    docs: r#"## What it does
+Reports a YAML document that cannot be parsed, at the line and column where the
+parser stopped. The other documents of the file are still linted.
+
+The parser also stops documents that would take unbounded time or memory:
+alias bombs ("billion laughs"), nesting deeper than 128 levels and documents
+with more than a few million nodes.
+
+## Why is this bad?
+`kubectl apply` rejects the whole file, so nothing in it reaches the cluster.
+
+## Example
+```yaml
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  maxReplicas: [5
+```
+
+Use instead:
+```yaml
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 5
+```
+"#,
+    check: Check::Input,
+};
