@@ -131,10 +131,12 @@ impl Config {
             let parsed: Level = level.value.parse().map_err(|e| at(level, e))?;
             settings.set_level(rule, parsed);
         }
-        settings.scalable_kinds.extend(self.scalable_kinds.iter().map(|k| GroupKind {
-            group: group_of(&k.api_version).to_owned(),
-            kind: k.kind.clone(),
-        }));
+        settings
+            .scalable_kinds
+            .extend(self.scalable_kinds.iter().map(|k| GroupKind {
+                group: group_of(&k.api_version).to_owned(),
+                kind: k.kind.clone(),
+            }));
         if let Some(namespace) = &self.namespace {
             settings.default_namespace.clone_from(namespace);
         }
@@ -160,7 +162,10 @@ mod tests {
         assert!(settings.feature_gates.scale_to_zero);
         assert_eq!(settings.default_namespace, "team-a");
         let rule = |name| registry::by_name(name).unwrap();
-        assert_eq!(settings.severity(rule("min-equals-max")), Some(Severity::Error));
+        assert_eq!(
+            settings.severity(rule("min-equals-max")),
+            Some(Severity::Error)
+        );
         assert_eq!(settings.severity(rule("scaling-disabled")), None);
         assert!(settings.is_custom_scalable("example.com", "Worker"));
         assert_eq!(config.ignore_paths, ["vendor/"]);
@@ -175,10 +180,19 @@ mod tests {
         let config = Config::parse("rules:\n  min-equal-max: off\n").unwrap();
         let error = config.apply(&mut Settings::default()).unwrap_err();
         assert_eq!(error.position, Some((2, 18)));
-        assert!(error.message.contains("did you mean `min-equals-max`"), "{error}");
+        assert!(
+            error.message.contains("did you mean `min-equals-max`"),
+            "{error}"
+        );
 
         let config = Config::parse("rules:\n  min-equals-max: loud\n").unwrap();
-        assert!(config.apply(&mut Settings::default()).unwrap_err().message.contains("invalid rule level"));
+        assert!(
+            config
+                .apply(&mut Settings::default())
+                .unwrap_err()
+                .message
+                .contains("invalid rule level")
+        );
         let config = Config::parse("kubeVersion: \"1.99\"\n").unwrap();
         assert_eq!(config.kube_version().unwrap_err().position, Some((1, 14)));
     }

@@ -165,8 +165,9 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// `path: message`, the form the API server uses in its error lists.
+    /// Decoding errors name their field in the message already.
     pub fn field_message(&self) -> String {
-        if self.path.segments().is_empty() {
+        if self.path.segments().is_empty() || self.reason == Some(Reason::BadRequest) {
             self.message.clone()
         } else {
             format!("{}: {}", self.path, self.message)

@@ -46,11 +46,19 @@ impl MemoryIndex {
             let key = &object.key;
             index
                 .by_kind
-                .entry((key.namespace.clone(), key.group().to_owned(), key.kind.clone()))
+                .entry((
+                    key.namespace.clone(),
+                    key.group().to_owned(),
+                    key.kind.clone(),
+                ))
                 .or_default()
                 .push(Arc::clone(&object));
             if let Some(target) = scale_target(&object) {
-                index.scalers.entry(target).or_default().push(Arc::clone(&object));
+                index
+                    .scalers
+                    .entry(target)
+                    .or_default()
+                    .push(Arc::clone(&object));
             }
             index.by_ref.entry(key.to_ref()).or_insert(object);
         }

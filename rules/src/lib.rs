@@ -16,6 +16,8 @@ pub mod registry;
 pub mod rules;
 pub mod settings;
 pub mod source;
+#[cfg(test)]
+mod testing;
 
 pub use diagnostic::{Diagnostic, PatchOp, Reason, Severity};
 pub use index::{Index, Lookup, MemoryIndex};

@@ -142,6 +142,29 @@ impl Report<'_> {
     }
 }
 
+/// A finding of an input rule (`invalid-yaml`, `duplicate-key`, `helm-template`)
+/// that a front end detects while reading; `None` when the rule is off.
+pub fn input_finding(
+    settings: &Settings,
+    rule: &'static Rule,
+    subject: Subject,
+    path: FieldPath,
+    message: String,
+    help: Option<&str>,
+) -> Option<Diagnostic> {
+    Some(Diagnostic {
+        rule,
+        severity: settings.severity(rule)?,
+        subject,
+        source_path: path.clone(),
+        path,
+        reason: None,
+        message,
+        help: help.map(str::to_owned),
+        fix: None,
+    })
+}
+
 /// Renders a string as the API server renders bad values (Go-quoted).
 pub fn quoted(value: &str) -> String {
     serde_json::Value::from(value).to_string()

@@ -41,9 +41,7 @@ impl ObjectKey {
 
 /// The group part of an `apiVersion` string: `apps/v1` → `apps`, `v1` → `""`.
 pub fn group_of(api_version: &str) -> &str {
-    api_version
-        .split_once('/')
-        .map_or("", |(group, _)| group)
+    api_version.split_once('/').map_or("", |(group, _)| group)
 }
 
 /// A version-independent reference to an object: group, kind, namespace and name.
@@ -144,7 +142,9 @@ mod tests {
     #[test]
     fn documents_without_kind_are_not_objects() {
         assert!(Object::new(json!({"apiVersion": "v1"}), Origin(0), "default").is_none());
-        assert!(Object::new(json!({"kind": 3, "apiVersion": "v1"}), Origin(0), "default").is_none());
+        assert!(
+            Object::new(json!({"kind": 3, "apiVersion": "v1"}), Origin(0), "default").is_none()
+        );
     }
 
     #[test]

@@ -105,10 +105,12 @@ impl FieldPath {
 
     /// Looks the path up in a JSON value.
     pub fn lookup<'v>(&self, value: &'v serde_json::Value) -> Option<&'v serde_json::Value> {
-        self.0.iter().try_fold(value, |value, segment| match segment {
-            Segment::Field(name) | Segment::Key(name) => value.get(&**name),
-            Segment::Index(i) => value.get(*i),
-        })
+        self.0
+            .iter()
+            .try_fold(value, |value, segment| match segment {
+                Segment::Field(name) | Segment::Key(name) => value.get(&**name),
+                Segment::Index(i) => value.get(*i),
+            })
     }
 }
 

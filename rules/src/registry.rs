@@ -112,7 +112,11 @@ pub fn select(selector: &str) -> Result<Vec<&'static Rule>, String> {
         return Ok(ALL.to_vec());
     }
     if let Some(category) = Category::ALL.iter().find(|c| c.as_str() == selector) {
-        return Ok(ALL.iter().copied().filter(|r| r.category == *category).collect());
+        return Ok(ALL
+            .iter()
+            .copied()
+            .filter(|r| r.category == *category)
+            .collect());
     }
     by_name(selector).map(|r| vec![r]).ok_or_else(|| {
         let hint = closest_name(selector)

@@ -67,7 +67,9 @@ impl FromStr for KubeVersion {
             return Err(error());
         };
         let minor: u32 = minor.parse().map_err(|_| error())?;
-        if parts.next().is_some_and(|patch| patch.parse::<u32>().is_err())
+        if parts
+            .next()
+            .is_some_and(|patch| patch.parse::<u32>().is_err())
             || !SUPPORTED_MINORS.contains(&minor)
         {
             return Err(error());
@@ -125,7 +127,9 @@ impl FeatureGates {
     pub fn apply_overrides(&mut self, list: &str) -> Result<(), String> {
         for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let Some((name, value)) = item.split_once('=') else {
-                return Err(format!("invalid feature gate `{item}`: expected Name=true|false"));
+                return Err(format!(
+                    "invalid feature gate `{item}`: expected Name=true|false"
+                ));
             };
             let enabled = value
                 .trim()
@@ -305,7 +309,12 @@ mod tests {
             .apply_overrides("HPAScaleToZero=true, HPAConfigurableTolerance=false")
             .unwrap();
         assert!(gates.scale_to_zero && !gates.configurable_tolerance);
-        assert!(gates.apply_overrides("Nope=true").unwrap_err().contains("unknown feature gate"));
+        assert!(
+            gates
+                .apply_overrides("Nope=true")
+                .unwrap_err()
+                .contains("unknown feature gate")
+        );
         assert!(gates.apply_overrides("HPAScaleToZero").is_err());
     }
 }

@@ -21,6 +21,8 @@ use serde_json::Value;
 use serde_saphyr::Spanned;
 
 use crate::path::{FieldPath, Segment};
+use crate::registry::Rule;
+use crate::rules::{duplicate_key, invalid_yaml};
 
 /// A position in a document: 1-based line and column (in characters), and the
 /// byte range of the node.
@@ -384,8 +386,7 @@ fn template_in_line(line: &str) -> Option<usize> {
 
 fn starts_block_scalar(line: &str) -> bool {
     let content = strip_comment(line);
-    let indicator = content
-        .trim_end_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
+    let indicator = content.trim_end_matches(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
     (indicator.ends_with('|') || indicator.ends_with('>'))
         && matches!(
             indicator[..indicator.len() - 1].trim_end().chars().last(),
@@ -588,7 +589,8 @@ fn options() -> serde_saphyr::Options {
     }
 }
 
-/// The parser's message without the position it prefixes (we report positions apart).
+/// The parser's message without the positions it adds (ours are reported apart,
+/// relative to the file rather than the document).
 fn plain_message(error: &serde_saphyr::Error) -> String {
     let text = error.without_snippet().to_string();
     let text = text.strip_prefix("error: ").unwrap_or(&text);
@@ -596,7 +598,26 @@ fn plain_message(error: &serde_saphyr::Error) -> String {
         Some((head, rest)) if head.starts_with("line ") && head.contains(" column ") => rest,
         _ => text,
     };
-    text.lines().next().unwrap_or_default().trim().to_owned()
+    let text = text.lines().next().unwrap_or_default().trim();
+    match text.rsplit_once(" at line ") {
+        Some((message, position)) if position.contains(", column ") => message.to_owned(),
+        _ => text.to_owned(),
+    }
+}
+
+/// The byte offset of a 1-based line and character column.
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let line_start = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>();
+    let rest = &text[line_start.min(text.len())..];
+    line_start
+        + rest
+            .char_indices()
+            .nth(column.saturating_sub(1))
+            .map_or(rest.len(), |(i, _)| i)
 }
 
 /// Parses one document (a [`Chunk`]'s text) into a tree with positions.
@@ -607,7 +628,13 @@ fn plain_message(error: &serde_saphyr::Error) -> String {
 pub fn parse(text: &str) -> Result<Node, SyntaxError> {
     serde_saphyr::from_str_with_options::<Node>(text, options()).map_err(|error| SyntaxError {
         message: plain_message(&error),
-        pos: error.location().map(|l| Pos::from_location(&l)),
+        // Error locations carry character offsets only.
+        pos: error.location().map(|location| {
+            let mut pos = Pos::from_location(&location);
+            pos.offset = offset_of(text, pos.line, pos.column);
+            pos.len = 1;
+            pos
+        }),
     })
 }
 
@@ -666,7 +693,9 @@ impl Node {
                     .rev()
                     .find(|(key, _)| &*key.name == &**name)
                     .map(|(key, value)| (key.pos, value)),
-                (Segment::Index(i), NodeKind::Seq(items)) => items.get(*i).map(|item| (item.pos, item)),
+                (Segment::Index(i), NodeKind::Seq(items)) => {
+                    items.get(*i).map(|item| (item.pos, item))
+                }
                 _ => None,
             };
             let Some((start, child)) = next else {
@@ -683,9 +712,93 @@ impl Node {
     }
 }
 
+/// A problem found while reading a document, already located.
+#[derive(Debug)]
+pub struct Problem {
+    /// `invalid-yaml` or `duplicate-key`.
+    pub rule: &'static Rule,
+    /// The field, when there is one.
+    pub path: FieldPath,
+    /// Where, relative to the document.
+    pub pos: Pos,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// A document read into JSON values: the document itself, or the items of a
+/// `List` (with their path, `items[i]`).
+#[derive(Debug, Default)]
+pub struct Document {
+    /// The values and their paths in the document.
+    pub values: Vec<(Value, FieldPath)>,
+    /// Syntax errors and duplicate keys.
+    pub problems: Vec<Problem>,
+}
+
+/// Parses one document, splitting `*List` kinds into their items.
+pub fn read_document(text: &str) -> Document {
+    let tree = match parse(text) {
+        Ok(tree) => tree,
+        Err(error) => {
+            return Document {
+                values: Vec::new(),
+                problems: vec![Problem {
+                    rule: &invalid_yaml::RULE,
+                    path: FieldPath::root(),
+                    pos: error.pos.unwrap_or_default(),
+                    message: error.message,
+                }],
+            };
+        }
+    };
+    let (value, duplicates) = tree.to_value();
+    let problems = duplicates
+        .into_iter()
+        .map(|duplicate| {
+            let key = match duplicate.path.segments().last() {
+                Some(Segment::Field(name)) => name.to_string(),
+                _ => String::new(),
+            };
+            Problem {
+                rule: &duplicate_key::RULE,
+                message: duplicate_key::message(&key),
+                path: duplicate.path,
+                pos: duplicate.pos,
+            }
+        })
+        .collect();
+    let is_list = value
+        .get("kind")
+        .and_then(Value::as_str)
+        .is_some_and(|kind| kind.ends_with("List"));
+    let values = match value {
+        Value::Object(mut map) if is_list && map.get("items").is_some_and(Value::is_array) => {
+            let Some(Value::Array(items)) = map.remove("items") else {
+                unreachable!("checked to be an array above")
+            };
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, item)| (item, FieldPath::fields("items").index(i)))
+                .collect()
+        }
+        value => vec![(value, FieldPath::root())],
+    };
+    Document { values, problems }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_lists_into_items() {
+        let document =
+            read_document("apiVersion: v1\nkind: List\nitems:\n- {kind: A}\n- {kind: B}\n");
+        let paths: Vec<String> = document.values.iter().map(|(_, p)| p.to_string()).collect();
+        assert_eq!(paths, ["items[0]", "items[1]"]);
+        assert!(document.problems.is_empty());
+    }
 
     #[test]
     fn splits_on_markers_and_skips_empty_documents() {
@@ -763,7 +876,14 @@ mod tests {
         assert_eq!(duplicates[0].path.to_string(), "b.c");
         assert_eq!((duplicates[0].pos.line, duplicates[0].pos.column), (4, 3));
         let pos = node.locate(&FieldPath::fields("a"));
-        assert_eq!((pos.line, pos.column, &text[pos.offset..pos.offset + pos.len]), (1, 1, "a: 1"));
+        assert_eq!(
+            (
+                pos.line,
+                pos.column,
+                &text[pos.offset..pos.offset + pos.len]
+            ),
+            (1, 1, "a: 1")
+        );
         let missing = node.locate(&FieldPath::fields("b.c.d"));
         assert_eq!((missing.line, missing.column), (4, 3));
         let root = node.locate(&FieldPath::fields("zzz"));
@@ -772,9 +892,12 @@ mod tests {
 
     #[test]
     fn reports_syntax_errors_with_positions() {
-        let error = parse("a: [1, 2\nb: 3\n").unwrap_err();
-        assert!(error.pos.is_some());
-        assert!(!error.message.is_empty());
+        let text = "---\nname: é\na: [1, 2\n";
+        let error = parse(text).unwrap_err();
+        let pos = error.pos.unwrap();
+        assert_eq!((pos.line, pos.column), (3, 4));
+        assert_eq!(&text[pos.offset..pos.offset + 1], "[");
+        assert_eq!(error.message, "unclosed bracket '['");
     }
 
     #[test]
@@ -786,7 +909,9 @@ mod tests {
         }
         assert!(parse(&bomb).is_err());
         let deep = "[".repeat(10_000) + &"]".repeat(10_000);
-        let deep_block: String = (0..300).map(|i| format!("{}k:\n", "  ".repeat(i))).collect();
+        let deep_block: String = (0..300)
+            .map(|i| format!("{}k:\n", "  ".repeat(i)))
+            .collect();
         let near_limit = "[".repeat(95) + &"]".repeat(95);
         std::thread::Builder::new()
             .stack_size(PARSER_STACK_SIZE)

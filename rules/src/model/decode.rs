@@ -181,12 +181,7 @@ impl<'v> Record<'v> {
     }
 
     /// A nested struct; absent, null and wrong-typed values give an empty record.
-    pub(crate) fn record(
-        &self,
-        d: &mut Decoder,
-        name: &str,
-        go: &'static GoStruct,
-    ) -> Record<'v> {
+    pub(crate) fn record(&self, d: &mut Decoder, name: &str, go: &'static GoStruct) -> Record<'v> {
         d.open(self.raw(name), self.path(name), go, self.go.name)
     }
 
@@ -370,7 +365,11 @@ mod tests {
         let max = spec.int32(&mut d, "maxReplicas");
         let target = spec.record(&mut d, "target", &TARGET);
         let average = target.quantity(&mut d, "averageValue");
-        let messages = d.errors.iter().map(|e| format!("{}: {}", e.path, e.message)).collect();
+        let messages = d
+            .errors
+            .iter()
+            .map(|e| format!("{}: {}", e.path, e.message))
+            .collect();
         (max, average, messages)
     }
 
@@ -380,14 +379,21 @@ mod tests {
         assert_eq!(max, None);
         assert_eq!(
             errors,
-            ["spec.maxReplicas: json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32"]
+            [
+                "spec.maxReplicas: json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32"
+            ]
         );
         let (_, _, errors) = decode(&json!({"spec": {"maxReplicas": 3_000_000_000_i64}}));
-        assert!(errors[0].contains("cannot unmarshal number 3000000000 into"), "{errors:?}");
+        assert!(
+            errors[0].contains("cannot unmarshal number 3000000000 into"),
+            "{errors:?}"
+        );
         let (_, _, errors) = decode(&json!({"spec": []}));
         assert_eq!(
             errors,
-            ["spec: json: cannot unmarshal array into Go struct field HorizontalPodAutoscaler.spec of type v2.HorizontalPodAutoscalerSpec"]
+            [
+                "spec: json: cannot unmarshal array into Go struct field HorizontalPodAutoscaler.spec of type v2.HorizontalPodAutoscalerSpec"
+            ]
         );
     }
 
@@ -395,7 +401,10 @@ mod tests {
     fn accepts_integral_floats_and_reports_unknown_fields() {
         let (max, _, errors) = decode(&json!({"spec": {"maxReplicas": 5.0, "maxReplica": 1}}));
         assert_eq!(max, Some(5));
-        assert_eq!(errors, ["spec.maxReplica: unknown field \"spec.maxReplica\""]);
+        assert_eq!(
+            errors,
+            ["spec.maxReplica: unknown field \"spec.maxReplica\""]
+        );
     }
 
     #[test]

@@ -181,7 +181,11 @@ impl MetricSpec {
         out.extend(self.external.as_ref().map(MetricSource::External));
         out.extend(self.pods.as_ref().map(MetricSource::Pods));
         out.extend(self.resource.as_ref().map(MetricSource::Resource));
-        out.extend(self.container_resource.as_ref().map(MetricSource::ContainerResource));
+        out.extend(
+            self.container_resource
+                .as_ref()
+                .map(MetricSource::ContainerResource),
+        );
         out
     }
 
@@ -338,7 +342,8 @@ impl Hpa {
         hpa.decodable = !d.has_fatal_errors();
         hpa.decode_errors = d.errors;
         hpa.drop_disabled_fields(settings, old);
-        hpa.aliases.sort_by_key(|(internal, _)| std::cmp::Reverse(internal.segments().len()));
+        hpa.aliases
+            .sort_by_key(|(internal, _)| std::cmp::Reverse(internal.segments().len()));
         Some(hpa)
     }
 
@@ -417,41 +422,259 @@ macro_rules! go_struct {
     };
 }
 
-go_struct!(V2_HPA, "HorizontalPodAutoscaler", "v2.HorizontalPodAutoscaler", ["apiVersion", "kind", "metadata", "spec", "status"]);
-go_struct!(V1_HPA, "HorizontalPodAutoscaler", "v1.HorizontalPodAutoscaler", ["apiVersion", "kind", "metadata", "spec", "status"]);
-go_struct!(OBJECT_META, "ObjectMeta", "v1.ObjectMeta", [
-    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
-    "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
-    "annotations", "ownerReferences", "finalizers", "managedFields",
-]);
-go_struct!(OWNER_REFERENCE, "OwnerReference", "v1.OwnerReference", ["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"]);
-go_struct!(MANAGED_FIELDS, "ManagedFieldsEntry", "v1.ManagedFieldsEntry", ["manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"]);
-go_struct!(V2_SPEC, "HorizontalPodAutoscalerSpec", "v2.HorizontalPodAutoscalerSpec", ["scaleTargetRef", "minReplicas", "maxReplicas", "metrics", "behavior"]);
-go_struct!(V1_SPEC, "HorizontalPodAutoscalerSpec", "v1.HorizontalPodAutoscalerSpec", ["scaleTargetRef", "minReplicas", "maxReplicas", "targetCPUUtilizationPercentage"]);
-go_struct!(V2BETA1_SPEC, "HorizontalPodAutoscalerSpec", "v2beta1.HorizontalPodAutoscalerSpec", ["scaleTargetRef", "minReplicas", "maxReplicas", "metrics"]);
-go_struct!(V2_REFERENCE, "CrossVersionObjectReference", "v2.CrossVersionObjectReference", ["kind", "name", "apiVersion"]);
-go_struct!(V1_REFERENCE, "CrossVersionObjectReference", "v1.CrossVersionObjectReference", ["kind", "name", "apiVersion"]);
-go_struct!(METRIC_SPEC, "MetricSpec", "v2.MetricSpec", ["type", "object", "pods", "resource", "containerResource", "external"]);
-go_struct!(OBJECT_SOURCE, "ObjectMetricSource", "v2.ObjectMetricSource", ["describedObject", "target", "metric"]);
-go_struct!(PODS_SOURCE, "PodsMetricSource", "v2.PodsMetricSource", ["metric", "target"]);
-go_struct!(RESOURCE_SOURCE, "ResourceMetricSource", "v2.ResourceMetricSource", ["name", "target"]);
-go_struct!(CONTAINER_RESOURCE_SOURCE, "ContainerResourceMetricSource", "v2.ContainerResourceMetricSource", ["name", "target", "container"]);
-go_struct!(EXTERNAL_SOURCE, "ExternalMetricSource", "v2.ExternalMetricSource", ["metric", "target"]);
-go_struct!(METRIC_IDENTIFIER, "MetricIdentifier", "v2.MetricIdentifier", ["name", "selector"]);
-go_struct!(LABEL_SELECTOR, "LabelSelector", "v1.LabelSelector", ["matchLabels", "matchExpressions"]);
-go_struct!(SELECTOR_REQUIREMENT, "LabelSelectorRequirement", "v1.LabelSelectorRequirement", ["key", "operator", "values"]);
-go_struct!(METRIC_TARGET, "MetricTarget", "v2.MetricTarget", ["type", "value", "averageValue", "averageUtilization"]);
-go_struct!(BEHAVIOR, "HorizontalPodAutoscalerBehavior", "v2.HorizontalPodAutoscalerBehavior", ["scaleUp", "scaleDown"]);
-go_struct!(SCALING_RULES, "HPAScalingRules", "v2.HPAScalingRules", ["stabilizationWindowSeconds", "selectPolicy", "policies", "tolerance"]);
+go_struct!(
+    V2_HPA,
+    "HorizontalPodAutoscaler",
+    "v2.HorizontalPodAutoscaler",
+    ["apiVersion", "kind", "metadata", "spec", "status"]
+);
+go_struct!(
+    V1_HPA,
+    "HorizontalPodAutoscaler",
+    "v1.HorizontalPodAutoscaler",
+    ["apiVersion", "kind", "metadata", "spec", "status"]
+);
+go_struct!(
+    OBJECT_META,
+    "ObjectMeta",
+    "v1.ObjectMeta",
+    [
+        "name",
+        "generateName",
+        "namespace",
+        "selfLink",
+        "uid",
+        "resourceVersion",
+        "generation",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "labels",
+        "annotations",
+        "ownerReferences",
+        "finalizers",
+        "managedFields",
+    ]
+);
+go_struct!(
+    OWNER_REFERENCE,
+    "OwnerReference",
+    "v1.OwnerReference",
+    [
+        "apiVersion",
+        "kind",
+        "name",
+        "uid",
+        "controller",
+        "blockOwnerDeletion"
+    ]
+);
+go_struct!(
+    MANAGED_FIELDS,
+    "ManagedFieldsEntry",
+    "v1.ManagedFieldsEntry",
+    [
+        "manager",
+        "operation",
+        "apiVersion",
+        "time",
+        "fieldsType",
+        "fieldsV1",
+        "subresource"
+    ]
+);
+go_struct!(
+    V2_SPEC,
+    "HorizontalPodAutoscalerSpec",
+    "v2.HorizontalPodAutoscalerSpec",
+    [
+        "scaleTargetRef",
+        "minReplicas",
+        "maxReplicas",
+        "metrics",
+        "behavior"
+    ]
+);
+go_struct!(
+    V1_SPEC,
+    "HorizontalPodAutoscalerSpec",
+    "v1.HorizontalPodAutoscalerSpec",
+    [
+        "scaleTargetRef",
+        "minReplicas",
+        "maxReplicas",
+        "targetCPUUtilizationPercentage"
+    ]
+);
+go_struct!(
+    V2BETA1_SPEC,
+    "HorizontalPodAutoscalerSpec",
+    "v2beta1.HorizontalPodAutoscalerSpec",
+    ["scaleTargetRef", "minReplicas", "maxReplicas", "metrics"]
+);
+go_struct!(
+    V2_REFERENCE,
+    "CrossVersionObjectReference",
+    "v2.CrossVersionObjectReference",
+    ["kind", "name", "apiVersion"]
+);
+go_struct!(
+    V1_REFERENCE,
+    "CrossVersionObjectReference",
+    "v1.CrossVersionObjectReference",
+    ["kind", "name", "apiVersion"]
+);
+go_struct!(
+    METRIC_SPEC,
+    "MetricSpec",
+    "v2.MetricSpec",
+    [
+        "type",
+        "object",
+        "pods",
+        "resource",
+        "containerResource",
+        "external"
+    ]
+);
+go_struct!(
+    OBJECT_SOURCE,
+    "ObjectMetricSource",
+    "v2.ObjectMetricSource",
+    ["describedObject", "target", "metric"]
+);
+go_struct!(
+    PODS_SOURCE,
+    "PodsMetricSource",
+    "v2.PodsMetricSource",
+    ["metric", "target"]
+);
+go_struct!(
+    RESOURCE_SOURCE,
+    "ResourceMetricSource",
+    "v2.ResourceMetricSource",
+    ["name", "target"]
+);
+go_struct!(
+    CONTAINER_RESOURCE_SOURCE,
+    "ContainerResourceMetricSource",
+    "v2.ContainerResourceMetricSource",
+    ["name", "target", "container"]
+);
+go_struct!(
+    EXTERNAL_SOURCE,
+    "ExternalMetricSource",
+    "v2.ExternalMetricSource",
+    ["metric", "target"]
+);
+go_struct!(
+    METRIC_IDENTIFIER,
+    "MetricIdentifier",
+    "v2.MetricIdentifier",
+    ["name", "selector"]
+);
+go_struct!(
+    LABEL_SELECTOR,
+    "LabelSelector",
+    "v1.LabelSelector",
+    ["matchLabels", "matchExpressions"]
+);
+go_struct!(
+    SELECTOR_REQUIREMENT,
+    "LabelSelectorRequirement",
+    "v1.LabelSelectorRequirement",
+    ["key", "operator", "values"]
+);
+go_struct!(
+    METRIC_TARGET,
+    "MetricTarget",
+    "v2.MetricTarget",
+    ["type", "value", "averageValue", "averageUtilization"]
+);
+go_struct!(
+    BEHAVIOR,
+    "HorizontalPodAutoscalerBehavior",
+    "v2.HorizontalPodAutoscalerBehavior",
+    ["scaleUp", "scaleDown"]
+);
+go_struct!(
+    SCALING_RULES,
+    "HPAScalingRules",
+    "v2.HPAScalingRules",
+    [
+        "stabilizationWindowSeconds",
+        "selectPolicy",
+        "policies",
+        "tolerance"
+    ]
+);
 // Before 1.33 `tolerance` does not exist, so strict decoding rejects it.
-go_struct!(SCALING_RULES_PRE_1_33, "HPAScalingRules", "v2.HPAScalingRules", ["stabilizationWindowSeconds", "selectPolicy", "policies"]);
-go_struct!(SCALING_POLICY, "HPAScalingPolicy", "v2.HPAScalingPolicy", ["type", "value", "periodSeconds"]);
+go_struct!(
+    SCALING_RULES_PRE_1_33,
+    "HPAScalingRules",
+    "v2.HPAScalingRules",
+    ["stabilizationWindowSeconds", "selectPolicy", "policies"]
+);
+go_struct!(
+    SCALING_POLICY,
+    "HPAScalingPolicy",
+    "v2.HPAScalingPolicy",
+    ["type", "value", "periodSeconds"]
+);
 // The v2beta1 metric shape, also used by the v1 metrics annotation.
-go_struct!(LEGACY_METRIC_SPEC, "MetricSpec", "v2beta1.MetricSpec", ["type", "object", "pods", "resource", "containerResource", "external"]);
-go_struct!(LEGACY_OBJECT_SOURCE, "ObjectMetricSource", "v2beta1.ObjectMetricSource", ["target", "metricName", "targetValue", "selector", "averageValue"]);
-go_struct!(LEGACY_PODS_SOURCE, "PodsMetricSource", "v2beta1.PodsMetricSource", ["metricName", "targetAverageValue", "selector"]);
-go_struct!(LEGACY_RESOURCE_SOURCE, "ResourceMetricSource", "v2beta1.ResourceMetricSource", ["name", "targetAverageUtilization", "targetAverageValue", "container"]);
-go_struct!(LEGACY_EXTERNAL_SOURCE, "ExternalMetricSource", "v2beta1.ExternalMetricSource", ["metricName", "metricSelector", "targetValue", "targetAverageValue"]);
+go_struct!(
+    LEGACY_METRIC_SPEC,
+    "MetricSpec",
+    "v2beta1.MetricSpec",
+    [
+        "type",
+        "object",
+        "pods",
+        "resource",
+        "containerResource",
+        "external"
+    ]
+);
+go_struct!(
+    LEGACY_OBJECT_SOURCE,
+    "ObjectMetricSource",
+    "v2beta1.ObjectMetricSource",
+    [
+        "target",
+        "metricName",
+        "targetValue",
+        "selector",
+        "averageValue"
+    ]
+);
+go_struct!(
+    LEGACY_PODS_SOURCE,
+    "PodsMetricSource",
+    "v2beta1.PodsMetricSource",
+    ["metricName", "targetAverageValue", "selector"]
+);
+go_struct!(
+    LEGACY_RESOURCE_SOURCE,
+    "ResourceMetricSource",
+    "v2beta1.ResourceMetricSource",
+    [
+        "name",
+        "targetAverageUtilization",
+        "targetAverageValue",
+        "container"
+    ]
+);
+go_struct!(
+    LEGACY_EXTERNAL_SOURCE,
+    "ExternalMetricSource",
+    "v2beta1.ExternalMetricSource",
+    [
+        "metricName",
+        "metricSelector",
+        "targetValue",
+        "targetAverageValue"
+    ]
+);
 
 // ---------------------------------------------------------------------------
 // Shared pieces
@@ -466,7 +689,12 @@ fn decode_metadata(d: &mut Decoder, root: &Record<'_>) -> Metadata {
     }
     meta.int64(d, "deletionGracePeriodSeconds");
     for entry in meta
-        .records(d, "managedFields", &MANAGED_FIELDS, "[]v1.ManagedFieldsEntry")
+        .records(
+            d,
+            "managedFields",
+            &MANAGED_FIELDS,
+            "[]v1.ManagedFieldsEntry",
+        )
         .unwrap_or_default()
     {
         for name in ["manager", "apiVersion", "fieldsType", "subresource"] {
@@ -476,7 +704,12 @@ fn decode_metadata(d: &mut Decoder, root: &Record<'_>) -> Metadata {
         entry.string_as(d, "time", "v1.Time");
     }
     let owner_references = meta
-        .records(d, "ownerReferences", &OWNER_REFERENCE, "[]v1.OwnerReference")
+        .records(
+            d,
+            "ownerReferences",
+            &OWNER_REFERENCE,
+            "[]v1.OwnerReference",
+        )
         .unwrap_or_default()
         .into_iter()
         .map(|owner| {
@@ -521,7 +754,12 @@ fn decode_selector(d: &mut Decoder, parent: &Record<'_>, name: &str) {
     let selector = parent.record(d, name, &LABEL_SELECTOR);
     selector.string_map(d, "matchLabels");
     for requirement in selector
-        .records(d, "matchExpressions", &SELECTOR_REQUIREMENT, "[]v1.LabelSelectorRequirement")
+        .records(
+            d,
+            "matchExpressions",
+            &SELECTOR_REQUIREMENT,
+            "[]v1.LabelSelectorRequirement",
+        )
         .unwrap_or_default()
     {
         requirement.string(d, "key");
@@ -649,7 +887,9 @@ fn decode_scaling_rules(d: &mut Decoder, rules: &Record<'_>, has_tolerance: bool
             policies
                 .iter()
                 .map(|p| ScalingPolicy {
-                    type_: p.string_as(d, "type", "v2.HPAScalingPolicyType").unwrap_or_default(),
+                    type_: p
+                        .string_as(d, "type", "v2.HPAScalingPolicyType")
+                        .unwrap_or_default(),
                     value: p.int32(d, "value").unwrap_or_default(),
                     period_seconds: p.int32(d, "periodSeconds").unwrap_or_default(),
                 })
@@ -671,7 +911,9 @@ fn decode_metric(d: &mut Decoder, metric: &Record<'_>) -> MetricSpec {
     let target = |d: &mut Decoder, source: &Record<'_>| {
         let target = source.record(d, "target", &METRIC_TARGET);
         MetricTarget {
-            type_: target.string_as(d, "type", "v2.MetricTargetType").unwrap_or_default(),
+            type_: target
+                .string_as(d, "type", "v2.MetricTargetType")
+                .unwrap_or_default(),
             value: target.quantity(d, "value"),
             average_value: target.quantity(d, "averageValue"),
             average_utilization: target.int32(d, "averageUtilization"),
@@ -694,7 +936,9 @@ fn decode_metric(d: &mut Decoder, metric: &Record<'_>) -> MetricSpec {
     let resource = |d: &mut Decoder, name, go| {
         let source = metric.record(d, name, go);
         source.is_present().then(|| ResourceMetric {
-            name: source.string_as(d, "name", "v1.ResourceName").unwrap_or_default(),
+            name: source
+                .string_as(d, "name", "v1.ResourceName")
+                .unwrap_or_default(),
             container: if name == "containerResource" {
                 source.string(d, "container").unwrap_or_default()
             } else {
@@ -710,7 +954,9 @@ fn decode_metric(d: &mut Decoder, metric: &Record<'_>) -> MetricSpec {
         target: target(d, &object),
     });
     MetricSpec {
-        type_: metric.string_as(d, "type", "v2.MetricSourceType").unwrap_or_default(),
+        type_: metric
+            .string_as(d, "type", "v2.MetricSourceType")
+            .unwrap_or_default(),
         object,
         pods: named(d, "pods", &PODS_SOURCE),
         resource: resource(d, "resource", &RESOURCE_SOURCE),
@@ -761,7 +1007,12 @@ fn decode_legacy_metric(
                 name: object.string(d, "metricName").unwrap_or_default(),
             },
             target: MetricTarget {
-                type_: if average_value.is_none() { "Value" } else { "AverageValue" }.into(),
+                type_: if average_value.is_none() {
+                    "Value"
+                } else {
+                    "AverageValue"
+                }
+                .into(),
                 value: object.quantity(d, "targetValue").or_else(zero),
                 average_value,
                 average_utilization: None,
@@ -808,7 +1059,12 @@ fn decode_legacy_metric(
             name: resource.string(d, "name").unwrap_or_default(),
             container: resource.string(d, "container").unwrap_or_default(),
             target: MetricTarget {
-                type_: if utilization.is_none() { "AverageValue" } else { "Utilization" }.into(),
+                type_: if utilization.is_none() {
+                    "AverageValue"
+                } else {
+                    "Utilization"
+                }
+                .into(),
                 average_value: resource.quantity(d, "targetAverageValue"),
                 average_utilization: utilization,
                 value: None,
@@ -826,7 +1082,10 @@ fn decode_legacy_metric(
         for (from, to) in [
             ("external.metric.name", "external.metricName"),
             ("external.target.value", "external.targetValue"),
-            ("external.target.averageValue", "external.targetAverageValue"),
+            (
+                "external.target.averageValue",
+                "external.targetAverageValue",
+            ),
             ("external.target", "external"),
             ("external.metric", "external"),
         ] {
@@ -838,7 +1097,12 @@ fn decode_legacy_metric(
                 name: external.string(d, "metricName").unwrap_or_default(),
             },
             target: MetricTarget {
-                type_: if value.is_none() { "AverageValue" } else { "Value" }.into(),
+                type_: if value.is_none() {
+                    "AverageValue"
+                } else {
+                    "Value"
+                }
+                .into(),
                 value,
                 average_value: external.quantity(d, "targetAverageValue"),
                 average_utilization: None,
@@ -904,7 +1168,12 @@ fn decode_v1(d: &mut Decoder, value: &Value) -> Hpa {
             aliases.push((internal.clone(), annotation_path(V1_METRICS_ANNOTATION)));
             let record = lenient.root(item, &LEGACY_METRIC_SPEC);
             let mut ignored = Vec::new();
-            metrics.push(decode_legacy_metric(&mut lenient, &record, &internal, &mut ignored));
+            metrics.push(decode_legacy_metric(
+                &mut lenient,
+                &record,
+                &internal,
+                &mut ignored,
+            ));
         }
     }
     if let Some(percent) = cpu {
@@ -999,7 +1268,10 @@ mod tests {
             "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
             "spec": {"behavior": {"scaleUp": {"policies": []}}}
         }));
-        assert_eq!(hpa.behavior.unwrap().scale_up.unwrap().policies, Some(vec![]));
+        assert_eq!(
+            hpa.behavior.unwrap().scale_up.unwrap().policies,
+            Some(vec![])
+        );
     }
 
     #[test]
@@ -1037,14 +1309,32 @@ mod tests {
                 {"type": "Object", "object": {"target": {"kind": "Service", "name": "s"}, "metricName": "rps", "targetValue": "10"}},
             ]}
         }));
-        assert_eq!(hpa.metrics[0].resource.as_ref().unwrap().target.average_utilization, Some(70));
-        let path = FieldPath::fields("spec.metrics").index(0).join(&FieldPath::fields("resource.target.averageUtilization"));
-        assert_eq!(hpa.source_path(&path).to_string(), "spec.metrics[0].resource.targetAverageUtilization");
+        assert_eq!(
+            hpa.metrics[0]
+                .resource
+                .as_ref()
+                .unwrap()
+                .target
+                .average_utilization,
+            Some(70)
+        );
+        let path = FieldPath::fields("spec.metrics")
+            .index(0)
+            .join(&FieldPath::fields("resource.target.averageUtilization"));
+        assert_eq!(
+            hpa.source_path(&path).to_string(),
+            "spec.metrics[0].resource.targetAverageUtilization"
+        );
         let object = hpa.metrics[1].object.as_ref().unwrap();
         assert_eq!(object.described_object.kind, "Service");
         assert_eq!(object.target.type_, "Value");
-        let path = FieldPath::fields("spec.metrics").index(1).join(&FieldPath::fields("object.describedObject.name"));
-        assert_eq!(hpa.source_path(&path).to_string(), "spec.metrics[1].object.target.name");
+        let path = FieldPath::fields("spec.metrics")
+            .index(1)
+            .join(&FieldPath::fields("object.describedObject.name"));
+        assert_eq!(
+            hpa.source_path(&path).to_string(),
+            "spec.metrics[1].object.target.name"
+        );
     }
 
     #[test]
@@ -1059,9 +1349,23 @@ mod tests {
         let mut settings = Settings::default();
         settings.feature_gates.configurable_tolerance = false;
         let off = Hpa::decode(&object, &settings, None).unwrap();
-        assert!(off.behavior.as_ref().unwrap().scale_up.as_ref().unwrap().tolerance.is_none());
+        assert!(
+            off.behavior
+                .as_ref()
+                .unwrap()
+                .scale_up
+                .as_ref()
+                .unwrap()
+                .tolerance
+                .is_none()
+        );
         // On update the field is kept when the old object already had one.
-        let kept = Hpa::decode(&object, &settings, Some(&Hpa::decode(&object, &Settings::default(), None).unwrap())).unwrap();
+        let kept = Hpa::decode(
+            &object,
+            &settings,
+            Some(&Hpa::decode(&object, &Settings::default(), None).unwrap()),
+        )
+        .unwrap();
         assert!(kept.behavior.unwrap().scale_up.unwrap().tolerance.is_some());
     }
 

@@ -49,9 +49,7 @@ impl Quantity {
         // parses the text before the suffix as a decimal, which fails without digits.
         let digits = parts.num.len() + parts.denom.len();
         let fast = match base {
-            Base::Decimal => {
-                18 >= digits && i64::from(exponent) - parts.denom.len() as i64 >= -9
-            }
+            Base::Decimal => 18 >= digits && i64::from(exponent) - parts.denom.len() as i64 >= -9,
             Base::Binary => {
                 exponent >= 0
                     && parts.denom.is_empty()
@@ -61,7 +59,11 @@ impl Quantity {
         if !fast && !parts.value.bytes().any(|b| b.is_ascii_digit()) {
             return Err(QuantityError::Numeric);
         }
-        let zero = parts.num.bytes().chain(parts.denom.bytes()).all(|b| b == b'0');
+        let zero = parts
+            .num
+            .bytes()
+            .chain(parts.denom.bytes())
+            .all(|b| b == b'0');
         let mantissa: f64 = format!("0{}.{}0", parts.num, parts.denom)
             .parse()
             .unwrap_or(0.0);

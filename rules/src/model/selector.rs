@@ -60,19 +60,43 @@ mod tests {
     #[test]
     fn match_labels_and_expressions() {
         let labels = json!({"app": "web", "tier": "front"});
-        assert_eq!(check(json!({"matchLabels": {"app": "web"}}), labels.clone()), Some(true));
-        assert_eq!(check(json!({"matchLabels": {"app": "db"}}), labels.clone()), Some(false));
         assert_eq!(
-            check(json!({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["front", "x"]}]}), labels.clone()),
+            check(json!({"matchLabels": {"app": "web"}}), labels.clone()),
             Some(true)
         );
         assert_eq!(
-            check(json!({"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["front"]}]}), labels.clone()),
+            check(json!({"matchLabels": {"app": "db"}}), labels.clone()),
             Some(false)
         );
-        assert_eq!(check(json!({"matchExpressions": [{"key": "x", "operator": "DoesNotExist"}]}), labels.clone()), Some(true));
+        assert_eq!(
+            check(
+                json!({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["front", "x"]}]}),
+                labels.clone()
+            ),
+            Some(true)
+        );
+        assert_eq!(
+            check(
+                json!({"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["front"]}]}),
+                labels.clone()
+            ),
+            Some(false)
+        );
+        assert_eq!(
+            check(
+                json!({"matchExpressions": [{"key": "x", "operator": "DoesNotExist"}]}),
+                labels.clone()
+            ),
+            Some(true)
+        );
         assert_eq!(check(json!({}), labels.clone()), Some(true));
         assert_eq!(check(Value::Null, labels.clone()), Some(false));
-        assert_eq!(check(json!({"matchExpressions": [{"key": "x", "operator": "Bogus"}]}), labels), None);
+        assert_eq!(
+            check(
+                json!({"matchExpressions": [{"key": "x", "operator": "Bogus"}]}),
+                labels
+            ),
+            None
+        );
     }
 }

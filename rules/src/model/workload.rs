@@ -75,7 +75,10 @@ pub struct PodTemplate<'a> {
 impl<'a> PodTemplate<'a> {
     /// `spec.template` of a workload, if it has one.
     pub fn of(object: &'a Object) -> Option<Self> {
-        let value = object.value.pointer("/spec/template").filter(|v| v.is_object())?;
+        let value = object
+            .value
+            .pointer("/spec/template")
+            .filter(|v| v.is_object())?;
         Some(Self {
             path: FieldPath::fields("spec.template"),
             value,
@@ -88,7 +91,10 @@ impl<'a> PodTemplate<'a> {
     }
 
     fn list(&self, field: &str, is_init: bool) -> Vec<Container<'a>> {
-        let Some(items) = self.value.pointer(&format!("/spec/{field}")).and_then(Value::as_array)
+        let Some(items) = self
+            .value
+            .pointer(&format!("/spec/{field}"))
+            .and_then(Value::as_array)
         else {
             return Vec::new();
         };
@@ -98,7 +104,10 @@ impl<'a> PodTemplate<'a> {
             .enumerate()
             .map(|(i, value)| Container {
                 path: base.index(i),
-                name: value.get("name").and_then(Value::as_str).unwrap_or_default(),
+                name: value
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
                 value,
                 is_init,
             })

@@ -52,4 +52,5 @@ spec:
 /// The note shown for a skipped template.
 pub const MESSAGE: &str = "this file is a Helm template, not YAML; it was skipped";
 /// The help shown for a skipped template.
-pub const HELP: &str = "lint the rendered chart instead: `helm template <release> <chart> | hpa-lint -`";
+pub const HELP: &str =
+    "lint the rendered chart instead: `helm template <release> <chart> | hpa-lint -`";

@@ -81,7 +81,12 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let max = hpa.max_replicas.unwrap_or(0);
     if cx.settings.kube_version.at_least(36) {
         if max == 0 {
-            out.field_error(max_path.clone(), Reason::Required, None, "must be set and greater than 0");
+            out.field_error(
+                max_path.clone(),
+                Reason::Required,
+                None,
+                "must be set and greater than 0",
+            );
         } else if max < 0 {
             out.field_error(
                 max_path.clone(),
@@ -91,7 +96,12 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             );
         }
     } else if max < 1 {
-        out.field_error(max_path.clone(), Reason::Invalid, Some(max.to_string()), "must be greater than 0");
+        out.field_error(
+            max_path.clone(),
+            Reason::Invalid,
+            Some(max.to_string()),
+            "must be greater than 0",
+        );
     }
     if hpa.min_replicas.is_some_and(|min| max < min) {
         out.field_error(
@@ -100,5 +110,91 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             Some(max.to_string()),
             "must be greater than or equal to `minReplicas`",
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::index::MemoryIndex;
+    use crate::lint::{Operation, lint};
+    use crate::object::{Object, Origin};
+    use crate::settings::{KubeVersion, Settings};
+    use crate::testing::{check_fixture, lint_yaml, only_with};
+
+    const AT_ZERO: &str = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 0\n";
+
+    fn messages(text: &str, settings: Settings) -> Vec<String> {
+        let mut texts: Vec<String> = lint_yaml(text, &only_with(&RULE, settings))
+            .into_iter()
+            .map(|f| f.text)
+            .collect();
+        texts.sort();
+        texts
+    }
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
+    }
+
+    #[test]
+    fn before_1_36_a_missing_max_is_invalid_not_required() {
+        // S2-old replaces S2/S2b up to 1.35; S3 is independent of it.
+        assert_eq!(
+            messages(AT_ZERO, Settings::new(KubeVersion::new(35))),
+            [
+                "spec.maxReplicas: Invalid value: 0: must be greater than 0",
+                "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_scale_to_zero_gate_lowers_the_bound() {
+        let mut settings = Settings::default();
+        settings.feature_gates.scale_to_zero = true;
+        assert_eq!(
+            messages(AT_ZERO, settings),
+            ["spec.maxReplicas: Required value: must be set and greater than 0"]
+        );
+    }
+
+    #[test]
+    fn an_update_keeps_an_hpa_already_at_zero() {
+        // S1 ratchet: the old object had minReplicas 0, so 0 stays allowed without the gate.
+        let hpa = |min: i32| {
+            let value = serde_json::json!({
+                "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": "web"},
+                "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                         "minReplicas": min, "maxReplicas": 3,
+                         "metrics": [{"type": "External", "external": {"metric": {"name": "queue"}, "target": {"type": "Value", "value": "10"}}}]}
+            });
+            Object::new(value, Origin(0), "default").unwrap()
+        };
+        let settings = only_with(&RULE, Settings::default());
+        let index = MemoryIndex::default();
+        let (old_at_zero, old_at_one, new) = (hpa(0), hpa(1), hpa(0));
+        assert!(
+            lint(
+                &new,
+                Operation::Update { old: &old_at_zero },
+                &index,
+                &settings
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            lint(
+                &new,
+                Operation::Update { old: &old_at_one },
+                &index,
+                &settings
+            )
+            .len(),
+            1
+        );
+        assert_eq!(lint(&new, Operation::Create, &index, &settings).len(), 1);
     }
 }

@@ -75,10 +75,17 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         let Some(rules) = rules else {
             continue;
         };
-        let policies_path = FieldPath::fields("spec.behavior").field(direction).field("policies");
+        let policies_path = FieldPath::fields("spec.behavior")
+            .field(direction)
+            .field("policies");
         let policies = rules.policies.as_deref().unwrap_or_default();
         if policies.is_empty() {
-            out.field_error(policies_path.clone(), Reason::Required, None, "must specify at least one Policy");
+            out.field_error(
+                policies_path.clone(),
+                Reason::Required,
+                None,
+                "must specify at least one Policy",
+            );
         }
         for (i, policy) in policies.iter().enumerate() {
             let path = policies_path.index(i);
@@ -106,7 +113,23 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             } else {
                 continue;
             };
-            out.field_error(path.field("periodSeconds"), Reason::Invalid, Some(period.to_string()), &detail);
+            out.field_error(
+                path.field("periodSeconds"),
+                Reason::Invalid,
+                Some(period.to_string()),
+                &detail,
+            );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::testing::check_fixture;
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
     }
 }

@@ -64,12 +64,25 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         if matches!(policy, "Max" | "Min" | "Disabled") {
             continue;
         }
-        let path = FieldPath::fields("spec.behavior").field(direction).field("selectPolicy");
+        let path = FieldPath::fields("spec.behavior")
+            .field(direction)
+            .field("selectPolicy");
         out.field_error(
             path,
             Reason::NotSupported,
             Some(quoted(policy)),
             r#"supported values: "Disabled", "Max", "Min""#,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::testing::check_fixture;
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
     }
 }

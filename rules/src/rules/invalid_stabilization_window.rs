@@ -79,3 +79,14 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         out.field_error(path, Reason::Invalid, Some(window.to_string()), &detail);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::testing::check_fixture;
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
+    }
+}

@@ -51,7 +51,8 @@ spec:
 };
 
 /// The help shown with every finding of this rule.
-pub const HELP: &str = "write why the rule does not apply: `hpa-lint.io/ignore.<rule-name>: \"<reason>\"`";
+pub const HELP: &str =
+    "write why the rule does not apply: `hpa-lint.io/ignore.<rule-name>: \"<reason>\"`";
 
 /// What is wrong with `hpa-lint.io/ignore.<name>: <value>`, if anything.
 pub fn problem(name: &str, value: &serde_json::Value) -> Option<String> {

@@ -65,7 +65,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             continue;
         };
         if tolerance.is_negative() {
-            let path = FieldPath::fields("spec.behavior").field(direction).field("tolerance");
+            let path = FieldPath::fields("spec.behavior")
+                .field(direction)
+                .field("tolerance");
             out.field_error(
                 path,
                 Reason::Invalid,
@@ -73,5 +75,16 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                 "must be greater than or equal to 0",
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::testing::check_fixture;
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
     }
 }

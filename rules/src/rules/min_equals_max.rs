@@ -59,3 +59,14 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     )
     .help("raise `maxReplicas` above `minReplicas`, or delete the HPA and set `spec.replicas` on the workload");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::testing::check_fixture;
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
+    }
+}

@@ -35,3 +35,106 @@ pub static ALL: &[&Rule] = &[
     &min_equals_max::RULE,
     &scaling_disabled::RULE,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::ALL;
+    use crate::registry::{Category, Check, Rule};
+    use crate::testing::{lint_yaml, only, render};
+
+    /// The first fenced YAML block after `marker` in a rule's docs.
+    fn yaml_after<'d>(docs: &'d str, marker: &str) -> Option<&'d str> {
+        let rest = &docs[docs.find(marker)?..];
+        let start = rest.find("```yaml\n")? + "```yaml\n".len();
+        let end = rest[start..].find("```")?;
+        Some(&rest[start..start + end])
+    }
+
+    fn is_kebab_case(name: &str) -> bool {
+        !name.is_empty()
+            && !name.starts_with('-')
+            && !name.ends_with('-')
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    }
+
+    #[test]
+    fn names_are_unique_kebab_case_and_short() {
+        let mut names: Vec<&str> = ALL.iter().map(|r| r.name).collect();
+        assert!(
+            names.iter().all(|n| is_kebab_case(n) && n.len() <= 63),
+            "{names:?}"
+        );
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ALL.len(), "duplicate rule names");
+    }
+
+    #[test]
+    fn every_rule_is_documented() {
+        for rule in ALL {
+            let why = if rule.category == Category::Pedantic {
+                "## Why might you want this?"
+            } else {
+                "## Why is this bad?"
+            };
+            for section in ["## What it does", why, "## Example", "Use instead"] {
+                assert!(
+                    rule.docs.contains(section),
+                    "`{}` docs lack {section:?}",
+                    rule.name
+                );
+            }
+            assert_eq!(
+                rule.docs.contains("## API server"),
+                rule.category == Category::ApiServer,
+                "`{}`: API-server rules, and only they, document the server's message",
+                rule.name
+            );
+            let summary = rule.summary;
+            assert!(
+                !summary.is_empty() && !summary.ends_with('.'),
+                "`{}` summary",
+                rule.name
+            );
+        }
+    }
+
+    #[test]
+    fn doc_examples_trigger_their_rule_and_the_fix_does_not() {
+        for rule in ALL {
+            let example = yaml_after(rule.docs, "## Example")
+                .unwrap_or_else(|| panic!("`{}` example", rule.name));
+            let fixed = yaml_after(rule.docs, "Use instead")
+                .unwrap_or_else(|| panic!("`{}` fix", rule.name));
+            let findings = lint_yaml(example, &only(rule));
+            assert!(
+                findings.iter().any(|f| f.rule == rule.name),
+                "`{}`: the example does not trigger the rule",
+                rule.name
+            );
+            let findings = lint_yaml(fixed, &only(rule));
+            assert!(
+                findings.is_empty(),
+                "`{}`: the fixed example still triggers it:\n{}",
+                rule.name,
+                render(&findings)
+            );
+        }
+    }
+
+    #[test]
+    fn every_checked_rule_has_a_fixture() {
+        let checked = ALL
+            .iter()
+            .filter(|r: &&&Rule| matches!(r.check, Check::Hpa(_)));
+        for rule in checked {
+            let path = format!("{}/fixtures/{}.yaml", env!("CARGO_MANIFEST_DIR"), rule.name);
+            assert!(
+                std::path::Path::new(&path).is_file(),
+                "missing fixture {path}"
+            );
+        }
+    }
+}

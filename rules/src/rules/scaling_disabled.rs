@@ -55,12 +55,26 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(behavior) = &cx.hpa.behavior else {
         return;
     };
-    let disabled = |rules: Option<&crate::model::hpa::ScalingRules>| rules.is_some_and(|r| r.is_disabled());
+    let disabled =
+        |rules: Option<&crate::model::hpa::ScalingRules>| rules.is_some_and(|r| r.is_disabled());
     if disabled(behavior.scale_up.as_ref()) && disabled(behavior.scale_down.as_ref()) {
         out.report(
             FieldPath::fields("spec.behavior"),
             "both scale-up and scale-down are `Disabled`: the HPA never changes the replica count",
         )
-        .help("re-enable at least one direction (remove `selectPolicy: Disabled`), or delete the HPA");
+        .help(
+            "re-enable at least one direction (remove `selectPolicy: Disabled`), or delete the HPA",
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::testing::check_fixture;
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
     }
 }

@@ -1,0 +1,57 @@
+//! `--format github`: GitHub Actions workflow commands, which the runner turns
+//! into annotations on the pull request.
+
+use std::io::{self, Write};
+
+use hpa_lint_rules::Severity;
+
+use crate::check::Outcome;
+use crate::emit::text::{summary_line, title};
+
+/// Escapes a workflow command's message.
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a workflow command's property value.
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
+    for finding in &outcome.findings {
+        let command = match finding.diagnostic.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "notice",
+        };
+        let mut message = title(finding);
+        if let Some(help) = &finding.diagnostic.help {
+            message.push_str("\nhelp: ");
+            message.push_str(help);
+        }
+        writeln!(
+            out,
+            "::{command} file={},line={},col={},title={}::{}",
+            escape_property(&finding.file),
+            finding.line,
+            finding.column,
+            escape_property(&format!("hpa-lint {}", finding.diagnostic.rule.name)),
+            escape_data(&message),
+        )?;
+    }
+    writeln!(out, "{}", summary_line(&outcome.summary))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_like_the_actions_toolkit() {
+        assert_eq!(escape_data("50%\nnext"), "50%25%0Anext");
+        assert_eq!(escape_property("a:b,c"), "a%3Ab%2Cc");
+    }
+}

@@ -1,0 +1,71 @@
+//! `--format json`: one JSON document. This is a contract other tools read;
+//! the keys are documented in the README and must stay stable.
+
+use std::io::{self, Write};
+
+use hpa_lint_rules::ObjectKey;
+use serde::Serialize;
+
+use crate::check::Outcome;
+
+#[derive(Serialize)]
+struct Document<'a> {
+    diagnostics: Vec<Entry<'a>>,
+    summary: Summary,
+}
+
+#[derive(Serialize)]
+struct Entry<'a> {
+    rule: &'static str,
+    severity: &'static str,
+    file: &'a str,
+    document: usize,
+    line: usize,
+    column: usize,
+    object: &'a ObjectKey,
+    field: String,
+    reason: Option<&'static str>,
+    message: &'a str,
+    help: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    files: usize,
+    documents: usize,
+    objects: usize,
+    errors: usize,
+    warnings: usize,
+}
+
+pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
+    let summary = &outcome.summary;
+    let document = Document {
+        diagnostics: outcome
+            .findings
+            .iter()
+            .map(|f| Entry {
+                rule: f.diagnostic.rule.name,
+                severity: f.diagnostic.severity.as_str(),
+                file: &f.file,
+                document: f.document,
+                line: f.line,
+                column: f.column,
+                object: &f.diagnostic.subject.key,
+                field: f.diagnostic.path.to_string(),
+                reason: f.diagnostic.reason.map(|r| r.as_str()),
+                message: &f.diagnostic.message,
+                help: f.diagnostic.help.as_deref(),
+            })
+            .collect(),
+        summary: Summary {
+            files: summary.files,
+            documents: summary.documents,
+            objects: summary.objects,
+            errors: summary.errors,
+            warnings: summary.warnings,
+        },
+    };
+    serde_json::to_writer_pretty(&mut *out, &document)?;
+    writeln!(out)
+}

@@ -1,0 +1,102 @@
+//! `--format sarif`: SARIF 2.1.0 with the rule metadata, for GitHub code
+//! scanning and other SARIF consumers.
+
+use std::io::{self, Write};
+
+use hpa_lint_rules::Severity;
+use hpa_lint_rules::registry::ALL;
+use serde_json::{Value, json};
+
+use crate::check::Outcome;
+use crate::emit::text::title;
+
+const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+const INFORMATION_URI: &str = "https://github.com/hpa-lint/hpa-lint";
+
+fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// A relative URI reference for a path (forward slashes, percent-encoded).
+fn uri(path: &str) -> String {
+    let path = path.strip_prefix("./").unwrap_or(path).replace('\\', "/");
+    let mut out = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
+    let rules: Vec<Value> = ALL
+        .iter()
+        .map(|rule| {
+            json!({
+                "id": rule.name,
+                "name": rule.name,
+                "shortDescription": {"text": rule.summary},
+                "fullDescription": {"text": rule.summary},
+                "help": {"text": rule.docs, "markdown": rule.docs},
+                "defaultConfiguration": {"level": level(rule.severity)},
+                "properties": {"category": rule.category.as_str()},
+            })
+        })
+        .collect();
+    let results: Vec<Value> = outcome
+        .findings
+        .iter()
+        .map(|finding| {
+            let diagnostic = &finding.diagnostic;
+            let rule_index = ALL.iter().position(|r| r.name == diagnostic.rule.name);
+            let mut text = title(finding);
+            if let Some(help) = &diagnostic.help {
+                text.push_str("\nhelp: ");
+                text.push_str(help);
+            }
+            let key = &diagnostic.subject.key;
+            json!({
+                "ruleId": diagnostic.rule.name,
+                "ruleIndex": rule_index,
+                "level": level(diagnostic.severity),
+                "message": {"text": text},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri(&finding.file)},
+                        "region": {"startLine": finding.line, "startColumn": finding.column},
+                    },
+                    "logicalLocations": [{
+                        "name": diagnostic.path.to_string(),
+                        "fullyQualifiedName": format!("{}/{}/{}:{}", key.kind, key.namespace, key.name, diagnostic.path),
+                        "kind": "member",
+                    }],
+                }],
+                "partialFingerprints": {
+                    "hpaLintObjectField/v1": format!("{}/{}/{}/{}/{}", diagnostic.rule.name, key.kind, key.namespace, key.name, diagnostic.path),
+                },
+            })
+        })
+        .collect();
+    let log = json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "hpa-lint",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": INFORMATION_URI,
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    });
+    serde_json::to_writer_pretty(&mut *out, &log)?;
+    writeln!(out)
+}

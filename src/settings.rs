@@ -1,0 +1,80 @@
+//! Resolves command-line arguments and the configuration file into the rule
+//! settings and the paths to skip.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow};
+use hpa_lint_rules::Settings;
+use hpa_lint_rules::config::Config;
+use hpa_lint_rules::settings::KubeVersion;
+
+use crate::args::CheckArgs;
+
+/// The configuration file name looked for from the current directory upwards.
+pub const CONFIG_FILE: &str = ".hpa-lint.yaml";
+
+/// Everything a run needs besides the inputs.
+pub struct Resolved {
+    pub settings: Settings,
+    /// `ignorePaths` globs and the directory they are relative to.
+    pub ignore_paths: Vec<String>,
+    pub config_dir: PathBuf,
+}
+
+fn find_config(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .map(|dir| dir.join(CONFIG_FILE))
+        .find(|candidate| candidate.is_file())
+}
+
+pub fn resolve(args: &CheckArgs) -> Result<Resolved> {
+    let cwd = std::env::current_dir().context("reading the current directory")?;
+    let path = match (&args.config, args.isolated) {
+        (_, true) => None,
+        (Some(path), false) => Some(path.clone()),
+        (None, false) => find_config(&cwd),
+    };
+    let config = match &path {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading configuration {}", path.display()))?;
+            Config::parse(&text).map_err(|e| anyhow!("{}:{e}", path.display()))?
+        }
+        None => Config::default(),
+    };
+    let at = |e| {
+        anyhow!(
+            "{}:{e}",
+            path.as_deref().unwrap_or(Path::new(CONFIG_FILE)).display()
+        )
+    };
+    let version = match &args.kube_version {
+        Some(version) => version.parse::<KubeVersion>().map_err(|e| anyhow!(e))?,
+        None => config.kube_version().map_err(at)?.unwrap_or_default(),
+    };
+    let mut settings = Settings::new(version);
+    config.apply(&mut settings).map_err(at)?;
+    if let Some(gates) = &args.feature_gates {
+        settings
+            .feature_gates
+            .apply_overrides(gates)
+            .map_err(|e| anyhow!(e))?;
+    }
+    if let Some(namespace) = &args.namespace {
+        settings.default_namespace.clone_from(namespace);
+    }
+    if !args.select.is_empty() {
+        settings.select(&args.select).map_err(|e| anyhow!(e))?;
+    }
+    settings.ignore(&args.ignore).map_err(|e| anyhow!(e))?;
+    let config_dir = path
+        .as_deref()
+        .and_then(Path::parent)
+        .map_or(cwd, Path::to_path_buf);
+    Ok(Resolved {
+        settings,
+        ignore_paths: config.ignore_paths,
+        config_dir,
+    })
+}
