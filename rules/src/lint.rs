@@ -75,6 +75,7 @@ impl Context<'_> {
 pub struct Report<'a> {
     rule: &'static Rule,
     severity: Severity,
+    pinned: bool,
     hpa_object: &'a Object,
     hpa: &'a Hpa,
     out: &'a mut Vec<Diagnostic>,
@@ -92,6 +93,23 @@ impl Report<'_> {
     pub fn report(&mut self, path: FieldPath, message: impl Into<String>) -> &mut Diagnostic {
         let source_path = self.hpa.source_path(&path);
         self.push(subject(self.hpa_object), path, source_path, message.into())
+    }
+
+    /// Reports a finding on the HPA at a severity other than the rule's default
+    /// (e.g. an error once an API version is removed); a severity the user
+    /// configured for the rule still wins.
+    pub fn report_at(
+        &mut self,
+        severity: Severity,
+        path: FieldPath,
+        message: impl Into<String>,
+    ) -> &mut Diagnostic {
+        let pinned = self.pinned;
+        let diagnostic = self.report(path, message);
+        if !pinned {
+            diagnostic.severity = severity;
+        }
+        diagnostic
     }
 
     /// Reports a finding on a field of another object (e.g. the target workload).
@@ -208,6 +226,7 @@ fn lint_hpa(
             f(&mut Report {
                 rule,
                 severity,
+                pinned: settings.is_pinned(rule),
                 hpa_object: object,
                 hpa: &hpa,
                 out: &mut out,

@@ -192,8 +192,9 @@ pub struct Settings {
     pub default_namespace: String,
     /// Custom kinds with a `/scale` subresource (besides the built-in list).
     pub scalable_kinds: Vec<GroupKind>,
-    /// Level of each rule, indexed like [`registry::ALL`].
-    levels: Vec<Level>,
+    /// Configured level of each rule, indexed like [`registry::ALL`]; `None`
+    /// keeps the rule's default.
+    levels: Vec<Option<Level>>,
 }
 
 impl Default for Settings {
@@ -211,36 +212,41 @@ impl Settings {
             feature_gates: FeatureGates::defaults(kube_version),
             default_namespace: "default".to_owned(),
             scalable_kinds: Vec::new(),
-            levels: registry::ALL
-                .iter()
-                .map(|rule| {
-                    if rule.category == Category::Pedantic {
-                        Level::Off
-                    } else {
-                        Level::On(rule.severity)
-                    }
-                })
-                .collect(),
+            levels: vec![None; registry::ALL.len()],
         }
     }
 
-    /// The severity a rule reports at, `None` when it is off.
+    /// The severity a rule reports at, `None` when it is off. Pedantic rules are
+    /// off unless configured.
     pub fn severity(&self, rule: &Rule) -> Option<Severity> {
         match self.levels[registry::position(rule)] {
-            Level::Off => None,
-            Level::On(severity) => Some(severity),
+            Some(Level::Off) => None,
+            Some(Level::On(severity)) => Some(severity),
+            None if rule.category == Category::Pedantic => None,
+            None => Some(rule.severity),
         }
+    }
+
+    /// Whether the configuration pinned this rule's severity (a rule may then
+    /// not raise the severity of a finding on its own).
+    pub fn is_pinned(&self, rule: &Rule) -> bool {
+        matches!(self.levels[registry::position(rule)], Some(Level::On(_)))
     }
 
     /// Sets one rule's level.
     pub fn set_level(&mut self, rule: &Rule, level: Level) {
-        self.levels[registry::position(rule)] = level;
+        self.levels[registry::position(rule)] = Some(level);
     }
 
     /// Turns a rule on at its default severity unless it already runs.
     pub fn enable(&mut self, rule: &Rule) {
         if self.severity(rule).is_none() {
-            self.set_level(rule, Level::On(rule.severity));
+            let i = registry::position(rule);
+            self.levels[i] = if rule.category == Category::Pedantic {
+                Some(Level::On(rule.severity))
+            } else {
+                None
+            };
         }
     }
 
@@ -256,7 +262,7 @@ impl Settings {
             if keep[i] {
                 self.enable(rule);
             } else {
-                self.levels[i] = Level::Off;
+                self.levels[i] = Some(Level::Off);
             }
         }
         Ok(())

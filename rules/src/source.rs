@@ -89,7 +89,6 @@ pub fn split_documents(text: &str) -> Vec<Chunk<'_>> {
     let mut start_line = 0;
     let mut empty = true;
     let mut offset = 0;
-    let mut line_number = 0;
     let mut push = |start: usize, end: usize, line: usize, empty: bool| {
         if !empty {
             chunks.push(Chunk {
@@ -99,7 +98,7 @@ pub fn split_documents(text: &str) -> Vec<Chunk<'_>> {
             });
         }
     };
-    for line in text.split_inclusive('\n') {
+    for (line_number, line) in text.split_inclusive('\n').enumerate() {
         let bare = line.trim_end_matches(['\n', '\r']);
         if is_marker(bare, "---") || is_marker(bare, "...") {
             push(start, offset, start_line, empty);
@@ -109,7 +108,6 @@ pub fn split_documents(text: &str) -> Vec<Chunk<'_>> {
         }
         empty &= is_empty_line(bare);
         offset += line.len();
-        line_number += 1;
     }
     push(start, text.len(), start_line, empty);
     chunks
@@ -691,7 +689,7 @@ impl Node {
                 (Segment::Field(name) | Segment::Key(name), NodeKind::Map(entries)) => entries
                     .iter()
                     .rev()
-                    .find(|(key, _)| &*key.name == &**name)
+                    .find(|(key, _)| *key.name == **name)
                     .map(|(key, value)| (key.pos, value)),
                 (Segment::Index(i), NodeKind::Seq(items)) => {
                     items.get(*i).map(|item| (item.pos, item))

@@ -379,14 +379,15 @@ impl Hpa {
                     .any(|(_, rules)| rules.is_some_and(|r| r.tolerance.is_some()))
             })
         });
-        if !gates.configurable_tolerance && !old_had_tolerance {
-            if let Some(behavior) = &mut self.behavior {
-                for rules in [&mut behavior.scale_up, &mut behavior.scale_down]
-                    .into_iter()
-                    .flatten()
-                {
-                    rules.tolerance = None;
-                }
+        if let Some(behavior) = &mut self.behavior
+            && !gates.configurable_tolerance
+            && !old_had_tolerance
+        {
+            for rules in [&mut behavior.scale_up, &mut behavior.scale_down]
+                .into_iter()
+                .flatten()
+            {
+                rules.tolerance = None;
             }
         }
         if !gates.container_metrics {

@@ -53,7 +53,7 @@ impl Quantity {
             Base::Binary => {
                 exponent >= 0
                     && parts.denom.is_empty()
-                    && 15 - parts.num.len() as i64 - i64::from(exponent) * 3 / 10 - 1 >= 0
+                    && 15 - parts.num.len() as i64 - i64::from(exponent) * 3 / 10 > 0
             }
         };
         if !fast && !parts.value.bytes().any(|b| b.is_ascii_digit()) {
