@@ -81,7 +81,10 @@ fn ignore_matcher(globs: &[String], root: &Path) -> Result<Override, String> {
 
 /// Whether `ignorePaths` excludes a path (given relative to the current directory).
 fn is_ignored(ignored: &Override, cwd: &Path, path: &Path, is_dir: bool) -> bool {
-    ignored.matched(cwd.join(path), is_dir).is_ignore()
+    // Collecting the components drops `.` segments (`./vendor`), which would
+    // otherwise keep the path from matching the globs' root.
+    let absolute: PathBuf = cwd.join(path).components().collect();
+    ignored.matched(absolute, is_dir).is_ignore()
 }
 
 fn has_manifest_extension(path: &Path) -> bool {

@@ -194,6 +194,12 @@ fn closes_quoted(rest: &str, quote: u8) -> bool {
     false
 }
 
+/// A sequence entry (`- item`) at a mapping key's own indentation: YAML's compact
+/// form of a sequence that is the value of the key before it.
+fn is_compact_sequence_entry(line: &str) -> bool {
+    line == "-" || line.starts_with("- ")
+}
+
 /// Splits `key: value` at column 0 of a block mapping; `None` if the line is not
 /// a plain key followed by `:`.
 fn block_key(line: &str) -> Option<(&str, &str)> {
@@ -226,6 +232,7 @@ pub fn scan_header(text: &str) -> Header<'_> {
     let mut name = None;
     let mut namespace = None;
     let mut seen_metadata = false;
+    let mut seen_key = false;
     while let Some(line) = lines.next() {
         if is_empty_line(line) {
             continue;
@@ -236,9 +243,13 @@ pub fn scan_header(text: &str) -> Header<'_> {
         if indent > 0 {
             continue;
         }
+        if is_compact_sequence_entry(line) && seen_key {
+            continue;
+        }
         let Some((key, value)) = block_key(line) else {
             return Header::Unknown;
         };
+        seen_key = true;
         if !closes_on_line(value) {
             return Header::Unknown;
         }
@@ -304,7 +315,7 @@ fn scan_metadata<'a>(
         if indent < child {
             return None;
         }
-        if indent > child {
+        if indent > child || is_compact_sequence_entry(&line[indent..]) {
             continue;
         }
         let (key, value) = block_key(&line[indent..])?;
@@ -789,6 +800,50 @@ pub fn read_document(text: &str) -> Document {
 mod tests {
     use super::*;
 
+    /// The scanner may give up, but when it answers it must agree with a full
+    /// parse, on every document of the real-world corpus.
+    #[test]
+    fn header_scan_agrees_with_a_full_parse_on_real_manifests() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/realworld");
+        let mut answered = 0;
+        let mut documents = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "yaml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            if find_template(&text).is_some() {
+                continue;
+            }
+            for chunk in split_documents(&text) {
+                documents += 1;
+                let header = scan_header(chunk.text);
+                let Ok(tree) = parse(chunk.text) else {
+                    assert_eq!(header, Header::Unknown, "{}", path.display());
+                    continue;
+                };
+                let (value, _) = tree.to_value();
+                let field = |pointer: &str| value.pointer(pointer).and_then(Value::as_str);
+                match header {
+                    Header::Object { api_version, kind, name, namespace } => {
+                        answered += 1;
+                        let found = (field("/apiVersion"), field("/kind"), field("/metadata/name"), field("/metadata/namespace"));
+                        assert_eq!((Some(api_version), Some(kind), name, namespace), found, "{}", path.display());
+                    }
+                    Header::NotAnObject => {
+                        answered += 1;
+                        assert!(field("/apiVersion").is_none() || field("/kind").is_none(), "{}", path.display());
+                    }
+                    Header::Unknown => {}
+                }
+            }
+        }
+        // Most real documents are block style: the scanner must answer for 98 % of them
+        // (322 of 327 when this was written; the rest are flow-style JSON and oddities).
+        assert!(answered * 50 >= documents * 49, "answered {answered} of {documents}");
+    }
+
     #[test]
     fn reads_lists_into_items() {
         let document =
@@ -816,7 +871,7 @@ mod tests {
 
     #[test]
     fn scans_block_style_headers() {
-        let text = "---\n# comment\napiVersion: apps/v1 # trailing\nkind: \"Deployment\"\nmetadata:\n  labels:\n    name: not-this\n  name: web\n  namespace: 'prod'\nspec:\n  replicas: 3\n";
+        let text = "---\n# comment\napiVersion: apps/v1 # trailing\nkind: \"Deployment\"\nmetadata:\n  labels:\n    name: not-this\n  finalizers:\n  - name: x\n  name: web\n  namespace: 'prod'\nrules:\n- kind: NotThis\nspec:\n  replicas: 3\n";
         assert_eq!(
             scan_header(text),
             Header::Object {
@@ -839,6 +894,7 @@ mod tests {
             "<<: *base\nkind: Service\n",
             "apiVersion: v1\ndata: \"open\nkind: x\"\n",
             "- a\n- b\n",
+            "- kind: Service\n",
             "apiVersion: v1\nkind: Service\nmetadata:\n\tname: x\n",
             "apiVersion: v1\nkind: Service\nmetadata:\n    name: x\n  namespace: y\n",
             "apiVersion: v1\nkind: Service\nmetadata:\n  name: \"a b\"\n",
