@@ -21,7 +21,11 @@ pub enum Command {
     /// Lint files and directories (the default command).
     Check(CheckArgs),
     /// List every rule with its category, default severity and summary.
-    Rules,
+    Rules {
+        /// `text` for a terminal, `markdown` for a table (the README's).
+        #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
+        format: RulesFormat,
+    },
     /// Print a rule's documentation: what it checks, why, an example, the fix.
     Explain {
         /// The rule's name, e.g. `invalid-scaling-policy`.
@@ -39,6 +43,12 @@ pub enum Format {
     Sarif,
     /// GitHub Actions workflow commands (annotations).
     Github,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    Text,
+    Markdown,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -3,24 +3,48 @@
 use std::io::{self, Write};
 
 use anyhow::{Result, bail};
-use hpa_lint_rules::registry::{self, ALL};
+use hpa_lint_rules::registry::{self, ALL, Category, Rule};
 
-pub fn rules() -> Result<u8> {
+use crate::args::RulesFormat;
+
+/// The severity a rule has without configuration (pedantic rules are off).
+fn default_level(rule: &Rule) -> String {
+    match rule.category {
+        Category::Pedantic => format!("off ({})", rule.severity),
+        _ => rule.severity.to_string(),
+    }
+}
+
+pub fn rules(format: RulesFormat) -> Result<u8> {
     let mut out = io::stdout().lock();
-    let width = ALL.iter().map(|r| r.name.len()).max().unwrap_or(0);
-    for rule in ALL {
-        let default = match rule.category {
-            registry::Category::Pedantic => "off".to_owned(),
-            _ => rule.severity.to_string(),
-        };
-        writeln!(
-            out,
-            "{:width$}  {:8}  {:12}  {}",
-            rule.name,
-            default,
-            rule.category.as_str(),
-            rule.summary,
-        )?;
+    match format {
+        RulesFormat::Text => {
+            let width = ALL.iter().map(|r| r.name.len()).max().unwrap_or(0);
+            for rule in ALL {
+                writeln!(
+                    out,
+                    "{:width$}  {:13}  {:11}  {}",
+                    rule.name,
+                    default_level(rule),
+                    rule.category.as_str(),
+                    rule.summary,
+                )?;
+            }
+        }
+        RulesFormat::Markdown => {
+            writeln!(out, "| Rule | Category | Default | Reports |")?;
+            writeln!(out, "|---|---|---|---|")?;
+            for rule in ALL {
+                writeln!(
+                    out,
+                    "| `{}` | {} | {} | {} |",
+                    rule.name,
+                    rule.category.as_str(),
+                    default_level(rule),
+                    rule.summary.replace('|', "\\|"),
+                )?;
+            }
+        }
     }
     Ok(0)
 }

@@ -26,7 +26,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         None => check(&cli.check),
         Some(Command::Check(args)) => check(&args),
-        Some(Command::Rules) => commands::rules(),
+        Some(Command::Rules { format }) => commands::rules(format),
         Some(Command::Explain { rule }) => commands::explain(&rule),
     };
     match result {

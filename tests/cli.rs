@@ -9,7 +9,9 @@ use serde_json::Value;
 fn hpa_lint() -> Command {
     let mut command = Command::cargo_bin("hpa-lint").expect("the binary is built");
     // Tests must not pick up a configuration from the machine they run on.
-    command.arg("--isolated").env_remove("HPA_LINT_KUBE_VERSION");
+    command
+        .arg("--isolated")
+        .env_remove("HPA_LINT_KUBE_VERSION");
     command
 }
 
@@ -21,6 +23,24 @@ spec:
   minReplicas: 2
   maxReplicas: 1
 ";
+
+/// The Deployment the test HPAs scale, so they find their target.
+const TARGET: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: web, image: nginx, resources: {requests: {cpu: 100m}}}
+";
+
+/// An HPA together with its target.
+fn with_target(hpa: &str) -> String {
+    format!("{hpa}---\n{TARGET}")
+}
 
 const CLEAN: &str = "apiVersion: v1
 kind: ConfigMap
@@ -36,9 +56,8 @@ fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) {
 
 fn json_output(command: &mut Command) -> Value {
     let output = command.arg("--format").arg("json").output().unwrap();
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!("{e}: {}", String::from_utf8_lossy(&output.stdout))
-    })
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
 }
 
 fn rules_of(report: &Value) -> Vec<String> {
@@ -54,25 +73,53 @@ fn rules_of(report: &Value) -> Vec<String> {
 fn exit_codes_follow_the_findings() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "clean.yaml", CLEAN);
-    hpa_lint().arg(dir.path()).assert().code(0).stdout(predicate::str::contains("No problems found"));
+    hpa_lint()
+        .arg(dir.path())
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("No problems found"));
     write(dir.path(), "bad.yaml", HPA_MAX_ZERO);
     hpa_lint().arg(dir.path()).assert().code(1);
-    hpa_lint().arg(dir.path().join("missing.yaml")).assert().code(2).stderr(predicate::str::contains("no such file"));
-    hpa_lint().arg("--select").arg("no-such-rule").arg(dir.path()).assert().code(2).stderr(predicate::str::contains("unknown rule"));
+    hpa_lint()
+        .arg(dir.path().join("missing.yaml"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no such file"));
+    hpa_lint()
+        .arg("--select")
+        .arg("no-such-rule")
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown rule"));
 }
 
 #[test]
 fn warnings_fail_only_with_deny_warnings() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "pinned.yaml", HPA_MAX_ZERO.replace("maxReplicas: 1", "maxReplicas: 2"));
+    write(
+        dir.path(),
+        "pinned.yaml",
+        HPA_MAX_ZERO.replace("maxReplicas: 1", "maxReplicas: 2"),
+    );
     let select = ["--select", "min-equals-max"];
-    hpa_lint().args(select).arg(dir.path()).assert().code(0).stdout(predicate::str::contains("min-equals-max"));
-    hpa_lint().args(select).arg("--deny-warnings").arg(dir.path()).assert().code(1);
+    hpa_lint()
+        .args(select)
+        .arg(dir.path())
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("min-equals-max"));
+    hpa_lint()
+        .args(select)
+        .arg("--deny-warnings")
+        .arg(dir.path())
+        .assert()
+        .code(1);
 }
 
 #[test]
 fn reads_standard_input() {
-    let report = json_output(hpa_lint().arg("-").write_stdin(HPA_MAX_ZERO));
+    let report = json_output(hpa_lint().arg("-").write_stdin(with_target(HPA_MAX_ZERO)));
     assert_eq!(report["diagnostics"][0]["file"], "<stdin>");
     assert_eq!(report["diagnostics"][0]["field"], "spec.maxReplicas");
     assert_eq!(report["diagnostics"][0]["line"], 7);
@@ -80,15 +127,23 @@ fn reads_standard_input() {
 
 #[test]
 fn json_has_the_documented_shape() {
-    let report = json_output(hpa_lint().arg("-").write_stdin(format!("{CLEAN}---\n{HPA_MAX_ZERO}")));
+    let report = json_output(
+        hpa_lint()
+            .arg("-")
+            .write_stdin(format!("{CLEAN}---\n{}", with_target(HPA_MAX_ZERO))),
+    );
     let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
     assert_eq!(keys(&report), ["diagnostics", "summary"]);
-    assert_eq!(keys(&report["summary"]), ["documents", "errors", "files", "objects", "warnings"]);
-    assert_eq!(report["summary"]["documents"], 2);
-    assert_eq!(report["summary"]["objects"], 2);
+    assert_eq!(
+        keys(&report["summary"]),
+        ["documents", "errors", "files", "objects", "warnings"]
+    );
+    assert_eq!(report["summary"]["documents"], 3);
+    assert_eq!(report["summary"]["objects"], 3);
     let diagnostic = &report["diagnostics"][0];
     let mut expected = [
-        "column", "document", "field", "file", "help", "line", "message", "object", "reason", "rule", "severity",
+        "column", "document", "field", "file", "help", "line", "message", "object", "reason",
+        "rule", "severity",
     ];
     expected.sort_unstable();
     assert_eq!(keys(diagnostic), expected);
@@ -102,12 +157,21 @@ fn json_has_the_documented_shape() {
 
 #[test]
 fn a_broken_document_does_not_hide_the_others() {
-    let text = format!("{HPA_MAX_ZERO}---\nspec: [unclosed\n---\n{HPA_MAX_ZERO}");
+    let text = format!(
+        "{HPA_MAX_ZERO}---\nspec: [unclosed\n---\n{}",
+        with_target(HPA_MAX_ZERO)
+    );
     let report = json_output(hpa_lint().arg("-").write_stdin(text));
     let rules = rules_of(&report);
-    assert_eq!(rules, ["invalid-replicas", "invalid-yaml", "invalid-replicas"]);
+    assert_eq!(
+        rules,
+        ["invalid-replicas", "invalid-yaml", "invalid-replicas"]
+    );
     let broken = &report["diagnostics"][1];
-    assert_eq!((broken["line"].as_u64(), broken["column"].as_u64()), (Some(9), Some(7)));
+    assert_eq!(
+        (broken["line"].as_u64(), broken["column"].as_u64()),
+        (Some(9), Some(7))
+    );
 }
 
 #[test]
@@ -124,7 +188,9 @@ fn unreadable_files_are_errors_and_the_run_goes_on() {
         .stdout(predicate::str::contains("invalid-replicas"))
         .stderr(
             predicate::str::contains("a-binary.yaml: binary file")
-                .and(predicate::str::contains("b-latin1.yaml: file is not valid UTF-8"))
+                .and(predicate::str::contains(
+                    "b-latin1.yaml: file is not valid UTF-8",
+                ))
                 .and(predicate::str::contains("c-utf16.yaml: file is UTF-16")),
         );
 }
@@ -132,11 +198,17 @@ fn unreadable_files_are_errors_and_the_run_goes_on() {
 #[test]
 fn hostile_yaml_ends_with_a_clear_error() {
     // A billion laughs inside an HPA, which is always parsed in full.
-    let mut bomb = String::from("apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: lol\n  labels:\n    a: &a [\"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\"]\n");
+    let mut bomb = String::from(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: lol\n  labels:\n    a: &a [\"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\"]\n",
+    );
     for (prev, next) in ('a'..='h').zip('b'..='i') {
         bomb.push_str(&format!("    {next}: &{next} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"));
     }
-    let deep = format!("apiVersion: v1\nkind: List\nitems: {}{}\n", "[".repeat(5000), "]".repeat(5000));
+    let deep = format!(
+        "apiVersion: v1\nkind: List\nitems: {}{}\n",
+        "[".repeat(5000),
+        "]".repeat(5000)
+    );
     for text in [bomb, deep] {
         let report = json_output(hpa_lint().arg("-").write_stdin(text));
         assert_eq!(rules_of(&report), ["invalid-yaml"]);
@@ -145,10 +217,15 @@ fn hostile_yaml_ends_with_a_clear_error() {
 
 #[test]
 fn reports_duplicate_keys_and_still_lints_the_document() {
-    let text = HPA_MAX_ZERO.replace("  minReplicas: 2\n", "  minReplicas: 2\n  minReplicas: 3\n");
+    let text = with_target(
+        &HPA_MAX_ZERO.replace("  minReplicas: 2\n", "  minReplicas: 2\n  minReplicas: 3\n"),
+    );
     let report = json_output(hpa_lint().arg("-").write_stdin(text));
     assert_eq!(rules_of(&report), ["duplicate-key", "invalid-replicas"]);
-    assert_eq!(report["diagnostics"][0]["message"], "mapping key \"minReplicas\" already defined");
+    assert_eq!(
+        report["diagnostics"][0]["message"],
+        "mapping key \"minReplicas\" already defined"
+    );
 }
 
 #[test]
@@ -156,7 +233,13 @@ fn skips_helm_templates_with_a_note() {
     let template = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nspec:\n  maxReplicas: {{ .Values.max }}\n";
     let report = json_output(hpa_lint().arg("-").write_stdin(template));
     assert_eq!(rules_of(&report), ["helm-template"]);
-    assert_eq!((report["diagnostics"][0]["line"].as_u64(), report["diagnostics"][0]["column"].as_u64()), (Some(4), Some(16)));
+    assert_eq!(
+        (
+            report["diagnostics"][0]["line"].as_u64(),
+            report["diagnostics"][0]["column"].as_u64()
+        ),
+        (Some(4), Some(16))
+    );
     assert_eq!(report["diagnostics"][0]["severity"], "info");
 }
 
@@ -168,21 +251,38 @@ fn reads_lists_json_crlf_and_anchors() {
         "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 0}
     })).unwrap());
     write(dir.path(), "list.yaml", list);
-    write(dir.path(), "hpa.json", r#"{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "json"},
-        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "minReplicas": 3, "maxReplicas": 2}}"#);
+    write(
+        dir.path(),
+        "hpa.json",
+        r#"{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "json"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "minReplicas": 3, "maxReplicas": 2}}"#,
+    );
     write(dir.path(), "crlf.yaml", HPA_MAX_ZERO.replace('\n', "\r\n"));
-    write(dir.path(), "anchors.yaml", "defaults: &ref {apiVersion: apps/v1, kind: Deployment, name: web}\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: anchored}\nspec:\n  scaleTargetRef: &target {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 0\n");
+    write(
+        dir.path(),
+        "anchors.yaml",
+        "defaults: &ref {apiVersion: apps/v1, kind: Deployment, name: web}\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: anchored}\nspec:\n  scaleTargetRef: &target {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 0\n",
+    );
     let report = json_output(hpa_lint().arg(dir.path()));
     let names: Vec<(&str, &str, u64)> = report["diagnostics"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|d| (d["file"].as_str().unwrap().rsplit('/').next().unwrap(), d["object"]["name"].as_str().unwrap(), d["line"].as_u64().unwrap()))
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap().rsplit('/').next().unwrap(),
+                d["object"]["name"].as_str().unwrap(),
+                d["line"].as_u64().unwrap(),
+            )
+        })
         .collect();
     assert!(names.contains(&("list.yaml", "in-list", 4)), "{names:?}");
     assert!(names.contains(&("hpa.json", "json", 2)), "{names:?}");
     assert!(names.contains(&("crlf.yaml", "web", 7)), "{names:?}");
-    assert!(names.contains(&("anchors.yaml", "anchored", 8)), "{names:?}");
+    assert!(
+        names.contains(&("anchors.yaml", "anchored", 8)),
+        "{names:?}"
+    );
 }
 
 #[test]
@@ -195,7 +295,11 @@ fn respects_gitignore_hidden_directories_and_ignore_paths() {
     write(dir.path(), "notes.txt", HPA_MAX_ZERO);
     write(dir.path(), "apps/ok.yml", CLEAN);
     // Globs follow .gitignore: anchored with a leading slash to the config's directory.
-    write(dir.path(), "config/.hpa-lint.yaml", "ignorePaths: [\"/vendor/\"]\n");
+    write(
+        dir.path(),
+        "config/.hpa-lint.yaml",
+        "ignorePaths: [\"/vendor/\"]\n",
+    );
     let mut command = Command::cargo_bin("hpa-lint").unwrap();
     command
         .current_dir(dir.path())
@@ -205,37 +309,82 @@ fn respects_gitignore_hidden_directories_and_ignore_paths() {
         .assert()
         .code(1);
     // The config's directory is the root of its globs: there `/vendor/` was `config/vendor/`.
-    write(dir.path(), ".hpa-lint.yaml", "ignorePaths: [\"/vendor/\"]\n");
+    write(
+        dir.path(),
+        ".hpa-lint.yaml",
+        "ignorePaths: [\"/vendor/\"]\n",
+    );
     let mut command = Command::cargo_bin("hpa-lint").unwrap();
-    command.current_dir(dir.path()).arg(".").assert().code(0).stdout(predicate::str::contains("1 file"));
+    command
+        .current_dir(dir.path())
+        .arg(".")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("1 file"));
 }
 
 #[test]
 fn finds_the_configuration_upwards_and_reports_its_errors_with_positions() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), ".hpa-lint.yaml", "kubeVersion: \"1.35\"\nrules:\n  invalid-replicas: warning\n");
+    write(
+        dir.path(),
+        ".hpa-lint.yaml",
+        "kubeVersion: \"1.35\"\nrules:\n  invalid-replicas: warning\n",
+    );
     write(dir.path(), "apps/web/hpa.yaml", HPA_MAX_ZERO);
     let mut command = Command::cargo_bin("hpa-lint").unwrap();
-    let report = json_output(command.current_dir(dir.path().join("apps/web")).arg("hpa.yaml"));
+    let report = json_output(
+        command
+            .current_dir(dir.path().join("apps/web"))
+            .arg("hpa.yaml"),
+    );
     assert_eq!(report["diagnostics"][0]["severity"], "warning");
 
-    write(dir.path(), ".hpa-lint.yaml", "kubeVersion: \"1.35\"\nrulez: {}\n");
+    write(
+        dir.path(),
+        ".hpa-lint.yaml",
+        "kubeVersion: \"1.35\"\nrulez: {}\n",
+    );
     let mut command = Command::cargo_bin("hpa-lint").unwrap();
     command
         .current_dir(dir.path())
         .arg(".")
         .assert()
         .code(2)
-        .stderr(predicate::str::contains(".hpa-lint.yaml:2:1").and(predicate::str::contains("rulez")));
+        .stderr(
+            predicate::str::contains(".hpa-lint.yaml:2:1").and(predicate::str::contains("rulez")),
+        );
 }
 
 #[test]
 fn kube_version_and_feature_gates_change_parity() {
-    let hpa = HPA_MAX_ZERO.replace("minReplicas: 2", "minReplicas: 0").replace("maxReplicas: 1", "maxReplicas: 3");
-    let with = |args: &[&str]| rules_of(&json_output(hpa_lint().args(args).arg("-").write_stdin(hpa.clone())));
-    assert_eq!(with(&["--select", "invalid-replicas"]), ["invalid-replicas"]);
-    assert!(with(&["--select", "invalid-replicas", "--feature-gates", "HPAScaleToZero=true"]).is_empty());
-    hpa_lint().args(["--kube-version", "1.99", "-"]).write_stdin(hpa).assert().code(2).stderr(predicate::str::contains("1.23"));
+    let hpa = HPA_MAX_ZERO
+        .replace("minReplicas: 2", "minReplicas: 0")
+        .replace("maxReplicas: 1", "maxReplicas: 3");
+    let with = |args: &[&str]| {
+        rules_of(&json_output(
+            hpa_lint().args(args).arg("-").write_stdin(hpa.clone()),
+        ))
+    };
+    assert_eq!(
+        with(&["--select", "invalid-replicas"]),
+        ["invalid-replicas"]
+    );
+    assert!(
+        with(&[
+            "--select",
+            "invalid-replicas",
+            "--feature-gates",
+            "HPAScaleToZero=true"
+        ])
+        .is_empty()
+    );
+    hpa_lint()
+        .args(["--kube-version", "1.99", "-"])
+        .write_stdin(hpa)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("1.23"));
 }
 
 #[test]
@@ -257,7 +406,7 @@ fn text_output_points_at_the_field() {
 fn github_format_writes_workflow_commands() {
     hpa_lint()
         .args(["--format", "github", "-"])
-        .write_stdin(HPA_MAX_ZERO)
+        .write_stdin(with_target(HPA_MAX_ZERO))
         .assert()
         .code(1)
         .stdout(predicate::str::starts_with(
@@ -267,25 +416,46 @@ fn github_format_writes_workflow_commands() {
 
 #[test]
 fn sarif_output_is_valid_against_the_schema() {
-    let output = hpa_lint().args(["--format", "sarif", "-"]).write_stdin(HPA_MAX_ZERO).output().unwrap();
+    let output = hpa_lint()
+        .args(["--format", "sarif", "-"])
+        .write_stdin(with_target(HPA_MAX_ZERO))
+        .output()
+        .unwrap();
     let sarif: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let schema: Value = serde_json::from_str(include_str!("schemas/sarif-schema-2.1.0.json")).unwrap();
+    let schema: Value =
+        serde_json::from_str(include_str!("schemas/sarif-schema-2.1.0.json")).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator.iter_errors(&sarif).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    let errors: Vec<String> = validator
+        .iter_errors(&sarif)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
     assert!(errors.is_empty(), "{errors:#?}");
     let result = &sarif["runs"][0]["results"][0];
     assert_eq!(result["ruleId"], "invalid-replicas");
-    assert_eq!(result["locations"][0]["physicalLocation"]["region"]["startLine"], 7);
-    let rules = sarif["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["region"]["startLine"],
+        7
+    );
+    let rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
     assert_eq!(rules.len(), hpa_lint_rules::registry::ALL.len());
 }
 
 #[test]
 fn rules_and_explain_document_every_rule() {
-    let output = Command::cargo_bin("hpa-lint").unwrap().arg("rules").output().unwrap();
+    let output = Command::cargo_bin("hpa-lint")
+        .unwrap()
+        .arg("rules")
+        .output()
+        .unwrap();
     let listing = String::from_utf8(output.stdout).unwrap();
     for rule in hpa_lint_rules::registry::ALL {
-        assert!(listing.lines().any(|l| l.starts_with(rule.name)), "{} missing", rule.name);
+        assert!(
+            listing.lines().any(|l| l.starts_with(rule.name)),
+            "{} missing",
+            rule.name
+        );
         Command::cargo_bin("hpa-lint")
             .unwrap()
             .args(["explain", rule.name])
@@ -299,4 +469,34 @@ fn rules_and_explain_document_every_rule() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("did you mean `min-equals-max`"));
+}
+
+/// The README's rule table is generated from the registry; `UPDATE_README=1 cargo
+/// test --test cli` rewrites it.
+#[test]
+fn readme_rule_table_is_up_to_date() {
+    let output = Command::cargo_bin("hpa-lint")
+        .unwrap()
+        .args(["rules", "--format", "markdown"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8(output.stdout).unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let start = readme.find("<!-- rules:start").expect("start marker");
+    let start = start + readme[start..].find('\n').unwrap() + 1;
+    let end = readme.find("<!-- rules:end -->").expect("end marker");
+    if std::env::var_os("UPDATE_README").is_some() {
+        std::fs::write(
+            &path,
+            format!("{}{table}{}", &readme[..start], &readme[end..]),
+        )
+        .unwrap();
+    } else {
+        assert_eq!(
+            &readme[start..end],
+            table,
+            "README rule table is stale: run `UPDATE_README=1 cargo test --test cli`"
+        );
+    }
 }

@@ -8,6 +8,7 @@ use crate::diagnostic::{Diagnostic, Reason, Severity, Subject};
 use crate::index::{Index, Lookup};
 use crate::model::decode::DecodeErrorKind;
 use crate::model::hpa::Hpa;
+use crate::model::workload::TargetKind;
 use crate::object::{Object, ObjectRef};
 use crate::path::FieldPath;
 use crate::registry::{ALL, Category, Check, Rule};
@@ -63,6 +64,17 @@ impl Context<'_> {
             Lookup::Found(target) => Some(target),
             Lookup::Missing | Lookup::Unknown => None,
         }
+    }
+
+    /// The target when the index has it and its kind can be scaled: what the
+    /// rules about the target's pods and fields look at.
+    pub fn workload(&self) -> Option<Arc<Object>> {
+        let target = self.target_ref();
+        let kind = TargetKind::classify(self.settings, &target.group, &target.kind);
+        if target.kind.is_empty() || target.name.is_empty() || !kind.is_scalable() {
+            return None;
+        }
+        self.found_target()
     }
 
     /// `Kind "name"` of the HPA, for messages.
@@ -216,7 +228,14 @@ fn lint_hpa(
     settings: &Settings,
 ) -> Option<Vec<Diagnostic>> {
     let old_hpa = match operation {
-        Operation::Update { old } => Hpa::decode(old, settings, None),
+        // The old object is what the server stored, with nothing left to drop:
+        // decoding it with the tolerance gate off would lose the `tolerance`
+        // that the ratchet in `Hpa::decode` must see.
+        Operation::Update { old } => {
+            let mut stored = settings.clone();
+            stored.feature_gates.configurable_tolerance = true;
+            Hpa::decode(old, &stored, None)
+        }
         Operation::Create => None,
     };
     let hpa = Hpa::decode(object, settings, old_hpa.as_ref())?;

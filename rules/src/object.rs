@@ -28,6 +28,11 @@ impl ObjectKey {
         group_of(&self.api_version)
     }
 
+    /// `Kind `name``, for messages.
+    pub fn describe(&self) -> String {
+        format!("{} `{}`", self.kind, self.name)
+    }
+
     /// A reference to this object, for lookups.
     pub fn to_ref(&self) -> ObjectRef {
         ObjectRef {
@@ -56,6 +61,13 @@ pub struct ObjectRef {
     pub namespace: String,
     /// Name.
     pub name: String,
+}
+
+impl ObjectRef {
+    /// `Kind `name``, for messages.
+    pub fn describe(&self) -> String {
+        format!("{} `{}`", self.kind, self.name)
+    }
 }
 
 impl std::fmt::Display for ObjectRef {

@@ -278,7 +278,7 @@ impl Settings {
         Ok(())
     }
 
-    /// Whether a kind is scalable, by the built-in list or the configured custom kinds.
+    /// Whether a kind is one of the configured scalable custom kinds.
     pub fn is_custom_scalable(&self, group: &str, kind: &str) -> bool {
         self.scalable_kinds
             .iter()

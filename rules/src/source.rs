@@ -826,14 +826,33 @@ mod tests {
                 let (value, _) = tree.to_value();
                 let field = |pointer: &str| value.pointer(pointer).and_then(Value::as_str);
                 match header {
-                    Header::Object { api_version, kind, name, namespace } => {
+                    Header::Object {
+                        api_version,
+                        kind,
+                        name,
+                        namespace,
+                    } => {
                         answered += 1;
-                        let found = (field("/apiVersion"), field("/kind"), field("/metadata/name"), field("/metadata/namespace"));
-                        assert_eq!((Some(api_version), Some(kind), name, namespace), found, "{}", path.display());
+                        let found = (
+                            field("/apiVersion"),
+                            field("/kind"),
+                            field("/metadata/name"),
+                            field("/metadata/namespace"),
+                        );
+                        assert_eq!(
+                            (Some(api_version), Some(kind), name, namespace),
+                            found,
+                            "{}",
+                            path.display()
+                        );
                     }
                     Header::NotAnObject => {
                         answered += 1;
-                        assert!(field("/apiVersion").is_none() || field("/kind").is_none(), "{}", path.display());
+                        assert!(
+                            field("/apiVersion").is_none() || field("/kind").is_none(),
+                            "{}",
+                            path.display()
+                        );
                     }
                     Header::Unknown => {}
                 }
@@ -841,7 +860,10 @@ mod tests {
         }
         // Most real documents are block style: the scanner must answer for 98 % of them
         // (322 of 327 when this was written; the rest are flow-style JSON and oddities).
-        assert!(answered * 50 >= documents * 49, "answered {answered} of {documents}");
+        assert!(
+            answered * 50 >= documents * 49,
+            "answered {answered} of {documents}"
+        );
     }
 
     #[test]

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use crate::index::MemoryIndex;
+use crate::index::{Index, Lookup, MemoryIndex};
 use crate::lint::{Operation, lint};
-use crate::object::{Object, Origin};
+use crate::object::{Object, ObjectRef, Origin};
 use crate::registry::Rule;
 use crate::rules::helm_template;
 use crate::settings::Settings;
@@ -137,4 +137,31 @@ pub(crate) fn check_fixture_with(rule: &'static Rule, text: &str, settings: Sett
         rule.name
     );
     rendered
+}
+
+/// An index that cannot tell anything, like the webhook's before its caches sync.
+pub(crate) struct UnknownIndex;
+
+impl Index for UnknownIndex {
+    fn get(&self, _: &ObjectRef) -> Lookup<Arc<Object>> {
+        Lookup::Unknown
+    }
+
+    fn scalers_of(&self, _: &ObjectRef) -> Vec<Arc<Object>> {
+        Vec::new()
+    }
+
+    fn list(&self, _: &str, _: &str, _: &str) -> Vec<Arc<Object>> {
+        Vec::new()
+    }
+}
+
+/// The objects of a multi-document YAML text (no `List`s, no templates).
+pub(crate) fn objects(text: &str) -> Vec<Arc<Object>> {
+    split_documents(text)
+        .iter()
+        .flat_map(|chunk| read_document(chunk.text).values)
+        .filter_map(|(value, _)| Object::new(value, Origin(0), "default"))
+        .map(Arc::new)
+        .collect()
 }

@@ -20,6 +20,14 @@ pub const V1_METRICS_ANNOTATION: &str = "autoscaling.alpha.kubernetes.io/metrics
 /// Annotation that carries the behavior of an `autoscaling/v1` HPA.
 pub const V1_BEHAVIOR_ANNOTATION: &str = "autoscaling.alpha.kubernetes.io/behavior";
 
+/// Annotations the API server's conversion removes before validation (§0 step 3).
+const ROUND_TRIP_ANNOTATIONS: [&str; 4] = [
+    V1_METRICS_ANNOTATION,
+    "autoscaling.alpha.kubernetes.io/current-metrics",
+    "autoscaling.alpha.kubernetes.io/conditions",
+    V1_BEHAVIOR_ANNOTATION,
+];
+
 /// The `autoscaling` API version an HPA was written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HpaVersion {
@@ -170,6 +178,15 @@ impl MetricSource<'_> {
             MetricSource::Resource(m) | MetricSource::ContainerResource(m) => &m.target,
         }
     }
+
+    /// The source's metric identifier (`object`, `external` and `pods` only).
+    pub fn metric(&self) -> Option<&MetricIdentifier> {
+        match self {
+            MetricSource::Object(m) => Some(&m.metric),
+            MetricSource::External(m) | MetricSource::Pods(m) => Some(&m.metric),
+            MetricSource::Resource(_) | MetricSource::ContainerResource(_) => None,
+        }
+    }
 }
 
 impl MetricSpec {
@@ -207,6 +224,57 @@ impl MetricSpec {
                 .map(MetricSource::ContainerResource),
             _ => None,
         }
+    }
+}
+
+/// A `Resource` or `ContainerResource` metric as the HPA controller evaluates
+/// it: the member its `type` names.
+#[derive(Clone, Copy, Debug)]
+pub struct ResourceMetricRef<'a> {
+    /// Index in `spec.metrics`.
+    pub index: usize,
+    /// The source.
+    pub metric: &'a ResourceMetric,
+    /// `containerResource` rather than `resource`.
+    pub is_container: bool,
+    /// The API server's default metric (CPU at 80 %): nothing was written.
+    pub defaulted: bool,
+}
+
+impl ResourceMetricRef<'_> {
+    /// The JSON member name.
+    pub fn member(&self) -> &'static str {
+        if self.is_container {
+            "containerResource"
+        } else {
+            "resource"
+        }
+    }
+
+    /// The container a `ContainerResource` metric measures.
+    pub fn container(&self) -> Option<&str> {
+        self.is_container.then_some(self.metric.container.as_str())
+    }
+
+    /// The utilization (percent of the request) the controller aims for: it
+    /// uses `averageValue` when set, else `averageUtilization`.
+    pub fn utilization(&self) -> Option<i32> {
+        let target = &self.metric.target;
+        target
+            .average_utilization
+            .filter(|_| target.average_value.is_none())
+    }
+
+    /// The path of a field of the source, e.g. `target.averageUtilization`;
+    /// `spec.metrics` for the default metric, which has no fields to point at.
+    pub fn path(&self, field: &str) -> FieldPath {
+        if self.defaulted {
+            return FieldPath::fields("spec.metrics");
+        }
+        FieldPath::fields("spec.metrics")
+            .index(self.index)
+            .field(self.member())
+            .join(&FieldPath::fields(field))
     }
 }
 
@@ -272,7 +340,9 @@ pub struct OwnerReference {
     /// `uid`.
     pub uid: String,
     /// `controller`.
-    pub controller: bool,
+    pub controller: Option<bool>,
+    /// `blockOwnerDeletion`.
+    pub block_owner_deletion: Option<bool>,
 }
 
 /// The `ObjectMeta` fields the API server validates.
@@ -339,12 +409,61 @@ impl Hpa {
             HpaVersion::V2beta1 | HpaVersion::V2alpha1 => decode_v2beta1(&mut d, &object.value),
         };
         hpa.version = version;
+        hpa.metadata
+            .annotations
+            .retain(|(key, _)| !ROUND_TRIP_ANNOTATIONS.contains(&key.as_str()));
         hpa.decodable = !d.has_fatal_errors();
         hpa.decode_errors = d.errors;
         hpa.drop_disabled_fields(settings, old);
         hpa.aliases
             .sort_by_key(|(internal, _)| std::cmp::Reverse(internal.segments().len()));
         Some(hpa)
+    }
+
+    /// The `Resource` and `ContainerResource` metrics the controller evaluates.
+    pub fn resource_metrics(&self) -> Vec<ResourceMetricRef<'_>> {
+        self.metrics
+            .iter()
+            .enumerate()
+            .filter_map(|(index, spec)| {
+                let (metric, is_container) = match spec.source()? {
+                    MetricSource::Resource(m) => (m, false),
+                    MetricSource::ContainerResource(m) => (m, true),
+                    _ => return None,
+                };
+                Some(ResourceMetricRef {
+                    index,
+                    metric,
+                    is_container,
+                    defaulted: self.metrics_defaulted,
+                })
+            })
+            .collect()
+    }
+
+    /// Each metric's member that the API server validates (rule T3), with its
+    /// path `spec.metrics[i].<member>`.
+    pub fn validated_sources(&self) -> Vec<(FieldPath, MetricSource<'_>)> {
+        self.metrics
+            .iter()
+            .enumerate()
+            .filter_map(|(i, metric)| {
+                let source = metric.validated_source()?;
+                let path = FieldPath::fields("spec.metrics")
+                    .index(i)
+                    .field(source.member());
+                Some((path, source))
+            })
+            .collect()
+    }
+
+    /// Whether scale-up or scale-down has a `tolerance`.
+    pub fn has_tolerance(&self) -> bool {
+        self.behavior.as_ref().is_some_and(|b| {
+            b.directions()
+                .iter()
+                .any(|(_, rules)| rules.is_some_and(|r| r.tolerance.is_some()))
+        })
     }
 
     /// Where an internal path was written in the source document.
@@ -372,13 +491,7 @@ impl Hpa {
     /// old object had one), `containerResource` while `HPAContainerMetrics` is off.
     fn drop_disabled_fields(&mut self, settings: &Settings, old: Option<&Hpa>) {
         let gates = settings.feature_gates;
-        let old_had_tolerance = old.is_some_and(|old| {
-            old.behavior.as_ref().is_some_and(|b| {
-                b.directions()
-                    .iter()
-                    .any(|(_, rules)| rules.is_some_and(|r| r.tolerance.is_some()))
-            })
-        });
+        let old_had_tolerance = old.is_some_and(Hpa::has_tolerance);
         if let Some(behavior) = &mut self.behavior
             && !gates.configurable_tolerance
             && !old_had_tolerance
@@ -714,13 +827,14 @@ fn decode_metadata(d: &mut Decoder, root: &Record<'_>) -> Metadata {
         .unwrap_or_default()
         .into_iter()
         .map(|owner| {
-            owner.bool(d, "blockOwnerDeletion");
+            let block_owner_deletion = owner.bool(d, "blockOwnerDeletion");
             OwnerReference {
                 api_version: owner.string(d, "apiVersion").unwrap_or_default(),
                 kind: owner.string(d, "kind").unwrap_or_default(),
                 name: owner.string(d, "name").unwrap_or_default(),
                 uid: owner.string_as(d, "uid", "types.UID").unwrap_or_default(),
-                controller: owner.bool(d, "controller").unwrap_or_default(),
+                controller: owner.bool(d, "controller"),
+                block_owner_deletion,
             }
         })
         .collect();

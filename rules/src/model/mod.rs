@@ -3,6 +3,7 @@
 
 pub mod autoscaler;
 pub mod decode;
+pub mod disruption;
 pub mod hpa;
 pub mod names;
 pub mod quantity;

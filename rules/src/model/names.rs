@@ -149,6 +149,75 @@ pub fn path_segment(value: &str) -> Vec<String> {
         .collect()
 }
 
+/// `ParseGroupVersion`: the `(group, version)` of an `apiVersion`. No slash is a
+/// bare version of the core group (`""` and `"/"` are both empty); more than one
+/// slash is an error. The version is never checked (`apps/` is fine).
+pub fn parse_group_version(value: &str) -> Result<(&str, &str), String> {
+    match value.split_once('/') {
+        None => Ok(("", value)),
+        Some((group, version)) if !version.contains('/') => Ok((group, version)),
+        Some(_) => Err(format!("unexpected GroupVersion string: {value}")),
+    }
+}
+
+/// `IsStandardResourceName`, besides the huge-page prefixes.
+const STANDARD_RESOURCES: [&str; 20] = [
+    "cpu",
+    "memory",
+    "ephemeral-storage",
+    "requests.cpu",
+    "requests.memory",
+    "requests.ephemeral-storage",
+    "limits.cpu",
+    "limits.memory",
+    "limits.ephemeral-storage",
+    "pods",
+    "resourcequotas",
+    "services",
+    "replicationcontrollers",
+    "secrets",
+    "configmaps",
+    "persistentvolumeclaims",
+    "storage",
+    "requests.storage",
+    "services.nodeports",
+    "services.loadbalancers",
+];
+
+/// `ValidateContainerResourceName` for a non-empty name (apiserver-hpa-rules.md
+/// CR2): (1) a qualified name; (2) unless (1) failed, a name without a prefix must
+/// be a standard resource; (3) a name without a prefix must be a container
+/// resource, a prefixed one outside `kubernetes.io/` an extended resource name.
+pub fn container_resource_name(value: &str, version: KubeVersion) -> Vec<String> {
+    let mut errors = qualified_name(value, version);
+    let prefixed = value.contains('/');
+    if errors.is_empty()
+        && !prefixed
+        && !STANDARD_RESOURCES.contains(&value)
+        && !value.starts_with("hugepages-")
+        && !value.starts_with("requests.hugepages-")
+    {
+        errors.push("must be a standard resource type or fully qualified".to_owned());
+    }
+    if !prefixed {
+        if !matches!(value, "cpu" | "memory" | "ephemeral-storage")
+            && !value.starts_with("hugepages-")
+        {
+            errors.push("must be a standard resource for containers".to_owned());
+        }
+    } else if !value.contains("kubernetes.io/") && !is_extended_resource_name(value, version) {
+        errors.push("doesn't follow extended resource name standard".to_owned());
+    }
+    errors
+}
+
+/// `IsExtendedResourceName` for a prefixed name outside `kubernetes.io/`: its
+/// quota name `requests.<name>` must be a qualified name.
+fn is_extended_resource_name(value: &str, version: KubeVersion) -> bool {
+    !value.starts_with("requests.")
+        && qualified_name(&format!("requests.{value}"), version).is_empty()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,5 +280,57 @@ mod tests {
             ["may not contain '/'", "may not contain '%'"]
         );
         assert!(path_segment("Deployment").is_empty());
+    }
+
+    #[test]
+    fn group_versions() {
+        assert_eq!(parse_group_version(""), Ok(("", "")));
+        assert_eq!(parse_group_version("/"), Ok(("", "")));
+        assert_eq!(parse_group_version("v1"), Ok(("", "v1")));
+        assert_eq!(parse_group_version("apps/"), Ok(("apps", "")));
+        assert_eq!(
+            parse_group_version("apps/v1/x"),
+            Err("unexpected GroupVersion string: apps/v1/x".to_owned())
+        );
+    }
+
+    #[test]
+    fn container_resource_names() {
+        for valid in [
+            "cpu",
+            "hugepages-2Mi",
+            "example.com/gpu",
+            "nvidia.com/gpu",
+            "x.kubernetes.io/y",
+        ] {
+            assert!(container_resource_name(valid, V1_36).is_empty(), "{valid}");
+        }
+        assert_eq!(
+            container_resource_name("InvalidResource", V1_36),
+            [
+                "must be a standard resource type or fully qualified",
+                "must be a standard resource for containers"
+            ]
+        );
+        assert_eq!(
+            container_resource_name("pods", V1_36),
+            ["must be a standard resource for containers"]
+        );
+        // Step 1 failing skips step 2, not step 3.
+        assert_eq!(
+            container_resource_name("-cpu", V1_36),
+            [
+                format!("name part {QUALIFIED_NAME_MESSAGE}"),
+                "must be a standard resource for containers".to_owned()
+            ]
+        );
+        assert_eq!(
+            container_resource_name("example.com/requests.gpu", V1_36),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            container_resource_name("requests.example.com/gpu", V1_36),
+            ["doesn't follow extended resource name standard"]
+        );
     }
 }

@@ -94,6 +94,16 @@ impl Quantity {
     pub fn approx(&self) -> f64 {
         self.approx
     }
+
+    /// A quantity as it appears in a manifest's JSON: a string, or a bare
+    /// number (YAML `cpu: 1`); `None` for anything else or a bad string.
+    pub fn from_json(value: &serde_json::Value) -> Option<Self> {
+        match value {
+            serde_json::Value::String(text) => Self::parse(text).ok(),
+            serde_json::Value::Number(number) => Self::parse(&number.to_string()).ok(),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for Quantity {
@@ -286,6 +296,16 @@ mod tests {
             QuantityError::Suffix.to_string(),
             "unable to parse quantity's suffix"
         );
+    }
+
+    #[test]
+    fn reads_strings_and_numbers_from_json() {
+        let approx = |v| Quantity::from_json(&v).map(|q| q.approx());
+        assert_eq!(approx(serde_json::json!("500m")), Some(0.5));
+        assert_eq!(approx(serde_json::json!(2)), Some(2.0));
+        assert_eq!(approx(serde_json::json!(0.25)), Some(0.25));
+        assert_eq!(approx(serde_json::json!(true)), None);
+        assert_eq!(approx(serde_json::json!("1K")), None);
     }
 
     #[test]

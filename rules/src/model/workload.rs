@@ -3,8 +3,11 @@
 
 use serde_json::{Map, Value};
 
+use crate::index::Index;
+use crate::model::quantity::Quantity;
 use crate::object::Object;
 use crate::path::FieldPath;
+use crate::settings::Settings;
 
 /// Kinds with a `/scale` subresource in Kubernetes itself, as (group, kind).
 pub const SCALABLE_KINDS: [(&str, &str); 4] = [
@@ -35,6 +38,136 @@ pub const NOT_SCALABLE_KINDS: [(&str, &str); 8] = [
     ("", "PersistentVolumeClaim"),
 ];
 
+/// API groups served by Kubernetes itself. A kind in one of them is scalable
+/// only when [`SCALABLE_KINDS`] lists it; any other group is a custom one,
+/// whose kinds may have a `/scale` subresource (only the cluster knows).
+/// `autoscaling.k8s.io` (VPA) and the `*.x-k8s.io` groups are CRDs, not listed.
+pub const BUILT_IN_GROUPS: [&str; 23] = [
+    "",
+    "admissionregistration.k8s.io",
+    "apiextensions.k8s.io",
+    "apiregistration.k8s.io",
+    "apps",
+    "authentication.k8s.io",
+    "authorization.k8s.io",
+    "autoscaling",
+    "batch",
+    "certificates.k8s.io",
+    "coordination.k8s.io",
+    "discovery.k8s.io",
+    "events.k8s.io",
+    "extensions",
+    "flowcontrol.apiserver.k8s.io",
+    "internal.apiserver.k8s.io",
+    "networking.k8s.io",
+    "node.k8s.io",
+    "policy",
+    "rbac.authorization.k8s.io",
+    "resource.k8s.io",
+    "scheduling.k8s.io",
+    "storage.k8s.io",
+];
+
+/// What the HPA controller can do with a scale target, judged by group and kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    /// A built-in workload with a `/scale` subresource (Deployment, …).
+    BuiltIn,
+    /// A custom kind known, or configured, to have one (Argo Rollout, …).
+    KnownCustom,
+    /// A kind of a custom group: it may have one.
+    Custom,
+    /// No `/scale` subresource: the controller cannot scale it.
+    NotScalable(NotScalable),
+}
+
+/// Why a target kind cannot be scaled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotScalable {
+    /// A built-in kind without `/scale` (DaemonSet, Job, Service, …).
+    NoScale,
+    /// A scalable kind named with a built-in group it does not live in
+    /// (`extensions` Deployment, `apps` Rollout); `group` is where it lives.
+    WrongGroup {
+        /// The group the kind lives in.
+        group: String,
+    },
+    /// A kind the built-in group does not have; `similar` is a scalable
+    /// (group, kind) spelt the same up to case, if any.
+    UnknownKind {
+        /// A scalable kind differing only in case.
+        similar: Option<(&'static str, &'static str)>,
+    },
+}
+
+impl TargetKind {
+    /// Classifies `kind` of `group` (the group of `scaleTargetRef.apiVersion`).
+    pub fn classify(settings: &Settings, group: &str, kind: &str) -> Self {
+        let is = |list: &[(&str, &str)]| list.iter().any(|&(g, k)| g == group && k == kind);
+        if is(&SCALABLE_KINDS) {
+            return Self::BuiltIn;
+        }
+        if is(&KNOWN_SCALABLE_CUSTOM_KINDS) || settings.is_custom_scalable(group, kind) {
+            return Self::KnownCustom;
+        }
+        if !BUILT_IN_GROUPS.contains(&group) {
+            return Self::Custom;
+        }
+        // A built-in group serves only its own kinds, whatever the version.
+        let reason = if NOT_SCALABLE_KINDS.iter().any(|&(_, k)| k == kind) {
+            NotScalable::NoScale
+        } else if let Some(&(right, _)) = SCALABLE_KINDS
+            .iter()
+            .chain(&KNOWN_SCALABLE_CUSTOM_KINDS)
+            .find(|&&(_, k)| k == kind)
+        {
+            NotScalable::WrongGroup {
+                group: right.to_owned(),
+            }
+        } else if let Some(custom) = settings.scalable_kinds.iter().find(|k| k.kind == kind) {
+            NotScalable::WrongGroup {
+                group: custom.group.clone(),
+            }
+        } else {
+            NotScalable::UnknownKind {
+                similar: SCALABLE_KINDS
+                    .iter()
+                    .copied()
+                    .find(|&(_, k)| k.eq_ignore_ascii_case(kind)),
+            }
+        };
+        Self::NotScalable(reason)
+    }
+
+    /// Whether the controller may be able to scale it.
+    pub fn is_scalable(&self) -> bool {
+        !matches!(self, Self::NotScalable(_))
+    }
+
+    /// Whether it is a workload known to keep its replica count in
+    /// `spec.replicas` (built-in, or a known or configured custom kind).
+    pub fn is_known_workload(&self) -> bool {
+        matches!(self, Self::BuiltIn | Self::KnownCustom)
+    }
+}
+
+/// Whether a `LimitRange` in `namespace` gives containers a default request
+/// for `resource` (`defaultRequest`, or `default`, which the server copies into
+/// a missing `defaultRequest`): pods then get the request at admission.
+pub fn has_default_request(index: &dyn Index, namespace: &str, resource: &str) -> bool {
+    index
+        .list(namespace, "", "LimitRange")
+        .iter()
+        .filter_map(|range| range.value.pointer("/spec/limits")?.as_array())
+        .flatten()
+        .filter(|item| item.get("type").and_then(Value::as_str) == Some("Container"))
+        .any(|item| {
+            ["defaultRequest", "default"]
+                .iter()
+                .any(|field| item.get(field).and_then(|v| v.get(resource)).is_some())
+        })
+}
+
 /// One container of a pod template.
 pub struct Container<'a> {
     /// Path of the container in its object, e.g. `spec.template.spec.containers[1]`.
@@ -58,6 +191,15 @@ impl<'a> Container<'a> {
         self.value.pointer("/resources/limits")?.get(resource)
     }
 
+    /// The request the container's pods get for `resource`: `requests`, else
+    /// `limits` (the API server copies a limit into a missing request when it
+    /// creates the pod).
+    pub fn effective_request(&self, resource: &str) -> Option<&'a Value> {
+        self.request(resource)
+            .filter(|v| !v.is_null())
+            .or_else(|| self.limit(resource).filter(|v| !v.is_null()))
+    }
+
     /// An init container with `restartPolicy: Always`: a native sidecar, which the
     /// HPA controller counts like a regular container.
     pub fn is_sidecar(&self) -> bool {
@@ -73,15 +215,30 @@ pub struct PodTemplate<'a> {
 }
 
 impl<'a> PodTemplate<'a> {
-    /// `spec.template` of a workload, if it has one.
+    /// `spec.template` of a workload, if it is a pod template (has a pod
+    /// `spec`). Some custom kinds use `spec.template` for something else
+    /// (Strimzi's is a map of customisations), and an Argo Rollout may refer
+    /// to a Deployment's template instead (`workloadRef`): `None` then.
     pub fn of(object: &'a Object) -> Option<Self> {
         let value = object
             .value
             .pointer("/spec/template")
-            .filter(|v| v.is_object())?;
+            .filter(|v| v.pointer("/spec").is_some_and(Value::is_object))?;
         Some(Self {
             path: FieldPath::fields("spec.template"),
             value,
+        })
+    }
+
+    /// Whether the pod spec sets pod-level `resources` for `resource`: the HPA
+    /// controller's use of those differs between releases, so the request
+    /// rules stay silent.
+    pub fn has_pod_level(&self, resource: &str) -> bool {
+        ["requests", "limits"].iter().any(|field| {
+            self.value
+                .pointer(&format!("/spec/resources/{field}"))
+                .and_then(|v| v.get(resource))
+                .is_some()
         })
     }
 
@@ -129,4 +286,18 @@ impl<'a> PodTemplate<'a> {
             .filter(|c| !c.is_init || c.is_sidecar())
             .collect()
     }
+}
+
+/// The highest average utilization of `resource` the counted `containers`
+/// can reach, in percent of their requests: usage cannot exceed a limit (CPU
+/// is throttled, memory is OOM-killed), so it is the sum of limits over the
+/// sum of effective requests. `None` when any container has no limit, no
+/// request, or one that does not parse.
+pub fn max_utilization(containers: &[&Container<'_>], resource: &str) -> Option<f64> {
+    let (mut limits, mut requests) = (0.0, 0.0);
+    for container in containers {
+        limits += Quantity::from_json(container.limit(resource)?)?.approx();
+        requests += Quantity::from_json(container.effective_request(resource)?)?.approx();
+    }
+    (!containers.is_empty() && requests > 0.0).then(|| limits / requests * 100.0)
 }

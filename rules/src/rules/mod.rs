@@ -1,20 +1,45 @@
 //! Every rule, one per file. [`ALL`] is the registry: input rules first, then the
 //! API-server rules in the order the server emits its errors, then the rest.
 
+pub mod container_not_found;
+pub mod deprecated_api_version;
 pub mod duplicate_key;
+pub mod duplicate_target;
 pub mod helm_template;
+pub mod invalid_annotations;
+pub mod invalid_container_name;
 pub mod invalid_field_type;
+pub mod invalid_labels;
+pub mod invalid_metadata;
+pub mod invalid_metric_name;
+pub mod invalid_metric_source;
+pub mod invalid_metric_target;
+pub mod invalid_name;
+pub mod invalid_namespace;
+pub mod invalid_object_reference;
 pub mod invalid_quantity;
 pub mod invalid_replicas;
+pub mod invalid_resource_name;
+pub mod invalid_scale_to_zero;
 pub mod invalid_scaling_policy;
 pub mod invalid_select_policy;
 pub mod invalid_stabilization_window;
 pub mod invalid_suppression;
 pub mod invalid_tolerance;
 pub mod invalid_yaml;
+pub mod metric_target_type_mismatch;
 pub mod min_equals_max;
+pub mod pdb_blocks_eviction;
 pub mod scaling_disabled;
+pub mod single_replica_floor;
+pub mod target_missing_requests;
+pub mod target_not_found;
+pub mod target_not_scalable;
+pub mod target_replicas_conflict;
+pub mod tolerance_dropped;
 pub mod unknown_field;
+pub mod utilization_target_unreachable;
+pub mod vpa_conflict;
 
 use crate::registry::Rule;
 
@@ -27,20 +52,46 @@ pub static ALL: &[&Rule] = &[
     &unknown_field::RULE,
     &invalid_field_type::RULE,
     &invalid_quantity::RULE,
+    &invalid_name::RULE,
+    &invalid_namespace::RULE,
+    &invalid_labels::RULE,
+    &invalid_annotations::RULE,
+    &invalid_metadata::RULE,
     &invalid_replicas::RULE,
+    &invalid_object_reference::RULE,
+    &invalid_metric_source::RULE,
+    &invalid_metric_name::RULE,
+    &invalid_resource_name::RULE,
+    &invalid_container_name::RULE,
+    &invalid_metric_target::RULE,
+    &invalid_scale_to_zero::RULE,
     &invalid_stabilization_window::RULE,
     &invalid_select_policy::RULE,
     &invalid_scaling_policy::RULE,
     &invalid_tolerance::RULE,
     &min_equals_max::RULE,
     &scaling_disabled::RULE,
+    &target_not_found::RULE,
+    &target_not_scalable::RULE,
+    &target_missing_requests::RULE,
+    &container_not_found::RULE,
+    &target_replicas_conflict::RULE,
+    &duplicate_target::RULE,
+    &pdb_blocks_eviction::RULE,
+    &deprecated_api_version::RULE,
+    &tolerance_dropped::RULE,
+    &metric_target_type_mismatch::RULE,
+    &utilization_target_unreachable::RULE,
+    &vpa_conflict::RULE,
+    &single_replica_floor::RULE,
 ];
 
 #[cfg(test)]
 mod tests {
     use super::ALL;
     use crate::registry::{Category, Check, Rule};
-    use crate::testing::{lint_yaml, only, render};
+    use crate::settings::Settings;
+    use crate::testing::{lint_yaml, only_with, render};
 
     /// The first fenced YAML block after `marker` in a rule's docs.
     fn yaml_after<'d>(docs: &'d str, marker: &str) -> Option<&'d str> {
@@ -101,6 +152,18 @@ mod tests {
         }
     }
 
+    /// The settings a rule's examples are linted with: the default ones, or
+    /// those of the release the example names (`With `--kube-version 1.34`:`
+    /// right below `## Example`) when the rule depends on it.
+    fn example_settings(rule: &Rule) -> Settings {
+        let version = rule
+            .docs
+            .split_once("## Example\nWith `--kube-version ")
+            .and_then(|(_, rest)| rest.split_once('`'))
+            .map(|(version, _)| version.parse().expect("a supported version"));
+        only_with(rule, version.map_or_else(Settings::default, Settings::new))
+    }
+
     #[test]
     fn doc_examples_trigger_their_rule_and_the_fix_does_not() {
         for rule in ALL {
@@ -108,13 +171,14 @@ mod tests {
                 .unwrap_or_else(|| panic!("`{}` example", rule.name));
             let fixed = yaml_after(rule.docs, "Use instead")
                 .unwrap_or_else(|| panic!("`{}` fix", rule.name));
-            let findings = lint_yaml(example, &only(rule));
+            let settings = example_settings(rule);
+            let findings = lint_yaml(example, &settings);
             assert!(
                 findings.iter().any(|f| f.rule == rule.name),
                 "`{}`: the example does not trigger the rule",
                 rule.name
             );
-            let findings = lint_yaml(fixed, &only(rule));
+            let findings = lint_yaml(fixed, &settings);
             assert!(
                 findings.is_empty(),
                 "`{}`: the fixed example still triggers it:\n{}",

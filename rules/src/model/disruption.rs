@@ -1,0 +1,193 @@
+//! PodDisruptionBudgets as the eviction API applies them: which pods a budget
+//! selects, and at which replica counts it lets no pod be evicted.
+//!
+//! Only the spec is read; the disruption controller's view of healthy pods is
+//! assumed to be "all pods healthy", the situation of a routine node drain.
+
+use serde_json::{Map, Value};
+
+use crate::model::selector;
+use crate::object::Object;
+use crate::path::FieldPath;
+
+/// The API group of `PodDisruptionBudget`.
+pub const PDB_GROUP: &str = "policy";
+/// The kind.
+pub const PDB_KIND: &str = "PodDisruptionBudget";
+
+/// When a budget allows no eviction at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Block {
+    /// At any replica count (`maxUnavailable: 0`, `minAvailable: 100%`).
+    Always,
+    /// Whenever the workload runs this many pods or fewer.
+    AtOrBelow(i64),
+}
+
+impl Block {
+    /// Whether no pod may be evicted while the workload runs `replicas` pods.
+    pub fn blocks_at(self, replicas: i64) -> bool {
+        match self {
+            Block::Always => true,
+            Block::AtOrBelow(limit) => replicas <= limit,
+        }
+    }
+}
+
+/// A budget field that can block evictions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Blocking {
+    /// `spec.maxUnavailable` or `spec.minAvailable`.
+    pub path: FieldPath,
+    /// The field name, for messages.
+    pub field: &'static str,
+    /// The value as written, for messages.
+    pub value: String,
+    /// When it blocks.
+    pub block: Block,
+}
+
+/// Whether the budget selects pods with `labels`. `policy/v1beta1` budgets
+/// with an empty selector select nothing; `policy/v1` ones select everything.
+pub fn selects(pdb: &Object, labels: &Map<String, Value>) -> bool {
+    let selector = pdb.value.pointer("/spec/selector").unwrap_or(&Value::Null);
+    let empty = selector.as_object().is_some_and(Map::is_empty);
+    if empty && pdb.key.api_version != "policy/v1" {
+        return false;
+    }
+    selector::matches(selector, labels) == Some(true)
+}
+
+/// A percentage `"N%"` with N in 0..=100.
+fn percent(value: &str) -> Option<i64> {
+    value
+        .strip_suffix('%')?
+        .parse()
+        .ok()
+        .filter(|p| (0..=100).contains(p))
+}
+
+/// The fields of the budget that block evictions at some replica count.
+///
+/// The disruption controller scales percentages by the expected pod count and
+/// rounds up: `minAvailable: p%` at `r` replicas needs `ceil(p * r / 100)`
+/// healthy pods, which leaves nothing to evict while `r < 100 / (100 - p)`;
+/// `maxUnavailable: p%` allows `ceil(p * r / 100)`, at least 1 unless `p` is 0.
+pub fn blocking_fields(pdb: &Object) -> Vec<Blocking> {
+    let mut out = Vec::new();
+    let spec = pdb.value.get("spec");
+    let field = |name: &str| spec.and_then(|s| s.get(name));
+    if let Some(value) = field("maxUnavailable") {
+        let zero = match value {
+            Value::Number(n) => n.as_i64() == Some(0),
+            Value::String(s) => percent(s) == Some(0),
+            _ => false,
+        };
+        if zero {
+            out.push(Blocking {
+                path: FieldPath::fields("spec.maxUnavailable"),
+                field: "maxUnavailable",
+                value: render(value),
+                block: Block::Always,
+            });
+        }
+    }
+    if let Some(value) = field("minAvailable") {
+        let block = match value {
+            Value::Number(n) => n.as_i64().filter(|n| *n > 0).map(Block::AtOrBelow),
+            Value::String(s) => match percent(s) {
+                Some(100) => Some(Block::Always),
+                // r < 100 / (100 - p), i.e. r <= ceil(100 / (100 - p)) - 1.
+                Some(p) if p > 0 => Some(Block::AtOrBelow((100 + (100 - p) - 1) / (100 - p) - 1)),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(block) = block {
+            out.push(Blocking {
+                path: FieldPath::fields("spec.minAvailable"),
+                field: "minAvailable",
+                value: render(value),
+                block,
+            });
+        }
+    }
+    out
+}
+
+fn render(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::object::Origin;
+    use serde_json::json;
+
+    fn pdb(spec: Value) -> Object {
+        Object::new(
+            json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "p"}, "spec": spec}),
+            Origin(0),
+            "default",
+        )
+        .unwrap()
+    }
+
+    fn blocks(spec: Value) -> Vec<Block> {
+        blocking_fields(&pdb(spec))
+            .into_iter()
+            .map(|b| b.block)
+            .collect()
+    }
+
+    #[test]
+    fn max_unavailable_zero_always_blocks() {
+        assert_eq!(blocks(json!({"maxUnavailable": 0})), [Block::Always]);
+        assert_eq!(blocks(json!({"maxUnavailable": "0%"})), [Block::Always]);
+        assert!(blocks(json!({"maxUnavailable": 1})).is_empty());
+        assert!(blocks(json!({"maxUnavailable": "10%"})).is_empty());
+    }
+
+    #[test]
+    fn min_available_blocks_up_to_a_replica_count() {
+        assert_eq!(blocks(json!({"minAvailable": 2})), [Block::AtOrBelow(2)]);
+        assert_eq!(blocks(json!({"minAvailable": "100%"})), [Block::Always]);
+        // 50 %: 1 pod needs 1, 2 pods need 1.
+        assert_eq!(
+            blocks(json!({"minAvailable": "50%"})),
+            [Block::AtOrBelow(1)]
+        );
+        // 60 %: 2 pods need ceil(1.2) = 2, 3 pods need 2.
+        assert_eq!(
+            blocks(json!({"minAvailable": "60%"})),
+            [Block::AtOrBelow(2)]
+        );
+        // 90 %: up to 9 pods every pod is needed.
+        assert_eq!(
+            blocks(json!({"minAvailable": "90%"})),
+            [Block::AtOrBelow(9)]
+        );
+        assert!(blocks(json!({"minAvailable": 0})).is_empty());
+        assert!(blocks(json!({"minAvailable": "0%"})).is_empty());
+        assert!(Block::AtOrBelow(2).blocks_at(2) && !Block::AtOrBelow(2).blocks_at(3));
+    }
+
+    #[test]
+    fn empty_selectors_depend_on_the_version() {
+        let labels = json!({"app": "web"});
+        let labels = labels.as_object().unwrap();
+        assert!(selects(&pdb(json!({"selector": {}})), labels));
+        assert!(!selects(&pdb(json!({})), labels));
+        let mut old = pdb(json!({"selector": {}}));
+        old.key.api_version = "policy/v1beta1".into();
+        assert!(!selects(&old, labels));
+        assert!(selects(
+            &pdb(json!({"selector": {"matchLabels": {"app": "web"}}})),
+            labels
+        ));
+    }
+}

@@ -1,0 +1,138 @@
+//! `container-not-found`: a `ContainerResource` metric names a container the target's pods do not have.
+
+use crate::diagnostic::Severity;
+use crate::lint::{Context, Report};
+use crate::model::workload::PodTemplate;
+use crate::registry::{Category, Check, Rule};
+
+/// The rule.
+pub static RULE: Rule = Rule {
+    name: "container-not-found",
+    category: Category::Correctness,
+    severity: Severity::Error,
+    summary: "a `ContainerResource` metric names a container the target's pod template does not have",
+    docs: r#"## What it does
+Checks that the `container` of each `ContainerResource` metric is one of the
+containers of the target's pod template: a regular container or a native
+sidecar (an init container with `restartPolicy: Always`). A plain init
+container has finished before the pod runs and has no usage to measure.
+
+## Why is this bad?
+The controller finds no metrics for the container, reports
+`FailedGetContainerResourceMetric`, and the metric never takes part in a
+scaling decision; with no other metric the HPA does not scale. Renaming a
+container in the Deployment without updating the HPA is the usual cause.
+
+## Example
+```yaml
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 10
+  metrics:
+    - type: ContainerResource
+      containerResource:
+        name: cpu
+        container: application
+        target: {type: Utilization, averageUtilization: 70}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - {name: app, image: web:1.0, resources: {requests: {cpu: 500m}}}
+```
+
+Use instead:
+```yaml
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 10
+  metrics:
+    - type: ContainerResource
+      containerResource:
+        name: cpu
+        container: app
+        target: {type: Utilization, averageUtilization: 70}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - {name: app, image: web:1.0, resources: {requests: {cpu: 500m}}}
+```
+"#,
+    check: Check::Hpa(check),
+};
+
+fn check(cx: &Context<'_>, out: &mut Report<'_>) {
+    let Some(target) = cx.workload() else {
+        return;
+    };
+    let Some(template) = PodTemplate::of(&target) else {
+        return;
+    };
+    let all = template.all_containers();
+    let counted: Vec<String> = template
+        .counted_containers()
+        .iter()
+        .map(|c| format!("`{}`", c.name))
+        .collect();
+    let counted = if counted.is_empty() {
+        "none".to_owned()
+    } else {
+        counted.join(", ")
+    };
+    for metric in cx.hpa.resource_metrics() {
+        let Some(name) = metric.container().filter(|name| !name.is_empty()) else {
+            continue;
+        };
+        let same_name = all.iter().find(|c| c.name == name);
+        let message = match same_name {
+            Some(c) if !c.is_init || c.is_sidecar() => continue,
+            Some(_) => format!(
+                "container `{name}` of {} is an init container that runs to completion, not a \
+                 native sidecar: the HPA controller measures only {counted}",
+                target.key.describe()
+            ),
+            None => format!(
+                "{} has no container `{name}`; its containers are {counted}",
+                target.key.describe()
+            ),
+        };
+        out.report(metric.path("container"), message).help(
+            "set `container` to a container or native sidecar (`restartPolicy: Always`) of the \
+             pod template",
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::testing::check_fixture;
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
+    }
+}

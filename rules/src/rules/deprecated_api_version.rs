@@ -1,0 +1,168 @@
+//! `deprecated-api-version`: the HPA is written in a deprecated or removed `autoscaling` version.
+
+use crate::diagnostic::Severity;
+use crate::lint::{Context, Report};
+use crate::model::hpa::HpaVersion;
+use crate::path::FieldPath;
+use crate::registry::{Category, Check, Rule};
+
+/// The rule.
+pub static RULE: Rule = Rule {
+    name: "deprecated-api-version",
+    category: Category::Suspicious,
+    severity: Severity::Warning,
+    summary: "the HPA uses `autoscaling/v2beta1`, `v2beta2` or `v2alpha1` instead of `autoscaling/v2`",
+    docs: r#"## What it does
+Reports HPAs written in a beta or alpha version of the `autoscaling` API:
+- `autoscaling/v2beta1`: deprecated in 1.22, not served from 1.25;
+- `autoscaling/v2beta2`: deprecated in 1.23, not served from 1.26;
+- `autoscaling/v2alpha1`: removed in 1.8.
+
+The finding is a warning while the configured Kubernetes version
+(`--kube-version`) still serves the version, and an error once it does not.
+The other rules still check such an HPA, converted the way the API server
+converted it while it was served.
+
+## Why is this bad?
+Once the version is no longer served, `kubectl apply` fails with `no matches
+for kind "HorizontalPodAutoscaler" in version "autoscaling/v2beta2"`, and a
+Helm upgrade or GitOps sync stops at the first such manifest, often during a
+cluster upgrade. `autoscaling/v2` is served since 1.23.
+
+## Example
+```yaml
+apiVersion: autoscaling/v2beta2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 10
+  metrics:
+    - type: Resource
+      resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}
+```
+
+Use instead:
+```yaml
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 10
+  metrics:
+    - type: Resource
+      resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}
+```
+
+From `v2beta1`, the metric targets change shape as well: `targetAverageUtilization: 70`
+becomes `target: {type: Utilization, averageUtilization: 70}`,
+`targetAverageValue` becomes `target: {type: AverageValue, averageValue: ...}`,
+`targetValue` becomes `target: {type: Value, value: ...}`, `metricName`
+becomes `metric: {name: ...}`, and an object metric's `target` becomes
+`describedObject`.
+"#,
+    check: Check::Hpa(check),
+};
+
+const HELP_V2BETA1: &str = "migrate to `autoscaling/v2`: `targetAverageUtilization: N` becomes \
+    `target: {type: Utilization, averageUtilization: N}`, `targetAverageValue` becomes `target: \
+    {type: AverageValue, averageValue: ...}`, `targetValue` becomes `target: {type: Value, value: \
+    ...}`, `metricName` becomes `metric: {name: ...}`, and an object metric's `target` becomes \
+    `describedObject`";
+
+const HELP_V2BETA2: &str =
+    "change `apiVersion` to `autoscaling/v2`: `v2beta2` has the same fields, nothing else changes";
+
+fn check(cx: &Context<'_>, out: &mut Report<'_>) {
+    // (deprecated in, not served from, help)
+    let (deprecated, removed, help) = match cx.hpa.version {
+        HpaVersion::V2beta1 => (Some(22), 25, HELP_V2BETA1),
+        HpaVersion::V2beta2 => (Some(23), 26, HELP_V2BETA2),
+        HpaVersion::V2alpha1 => (None, 8, HELP_V2BETA1),
+        HpaVersion::V1 | HpaVersion::V2 => return,
+    };
+    let api_version = &cx.object.key.api_version;
+    let path = FieldPath::fields("apiVersion");
+    let kube = cx.settings.kube_version;
+    if kube.at_least(removed) {
+        out.report_at(
+            Severity::Error,
+            path,
+            format!(
+                "`{api_version}` is not served since Kubernetes 1.{removed}: a {kube} API \
+                 server rejects the HPA"
+            ),
+        )
+        .help(help);
+    } else {
+        let since = deprecated.map_or_else(String::new, |d| format!(" since Kubernetes 1.{d}"));
+        out.report(
+            path,
+            format!("`{api_version}` is deprecated{since} and not served from 1.{removed}"),
+        )
+        .help(help);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::diagnostic::Severity;
+    use crate::index::MemoryIndex;
+    use crate::lint::{Operation, lint};
+    use crate::settings::{KubeVersion, Level, Settings};
+    use crate::testing::{check_fixture, check_fixture_with, objects, only_with, rule_fixture};
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
+    }
+
+    #[test]
+    fn fixture_while_still_served() {
+        // 1.24 serves both betas: warnings only, same lines.
+        insta::assert_snapshot!(check_fixture_with(
+            &RULE,
+            &rule_fixture(RULE.name),
+            Settings::new(KubeVersion::new(24))
+        ));
+    }
+
+    fn severity(api_version: &str, settings: Settings) -> Vec<Severity> {
+        let hpa = objects(&format!(
+            "apiVersion: {api_version}\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 3\n"
+        ));
+        let settings = only_with(&RULE, settings);
+        lint(
+            &hpa[0],
+            Operation::Create,
+            &MemoryIndex::default(),
+            &settings,
+        )
+        .iter()
+        .map(|d| d.severity)
+        .collect()
+    }
+
+    #[test]
+    fn a_removed_version_is_an_error() {
+        let at = |minor| Settings::new(KubeVersion::new(minor));
+        assert_eq!(severity("autoscaling/v2beta1", at(24)), [Severity::Warning]);
+        assert_eq!(severity("autoscaling/v2beta1", at(25)), [Severity::Error]);
+        assert_eq!(severity("autoscaling/v2beta2", at(25)), [Severity::Warning]);
+        assert_eq!(severity("autoscaling/v2beta2", at(26)), [Severity::Error]);
+        assert_eq!(severity("autoscaling/v2alpha1", at(23)), [Severity::Error]);
+        assert!(severity("autoscaling/v2", at(23)).is_empty());
+        assert!(severity("autoscaling/v1", at(36)).is_empty());
+    }
+
+    #[test]
+    fn a_configured_severity_wins() {
+        let mut settings = Settings::new(KubeVersion::new(36));
+        settings.set_level(&RULE, Level::On(Severity::Info));
+        assert_eq!(severity("autoscaling/v2beta1", settings), [Severity::Info]);
+    }
+}

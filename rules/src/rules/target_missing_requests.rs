@@ -1,0 +1,175 @@
+//! `target-missing-requests`: a container of the target lacks the request a utilization metric needs.
+
+use crate::diagnostic::Severity;
+use crate::lint::{Context, Report, quoted};
+use crate::model::workload::{PodTemplate, has_default_request};
+use crate::path::FieldPath;
+use crate::registry::{Category, Check, Rule};
+
+/// The rule.
+pub static RULE: Rule = Rule {
+    name: "target-missing-requests",
+    category: Category::Correctness,
+    severity: Severity::Error,
+    summary: "a container of the target has no request for a resource the HPA scales on by utilization",
+    docs: r#"## What it does
+For every metric the HPA controller evaluates as a utilization (a `Resource`
+metric with `averageUtilization` and no `averageValue`, including the default
+CPU 80 % metric of an HPA without `metrics`), checks that each container the
+controller counts requests that resource: every regular container and every
+native sidecar (an init container with `restartPolicy: Always`). Plain init
+containers do not count. For a `ContainerResource` metric only the named
+container must have the request.
+
+A limit without a request counts as a request (the API server copies it), and
+so does a default request from a `LimitRange` of the namespace when it is in
+the input. Pods with pod-level `resources` are left alone.
+
+The finding is on the container in the target's manifest.
+
+## Why is this bad?
+Utilization is usage divided by the request. With one request missing the
+controller cannot compute it, reports `FailedGetResourceMetric: missing request
+for cpu in container ...` and does not scale at all. A sidecar added later
+(a service mesh proxy, a log shipper) is the classic cause: the HPA worked
+until the pod got a second container.
+
+## Example
+```yaml
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 10
+  metrics:
+    - type: Resource
+      resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: app
+          image: web:1.0
+          resources: {requests: {cpu: 500m}}
+        - name: log-shipper
+          image: shipper:2.1
+```
+
+Use instead:
+```yaml
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 10
+  metrics:
+    - type: Resource
+      resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: app
+          image: web:1.0
+          resources: {requests: {cpu: 500m}}
+        - name: log-shipper
+          image: shipper:2.1
+          resources: {requests: {cpu: 50m}}
+```
+
+To scale on one container only, use a `ContainerResource` metric for it.
+"#,
+    check: Check::Hpa(check),
+};
+
+fn check(cx: &Context<'_>, out: &mut Report<'_>) {
+    let Some(target) = cx.workload() else {
+        return;
+    };
+    let Some(template) = PodTemplate::of(&target) else {
+        return;
+    };
+    let containers = template.counted_containers();
+    // One finding per container and resource, however many metrics need it.
+    let mut reported: Vec<FieldPath> = Vec::new();
+    for metric in cx.hpa.resource_metrics() {
+        let resource = metric.metric.name.as_str();
+        if metric.utilization().is_none() || resource.is_empty() {
+            continue;
+        }
+        if template.has_pod_level(resource)
+            || has_default_request(cx.index, &target.key.namespace, resource)
+        {
+            continue;
+        }
+        let needed_for = match metric.container() {
+            _ if metric.defaulted => {
+                format!("its default metric, {resource} utilization (no `metrics` are set)")
+            }
+            Some(container) => format!("the {resource} utilization of container `{container}`"),
+            None => format!("{resource} utilization"),
+        };
+        for container in &containers {
+            if metric
+                .container()
+                .is_some_and(|name| name != container.name)
+                || container.effective_request(resource).is_some()
+            {
+                continue;
+            }
+            let path = container
+                .path
+                .field("resources")
+                .field("requests")
+                .field(resource);
+            if reported.contains(&path) {
+                continue;
+            }
+            reported.push(path.clone());
+            out.report_on(
+                &target,
+                path,
+                format!(
+                    "missing request for {resource} in container {}: {} scales {} on {needed_for}",
+                    quoted(container.name),
+                    cx.hpa_name(),
+                    target.key.describe(),
+                ),
+            )
+            .help(format!(
+                "set `resources.requests.{resource}` on this container: the HPA measures \
+                 utilization against the requests, and while one is missing it does not scale \
+                 at all"
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::testing::check_fixture;
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
+    }
+}
