@@ -335,3 +335,93 @@ pub fn check_suppressions(object: &Object, settings: &Settings) -> Vec<Diagnosti
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::settings::Settings;
+    use crate::testing::lint_yaml;
+
+    const TARGET: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  annotations: {ANNOTATION}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: web, resources: {requests: {cpu: 100m}}}]
+";
+    const HPA: &str = "apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+  annotations: {ANNOTATION}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 3
+  maxReplicas: 3
+";
+
+    /// Rules found with one annotation on the HPA and one on its target.
+    fn rules(on_hpa: &str, on_target: &str) -> Vec<(&'static str, String)> {
+        let text = format!(
+            "{}---\n{}",
+            HPA.replace("{ANNOTATION}", on_hpa),
+            TARGET.replace("{ANNOTATION}", on_target)
+        );
+        lint_yaml(&text, &Settings::default())
+            .into_iter()
+            .map(|f| (f.rule, f.text))
+            .collect()
+    }
+
+    fn names(found: &[(&'static str, String)]) -> Vec<&'static str> {
+        found.iter().map(|(rule, _)| *rule).collect()
+    }
+
+    #[test]
+    fn without_annotations_both_findings_show() {
+        assert_eq!(
+            names(&rules("{}", "{}")),
+            ["min-equals-max", "target-replicas-conflict"]
+        );
+    }
+
+    #[test]
+    fn an_annotation_on_the_hpa_or_on_its_target_suppresses_a_rule() {
+        let on_hpa = "{hpa-lint.io/ignore.min-equals-max: \"frozen during the migration\"}";
+        assert_eq!(names(&rules(on_hpa, "{}")), ["target-replicas-conflict"]);
+        let on_target =
+            "{hpa-lint.io/ignore.target-replicas-conflict: \"Argo CD ignores /spec/replicas\"}";
+        assert_eq!(names(&rules("{}", on_target)), ["min-equals-max"]);
+        // The HPA's annotation also covers findings it causes on its target.
+        let on_hpa = "{hpa-lint.io/ignore.target-replicas-conflict: \"see TICKET-7\"}";
+        assert_eq!(names(&rules(on_hpa, "{}")), ["min-equals-max"]);
+    }
+
+    /// An empty reason still suppresses (the author meant to), but is reported.
+    #[test]
+    fn an_empty_reason_or_an_unknown_rule_is_a_warning() {
+        let found = rules(
+            "{hpa-lint.io/ignore.min-equals-max: \"\"}",
+            "{hpa-lint.io/ignore.target-replica-conflict: x}",
+        );
+        assert_eq!(
+            found,
+            [
+                (
+                    "invalid-suppression",
+                    "metadata.annotations[hpa-lint.io/ignore.min-equals-max]: suppression of `min-equals-max` gives no reason".to_owned()
+                ),
+                (
+                    "invalid-suppression",
+                    "metadata.annotations[hpa-lint.io/ignore.target-replica-conflict]: suppression names unknown rule `target-replica-conflict` (did you mean `target-replicas-conflict`?)".to_owned()
+                ),
+                ("target-replicas-conflict", found[2].1.clone()),
+            ]
+        );
+    }
+}
