@@ -1,0 +1,689 @@
+//! The HorizontalPodAutoscaler as the API server validates it: the internal
+//! (= `autoscaling/v2`) shape, after decoding, conversion and defaulting
+//! (apiserver-hpa-rules.md §0 and §2).
+//!
+//! Every supported version is decoded into this one shape, so rules never care
+//! which version was written. `autoscaling/v2` and `v1` are decoded strictly (the
+//! errors are parity findings); the removed `v2beta1`/`v2beta2` leniently. Paths of
+//! converted fields are mapped back to where they were written via [`Hpa::source_path`].
+
+use crate::model::decode::{DecodeError, Decoder};
+use crate::model::quantity::Quantity;
+use crate::object::{Object, ObjectRef, group_of};
+use crate::path::FieldPath;
+use crate::settings::Settings;
+
+mod legacy;
+mod schema;
+mod v2;
+
+pub use v2::default_scaling_rules;
+
+/// Annotation that carries extra metrics of an `autoscaling/v1` HPA.
+pub const V1_METRICS_ANNOTATION: &str = "autoscaling.alpha.kubernetes.io/metrics";
+/// Annotation that carries the behavior of an `autoscaling/v1` HPA.
+pub const V1_BEHAVIOR_ANNOTATION: &str = "autoscaling.alpha.kubernetes.io/behavior";
+
+/// Annotations the API server's conversion removes before validation (§0 step 3).
+const ROUND_TRIP_ANNOTATIONS: [&str; 4] = [
+    V1_METRICS_ANNOTATION,
+    "autoscaling.alpha.kubernetes.io/current-metrics",
+    "autoscaling.alpha.kubernetes.io/conditions",
+    V1_BEHAVIOR_ANNOTATION,
+];
+
+/// The `autoscaling` API version an HPA was written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HpaVersion {
+    /// `autoscaling/v1`: CPU only, v2 features in annotations.
+    V1,
+    /// `autoscaling/v2`.
+    V2,
+    /// `autoscaling/v2beta1`, removed in 1.25.
+    V2beta1,
+    /// `autoscaling/v2beta2`, removed in 1.26.
+    V2beta2,
+    /// `autoscaling/v2alpha1`, removed in 1.8.
+    V2alpha1,
+}
+
+impl HpaVersion {
+    /// Parses `autoscaling/<version>`.
+    pub fn from_api_version(api_version: &str) -> Option<Self> {
+        match api_version {
+            "autoscaling/v1" => Some(Self::V1),
+            "autoscaling/v2" => Some(Self::V2),
+            "autoscaling/v2beta1" => Some(Self::V2beta1),
+            "autoscaling/v2beta2" => Some(Self::V2beta2),
+            "autoscaling/v2alpha1" => Some(Self::V2alpha1),
+            _ => None,
+        }
+    }
+
+    /// Whether the API server validates documents of this version. The removed
+    /// betas are not served at all; `deprecated-api-version` reports them.
+    pub fn is_validated(self) -> bool {
+        matches!(self, Self::V1 | Self::V2)
+    }
+}
+
+/// `CrossVersionObjectReference`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObjectReference {
+    /// `kind`.
+    pub kind: String,
+    /// `name`.
+    pub name: String,
+    /// `apiVersion`.
+    pub api_version: String,
+}
+
+/// `MetricIdentifier`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MetricIdentifier {
+    /// `name`.
+    pub name: String,
+}
+
+/// `MetricTarget`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MetricTarget {
+    /// `type`: `Utilization`, `Value` or `AverageValue`.
+    pub type_: String,
+    /// `value`.
+    pub value: Option<Quantity>,
+    /// `averageValue`.
+    pub average_value: Option<Quantity>,
+    /// `averageUtilization` (percent of the request).
+    pub average_utilization: Option<i32>,
+}
+
+/// `ObjectMetricSource`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObjectMetric {
+    /// `describedObject`.
+    pub described_object: ObjectReference,
+    /// `metric`.
+    pub metric: MetricIdentifier,
+    /// `target`.
+    pub target: MetricTarget,
+}
+
+/// `PodsMetricSource` and `ExternalMetricSource` (same shape).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NamedMetric {
+    /// `metric`.
+    pub metric: MetricIdentifier,
+    /// `target`.
+    pub target: MetricTarget,
+}
+
+/// `ResourceMetricSource` and `ContainerResourceMetricSource` (`container` empty
+/// for the former).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceMetric {
+    /// `name`: the resource, e.g. `cpu`.
+    pub name: String,
+    /// `container` (ContainerResource only).
+    pub container: String,
+    /// `target`.
+    pub target: MetricTarget,
+}
+
+/// `MetricSpec`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MetricSpec {
+    /// `type`.
+    pub type_: String,
+    /// `object`.
+    pub object: Option<ObjectMetric>,
+    /// `pods`.
+    pub pods: Option<NamedMetric>,
+    /// `resource`.
+    pub resource: Option<ResourceMetric>,
+    /// `containerResource`.
+    pub container_resource: Option<ResourceMetric>,
+    /// `external`.
+    pub external: Option<NamedMetric>,
+}
+
+/// One populated member of a [`MetricSpec`].
+#[derive(Clone, Copy, Debug)]
+pub enum MetricSource<'a> {
+    /// `object`.
+    Object(&'a ObjectMetric),
+    /// `external`.
+    External(&'a NamedMetric),
+    /// `pods`.
+    Pods(&'a NamedMetric),
+    /// `resource`.
+    Resource(&'a ResourceMetric),
+    /// `containerResource`.
+    ContainerResource(&'a ResourceMetric),
+}
+
+impl MetricSource<'_> {
+    /// The JSON member name.
+    pub fn member(&self) -> &'static str {
+        match self {
+            MetricSource::Object(_) => "object",
+            MetricSource::External(_) => "external",
+            MetricSource::Pods(_) => "pods",
+            MetricSource::Resource(_) => "resource",
+            MetricSource::ContainerResource(_) => "containerResource",
+        }
+    }
+
+    /// The source's target.
+    pub fn target(&self) -> &MetricTarget {
+        match self {
+            MetricSource::Object(m) => &m.target,
+            MetricSource::External(m) | MetricSource::Pods(m) => &m.target,
+            MetricSource::Resource(m) | MetricSource::ContainerResource(m) => &m.target,
+        }
+    }
+
+    /// The source's metric identifier (`object`, `external` and `pods` only).
+    pub fn metric(&self) -> Option<&MetricIdentifier> {
+        match self {
+            MetricSource::Object(m) => Some(&m.metric),
+            MetricSource::External(m) | MetricSource::Pods(m) => Some(&m.metric),
+            MetricSource::Resource(_) | MetricSource::ContainerResource(_) => None,
+        }
+    }
+}
+
+impl MetricSpec {
+    /// The populated members, in the order the API server looks at them
+    /// (object, external, pods, resource, containerResource).
+    pub fn populated(&self) -> Vec<MetricSource<'_>> {
+        let mut out = Vec::new();
+        out.extend(self.object.as_ref().map(MetricSource::Object));
+        out.extend(self.external.as_ref().map(MetricSource::External));
+        out.extend(self.pods.as_ref().map(MetricSource::Pods));
+        out.extend(self.resource.as_ref().map(MetricSource::Resource));
+        out.extend(
+            self.container_resource
+                .as_ref()
+                .map(MetricSource::ContainerResource),
+        );
+        out
+    }
+
+    /// The member the API server validates: the first populated one (rule T3).
+    pub fn validated_source(&self) -> Option<MetricSource<'_>> {
+        self.populated().into_iter().next()
+    }
+
+    /// The member the `type` names, if it is populated: what the controller uses.
+    pub fn source(&self) -> Option<MetricSource<'_>> {
+        match self.type_.as_str() {
+            "Object" => self.object.as_ref().map(MetricSource::Object),
+            "External" => self.external.as_ref().map(MetricSource::External),
+            "Pods" => self.pods.as_ref().map(MetricSource::Pods),
+            "Resource" => self.resource.as_ref().map(MetricSource::Resource),
+            "ContainerResource" => self
+                .container_resource
+                .as_ref()
+                .map(MetricSource::ContainerResource),
+            _ => None,
+        }
+    }
+}
+
+/// A `Resource` or `ContainerResource` metric as the HPA controller evaluates
+/// it: the member its `type` names.
+#[derive(Clone, Copy, Debug)]
+pub struct ResourceMetricRef<'a> {
+    /// Index in `spec.metrics`.
+    pub index: usize,
+    /// The source.
+    pub metric: &'a ResourceMetric,
+    /// `containerResource` rather than `resource`.
+    pub is_container: bool,
+    /// The API server's default metric (CPU at 80 %): nothing was written.
+    pub defaulted: bool,
+}
+
+impl ResourceMetricRef<'_> {
+    /// The JSON member name.
+    pub fn member(&self) -> &'static str {
+        if self.is_container {
+            "containerResource"
+        } else {
+            "resource"
+        }
+    }
+
+    /// The container a `ContainerResource` metric measures.
+    pub fn container(&self) -> Option<&str> {
+        self.is_container.then_some(self.metric.container.as_str())
+    }
+
+    /// The utilization (percent of the request) the controller aims for: it
+    /// uses `averageValue` when set, else `averageUtilization`.
+    pub fn utilization(&self) -> Option<i32> {
+        let target = &self.metric.target;
+        target
+            .average_utilization
+            .filter(|_| target.average_value.is_none())
+    }
+
+    /// The path of a field of the source, e.g. `target.averageUtilization`;
+    /// `spec.metrics` for the default metric, which has no fields to point at.
+    pub fn path(&self, field: &str) -> FieldPath {
+        if self.defaulted {
+            return FieldPath::fields("spec.metrics");
+        }
+        FieldPath::fields("spec.metrics")
+            .index(self.index)
+            .field(self.member())
+            .join(&FieldPath::fields(field))
+    }
+}
+
+/// `HPAScalingPolicy`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScalingPolicy {
+    /// `type`: `Pods` or `Percent`.
+    pub type_: String,
+    /// `value`.
+    pub value: i32,
+    /// `periodSeconds`.
+    pub period_seconds: i32,
+}
+
+/// `HPAScalingRules`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScalingRules {
+    /// `stabilizationWindowSeconds`.
+    pub stabilization_window_seconds: Option<i32>,
+    /// `selectPolicy`.
+    pub select_policy: Option<String>,
+    /// `policies` (`Some(vec![])` for an explicit empty list).
+    pub policies: Option<Vec<ScalingPolicy>>,
+    /// `tolerance`.
+    pub tolerance: Option<Quantity>,
+}
+
+impl ScalingRules {
+    /// Whether `selectPolicy: Disabled` turns this direction off.
+    pub fn is_disabled(&self) -> bool {
+        self.select_policy.as_deref() == Some("Disabled")
+    }
+}
+
+/// `HorizontalPodAutoscalerBehavior`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Behavior {
+    /// `scaleUp`.
+    pub scale_up: Option<ScalingRules>,
+    /// `scaleDown`.
+    pub scale_down: Option<ScalingRules>,
+}
+
+impl Behavior {
+    /// Both directions with their JSON names, scale-up first (the server's order).
+    pub fn directions(&self) -> [(&'static str, Option<&ScalingRules>); 2] {
+        [
+            ("scaleUp", self.scale_up.as_ref()),
+            ("scaleDown", self.scale_down.as_ref()),
+        ]
+    }
+}
+
+/// `OwnerReference`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OwnerReference {
+    /// `apiVersion`.
+    pub api_version: String,
+    /// `kind`.
+    pub kind: String,
+    /// `name`.
+    pub name: String,
+    /// `uid`.
+    pub uid: String,
+    /// `controller`.
+    pub controller: Option<bool>,
+    /// `blockOwnerDeletion`.
+    pub block_owner_deletion: Option<bool>,
+}
+
+/// The `ObjectMeta` fields the API server validates.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Metadata {
+    /// `name`.
+    pub name: String,
+    /// `generateName`.
+    pub generate_name: String,
+    /// `namespace`.
+    pub namespace: String,
+    /// `generation`.
+    pub generation: i64,
+    /// `labels`, in document order.
+    pub labels: Vec<(String, String)>,
+    /// `annotations`, in document order.
+    pub annotations: Vec<(String, String)>,
+    /// `ownerReferences`.
+    pub owner_references: Vec<OwnerReference>,
+    /// `finalizers`.
+    pub finalizers: Vec<String>,
+}
+
+/// An HPA in the internal shape, ready for validation and checks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hpa {
+    /// The version it was written in.
+    pub version: HpaVersion,
+    /// Validated metadata.
+    pub metadata: Metadata,
+    /// `spec.scaleTargetRef`.
+    pub scale_target_ref: ObjectReference,
+    /// `spec.minReplicas` (defaulted to 1).
+    pub min_replicas: Option<i32>,
+    /// `spec.maxReplicas`, `None` when absent or undecodable (the server sees 0).
+    pub max_replicas: Option<i32>,
+    /// `spec.metrics` (defaulted to CPU at 80 % when empty).
+    pub metrics: Vec<MetricSpec>,
+    /// Whether `metrics` is the API server's default, not written by the user.
+    pub metrics_defaulted: bool,
+    /// `spec.behavior` with the API server's defaults merged in.
+    pub behavior: Option<Behavior>,
+    /// Strict decoding failures (`autoscaling/v2` and `v1` only).
+    pub decode_errors: Vec<DecodeError>,
+    /// `false` when the server would reject the body before validating it.
+    pub decodable: bool,
+    /// Internal path prefixes that were written elsewhere (longest first).
+    aliases: Vec<(FieldPath, FieldPath)>,
+}
+
+impl Hpa {
+    /// Decodes an HPA object of any supported `autoscaling` version; `None` for other
+    /// objects. `old` is the previous version on update (for the server's ratchets).
+    pub fn decode(object: &Object, settings: &Settings, old: Option<&Hpa>) -> Option<Self> {
+        if !object.is_hpa() || !object.value.is_object() {
+            return None;
+        }
+        let version = HpaVersion::from_api_version(&object.key.api_version)?;
+        let strict = matches!(version, HpaVersion::V1 | HpaVersion::V2);
+        let mut d = Decoder::new(strict);
+        let mut hpa = match version {
+            HpaVersion::V2 | HpaVersion::V2beta2 => v2::decode_v2(&mut d, &object.value, settings),
+            HpaVersion::V1 => legacy::decode_v1(&mut d, &object.value),
+            HpaVersion::V2beta1 | HpaVersion::V2alpha1 => {
+                legacy::decode_v2beta1(&mut d, &object.value)
+            }
+        };
+        hpa.version = version;
+        hpa.metadata
+            .annotations
+            .retain(|(key, _)| !ROUND_TRIP_ANNOTATIONS.contains(&key.as_str()));
+        hpa.decodable = !d.has_fatal_errors();
+        hpa.decode_errors = d.errors;
+        hpa.drop_disabled_fields(settings, old);
+        hpa.aliases
+            .sort_by_key(|(internal, _)| std::cmp::Reverse(internal.segments().len()));
+        Some(hpa)
+    }
+
+    /// The `Resource` and `ContainerResource` metrics the controller evaluates.
+    pub fn resource_metrics(&self) -> Vec<ResourceMetricRef<'_>> {
+        self.metrics
+            .iter()
+            .enumerate()
+            .filter_map(|(index, spec)| {
+                let (metric, is_container) = match spec.source()? {
+                    MetricSource::Resource(m) => (m, false),
+                    MetricSource::ContainerResource(m) => (m, true),
+                    _ => return None,
+                };
+                Some(ResourceMetricRef {
+                    index,
+                    metric,
+                    is_container,
+                    defaulted: self.metrics_defaulted,
+                })
+            })
+            .collect()
+    }
+
+    /// Each metric's member that the API server validates (rule T3), with its
+    /// path `spec.metrics[i].<member>`.
+    pub fn validated_sources(&self) -> Vec<(FieldPath, MetricSource<'_>)> {
+        self.metrics
+            .iter()
+            .enumerate()
+            .filter_map(|(i, metric)| {
+                let source = metric.validated_source()?;
+                let path = FieldPath::fields("spec.metrics")
+                    .index(i)
+                    .field(source.member());
+                Some((path, source))
+            })
+            .collect()
+    }
+
+    /// Whether scale-up or scale-down has a `tolerance`.
+    pub fn has_tolerance(&self) -> bool {
+        self.behavior.as_ref().is_some_and(|b| {
+            b.directions()
+                .iter()
+                .any(|(_, rules)| rules.is_some_and(|r| r.tolerance.is_some()))
+        })
+    }
+
+    /// Where an internal path was written in the source document.
+    pub fn source_path(&self, path: &FieldPath) -> FieldPath {
+        self.aliases
+            .iter()
+            .find_map(|(internal, source)| {
+                path.strip_prefix(internal).map(|rest| source.join(&rest))
+            })
+            .unwrap_or_else(|| path.clone())
+    }
+
+    /// The object `spec.scaleTargetRef` points to, in the HPA's namespace.
+    pub fn target(&self, namespace: &str) -> ObjectRef {
+        ObjectRef {
+            group: group_of(&self.scale_target_ref.api_version).to_owned(),
+            kind: self.scale_target_ref.kind.clone(),
+            namespace: namespace.to_owned(),
+            name: self.scale_target_ref.name.clone(),
+        }
+    }
+
+    /// What the strategy removes before validation (apiserver-hpa-rules.md §0 step 5):
+    /// `tolerance` while `HPAConfigurableTolerance` is off (kept on update when the
+    /// old object had one), `containerResource` while `HPAContainerMetrics` is off.
+    fn drop_disabled_fields(&mut self, settings: &Settings, old: Option<&Hpa>) {
+        let gates = settings.feature_gates;
+        let old_had_tolerance = old.is_some_and(Hpa::has_tolerance);
+        if let Some(behavior) = &mut self.behavior
+            && !gates.configurable_tolerance
+            && !old_had_tolerance
+        {
+            for rules in [&mut behavior.scale_up, &mut behavior.scale_down]
+                .into_iter()
+                .flatten()
+            {
+                rules.tolerance = None;
+            }
+        }
+        if !gates.container_metrics {
+            for metric in &mut self.metrics {
+                metric.container_resource = None;
+            }
+        }
+    }
+}
+
+fn empty_hpa() -> Hpa {
+    Hpa {
+        version: HpaVersion::V2,
+        metadata: Metadata::default(),
+        scale_target_ref: ObjectReference::default(),
+        min_replicas: None,
+        max_replicas: None,
+        metrics: Vec::new(),
+        metrics_defaulted: false,
+        behavior: None,
+        decode_errors: Vec::new(),
+        decodable: true,
+        aliases: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::v2::cpu_utilization;
+    use super::*;
+    use crate::object::Origin;
+    use serde_json::json;
+
+    fn decode(value: Value) -> Hpa {
+        let object = Object::new(value, Origin(0), "default").unwrap();
+        Hpa::decode(&object, &Settings::default(), None).unwrap()
+    }
+
+    #[test]
+    fn applies_v2_defaults() {
+        // D1, D2, D4, D5: behavior present but empty gets both default directions.
+        let hpa = decode(json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web"},
+            "spec": {"maxReplicas": 3, "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60}}}
+        }));
+        assert_eq!(hpa.min_replicas, Some(1));
+        assert!(hpa.metrics_defaulted);
+        assert_eq!(hpa.metrics, [cpu_utilization(80)]);
+        let behavior = hpa.behavior.unwrap();
+        assert_eq!(behavior.scale_up.unwrap(), default_scaling_rules("scaleUp"));
+        let down = behavior.scale_down.unwrap();
+        assert_eq!(down.stabilization_window_seconds, Some(60));
+        assert_eq!(down.policies, default_scaling_rules("scaleDown").policies);
+    }
+
+    #[test]
+    fn keeps_an_explicit_empty_policy_list() {
+        let hpa = decode(json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "spec": {"behavior": {"scaleUp": {"policies": []}}}
+        }));
+        assert_eq!(
+            hpa.behavior.unwrap().scale_up.unwrap().policies,
+            Some(vec![])
+        );
+    }
+
+    #[test]
+    fn converts_v1_with_annotations_and_aliases() {
+        let hpa = decode(json!({
+            "apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "annotations": {
+                V1_METRICS_ANNOTATION: r#"[{"type":"Resource","resource":{"name":"memory","targetAverageUtilization":60}}]"#,
+                V1_BEHAVIOR_ANNOTATION: r#"{"ScaleUp":{"StabilizationWindowSeconds":30}}"#,
+            }},
+            "spec": {"maxReplicas": 3, "targetCPUUtilizationPercentage": 0}
+        }));
+        assert_eq!(hpa.metrics.len(), 2);
+        assert_eq!(hpa.metrics[0].resource.as_ref().unwrap().name, "memory");
+        assert_eq!(hpa.metrics[1], cpu_utilization(0));
+        let cpu = FieldPath::fields("spec.metrics")
+            .index(1)
+            .join(&FieldPath::fields("resource.target.averageUtilization"));
+        assert_eq!(
+            hpa.source_path(&cpu).pointer(),
+            "/spec/targetCPUUtilizationPercentage/resource/target/averageUtilization"
+        );
+        // The annotation's behavior is not defaulted: no policies (rule B4 fires).
+        let up = hpa.behavior.unwrap().scale_up.unwrap();
+        assert_eq!(up.stabilization_window_seconds, Some(30));
+        assert_eq!(up.policies, None);
+    }
+
+    #[test]
+    fn maps_v2beta1_fields_back_to_their_source() {
+        let hpa = decode(json!({
+            "apiVersion": "autoscaling/v2beta1", "kind": "HorizontalPodAutoscaler",
+            "spec": {"maxReplicas": 3, "metrics": [
+                {"type": "Resource", "resource": {"name": "cpu", "targetAverageUtilization": 70}},
+                {"type": "Object", "object": {"target": {"kind": "Service", "name": "s"}, "metricName": "rps", "targetValue": "10"}},
+            ]}
+        }));
+        assert_eq!(
+            hpa.metrics[0]
+                .resource
+                .as_ref()
+                .unwrap()
+                .target
+                .average_utilization,
+            Some(70)
+        );
+        let path = FieldPath::fields("spec.metrics")
+            .index(0)
+            .join(&FieldPath::fields("resource.target.averageUtilization"));
+        assert_eq!(
+            hpa.source_path(&path).to_string(),
+            "spec.metrics[0].resource.targetAverageUtilization"
+        );
+        let object = hpa.metrics[1].object.as_ref().unwrap();
+        assert_eq!(object.described_object.kind, "Service");
+        assert_eq!(object.target.type_, "Value");
+        let path = FieldPath::fields("spec.metrics")
+            .index(1)
+            .join(&FieldPath::fields("object.describedObject.name"));
+        assert_eq!(
+            hpa.source_path(&path).to_string(),
+            "spec.metrics[1].object.target.name"
+        );
+    }
+
+    #[test]
+    fn drops_tolerance_while_the_gate_is_off() {
+        let value = json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "spec": {"behavior": {"scaleUp": {"tolerance": "0.05"}}}
+        });
+        let object = Object::new(value, Origin(0), "default").unwrap();
+        let on = Hpa::decode(&object, &Settings::default(), None).unwrap();
+        assert!(on.behavior.unwrap().scale_up.unwrap().tolerance.is_some());
+        let mut settings = Settings::default();
+        settings.feature_gates.configurable_tolerance = false;
+        let off = Hpa::decode(&object, &settings, None).unwrap();
+        assert!(
+            off.behavior
+                .as_ref()
+                .unwrap()
+                .scale_up
+                .as_ref()
+                .unwrap()
+                .tolerance
+                .is_none()
+        );
+        // On update the field is kept when the old object already had one.
+        let kept = Hpa::decode(
+            &object,
+            &settings,
+            Some(&Hpa::decode(&object, &Settings::default(), None).unwrap()),
+        )
+        .unwrap();
+        assert!(kept.behavior.unwrap().scale_up.unwrap().tolerance.is_some());
+    }
+
+    #[test]
+    fn type_errors_make_the_object_undecodable() {
+        let hpa = decode(json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "spec": {"maxReplicas": "5", "minReplica": 1}
+        }));
+        assert!(!hpa.decodable);
+        assert_eq!(hpa.decode_errors.len(), 2);
+        let typo_only = decode(json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "spec": {"maxReplicas": 5, "minReplica": 1}
+        }));
+        assert!(typo_only.decodable);
+    }
+}

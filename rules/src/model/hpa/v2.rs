@@ -1,0 +1,296 @@
+//! Decoding of `autoscaling/v2` (and `v2beta2`, which has the same shape) with the
+//! API server's defaulting (§2.1), and the pieces every version shares.
+
+use serde_json::Value;
+
+use super::schema::*;
+use super::*;
+use crate::model::decode::{Decoder, GoStruct, Record};
+
+pub(super) fn decode_metadata(d: &mut Decoder, root: &Record<'_>) -> Metadata {
+    let meta = root.record(d, "metadata", &OBJECT_META);
+    for name in ["selfLink", "uid", "resourceVersion"] {
+        meta.string(d, name);
+    }
+    for name in ["creationTimestamp", "deletionTimestamp"] {
+        meta.string_as(d, name, "v1.Time");
+    }
+    meta.int64(d, "deletionGracePeriodSeconds");
+    for entry in meta
+        .records(
+            d,
+            "managedFields",
+            &MANAGED_FIELDS,
+            "[]v1.ManagedFieldsEntry",
+        )
+        .unwrap_or_default()
+    {
+        for name in ["manager", "apiVersion", "fieldsType", "subresource"] {
+            entry.string(d, name);
+        }
+        entry.string_as(d, "operation", "v1.ManagedFieldsOperationType");
+        entry.string_as(d, "time", "v1.Time");
+    }
+    let owner_references = meta
+        .records(
+            d,
+            "ownerReferences",
+            &OWNER_REFERENCE,
+            "[]v1.OwnerReference",
+        )
+        .unwrap_or_default()
+        .into_iter()
+        .map(|owner| {
+            let block_owner_deletion = owner.bool(d, "blockOwnerDeletion");
+            OwnerReference {
+                api_version: owner.string(d, "apiVersion").unwrap_or_default(),
+                kind: owner.string(d, "kind").unwrap_or_default(),
+                name: owner.string(d, "name").unwrap_or_default(),
+                uid: owner.string_as(d, "uid", "types.UID").unwrap_or_default(),
+                controller: owner.bool(d, "controller"),
+                block_owner_deletion,
+            }
+        })
+        .collect();
+    Metadata {
+        name: meta.string(d, "name").unwrap_or_default(),
+        generate_name: meta.string(d, "generateName").unwrap_or_default(),
+        namespace: meta.string(d, "namespace").unwrap_or_default(),
+        generation: meta.int64(d, "generation").unwrap_or_default(),
+        labels: meta.string_map(d, "labels"),
+        annotations: meta.string_map(d, "annotations"),
+        owner_references,
+        finalizers: meta.strings(d, "finalizers"),
+    }
+}
+
+pub(super) fn decode_reference(
+    d: &mut Decoder,
+    parent: &Record<'_>,
+    name: &str,
+    go: &'static GoStruct,
+) -> ObjectReference {
+    let record = parent.record(d, name, go);
+    ObjectReference {
+        kind: record.string(d, "kind").unwrap_or_default(),
+        name: record.string(d, "name").unwrap_or_default(),
+        api_version: record.string(d, "apiVersion").unwrap_or_default(),
+    }
+}
+
+/// Checks a `LabelSelector` for decoding errors; its content is never validated (MI3).
+pub(super) fn decode_selector(d: &mut Decoder, parent: &Record<'_>, name: &str) {
+    let selector = parent.record(d, name, &LABEL_SELECTOR);
+    selector.string_map(d, "matchLabels");
+    for requirement in selector
+        .records(
+            d,
+            "matchExpressions",
+            &SELECTOR_REQUIREMENT,
+            "[]v1.LabelSelectorRequirement",
+        )
+        .unwrap_or_default()
+    {
+        requirement.string(d, "key");
+        requirement.string_as(d, "operator", "v1.LabelSelectorOperator");
+        requirement.strings(d, "values");
+    }
+}
+
+pub(super) fn cpu_utilization(percent: i32) -> MetricSpec {
+    MetricSpec {
+        type_: "Resource".into(),
+        resource: Some(ResourceMetric {
+            name: "cpu".into(),
+            container: String::new(),
+            target: MetricTarget {
+                type_: "Utilization".into(),
+                average_utilization: Some(percent),
+                ..MetricTarget::default()
+            },
+        }),
+        ..MetricSpec::default()
+    }
+}
+
+/// D1 and D2: `minReplicas: 1` and the CPU 80 % metric.
+pub(super) fn apply_spec_defaults(hpa: &mut Hpa) {
+    hpa.min_replicas.get_or_insert(1);
+    if hpa.metrics.is_empty() {
+        hpa.metrics.push(cpu_utilization(80));
+        hpa.metrics_defaulted = true;
+    }
+}
+
+fn policy(type_: &str, value: i32) -> ScalingPolicy {
+    ScalingPolicy {
+        type_: type_.into(),
+        value,
+        period_seconds: 15,
+    }
+}
+
+/// The API server's default scaling rules for one direction (D4, D5).
+pub fn default_scaling_rules(direction: &str) -> ScalingRules {
+    if direction == "scaleUp" {
+        ScalingRules {
+            stabilization_window_seconds: Some(0),
+            select_policy: Some("Max".into()),
+            policies: Some(vec![policy("Pods", 4), policy("Percent", 100)]),
+            tolerance: None,
+        }
+    } else {
+        ScalingRules {
+            stabilization_window_seconds: None,
+            select_policy: Some("Max".into()),
+            policies: Some(vec![policy("Percent", 100)]),
+            tolerance: None,
+        }
+    }
+}
+
+/// D4/D5: each field the user set replaces the default; `policies` as a whole.
+fn merge_with_defaults(direction: &str, user: Option<ScalingRules>) -> ScalingRules {
+    let mut rules = default_scaling_rules(direction);
+    if let Some(user) = user {
+        if user.stabilization_window_seconds.is_some() {
+            rules.stabilization_window_seconds = user.stabilization_window_seconds;
+        }
+        if user.select_policy.is_some() {
+            rules.select_policy = user.select_policy;
+        }
+        if user.policies.is_some() {
+            rules.policies = user.policies;
+        }
+        rules.tolerance = user.tolerance;
+    }
+    rules
+}
+
+pub(super) fn decode_v2(d: &mut Decoder, value: &Value, settings: &Settings) -> Hpa {
+    let root = d.root(value, &V2_HPA);
+    root.any("status");
+    let mut hpa = empty_hpa();
+    hpa.metadata = decode_metadata(d, &root);
+    let spec = root.record(d, "spec", &V2_SPEC);
+    hpa.scale_target_ref = decode_reference(d, &spec, "scaleTargetRef", &V2_REFERENCE);
+    hpa.min_replicas = spec.int32(d, "minReplicas");
+    hpa.max_replicas = spec.int32(d, "maxReplicas");
+    hpa.metrics = spec
+        .records(d, "metrics", &METRIC_SPEC, "[]v2.MetricSpec")
+        .unwrap_or_default()
+        .iter()
+        .map(|metric| decode_metric(d, metric))
+        .collect();
+    let behavior = spec.record(d, "behavior", &BEHAVIOR);
+    if behavior.is_present() {
+        let rules_struct = if settings.kube_version.at_least(33) {
+            &SCALING_RULES
+        } else {
+            &SCALING_RULES_PRE_1_33
+        };
+        let mut direction = |name| {
+            let rules = behavior.record(d, name, rules_struct);
+            rules
+                .is_present()
+                .then(|| decode_scaling_rules(d, &rules, settings.kube_version.at_least(33)))
+        };
+        let scale_up = direction("scaleUp");
+        let scale_down = direction("scaleDown");
+        hpa.behavior = Some(Behavior {
+            scale_up: Some(merge_with_defaults("scaleUp", scale_up)),
+            scale_down: Some(merge_with_defaults("scaleDown", scale_down)),
+        });
+    }
+    apply_spec_defaults(&mut hpa);
+    hpa
+}
+
+pub(super) fn decode_scaling_rules(
+    d: &mut Decoder,
+    rules: &Record<'_>,
+    has_tolerance: bool,
+) -> ScalingRules {
+    let policies = rules
+        .records(d, "policies", &SCALING_POLICY, "[]v2.HPAScalingPolicy")
+        .map(|policies| {
+            policies
+                .iter()
+                .map(|p| ScalingPolicy {
+                    type_: p
+                        .string_as(d, "type", "v2.HPAScalingPolicyType")
+                        .unwrap_or_default(),
+                    value: p.int32(d, "value").unwrap_or_default(),
+                    period_seconds: p.int32(d, "periodSeconds").unwrap_or_default(),
+                })
+                .collect()
+        });
+    ScalingRules {
+        stabilization_window_seconds: rules.int32(d, "stabilizationWindowSeconds"),
+        select_policy: rules.string_as(d, "selectPolicy", "v2.ScalingPolicySelect"),
+        policies,
+        tolerance: if has_tolerance {
+            rules.quantity(d, "tolerance")
+        } else {
+            None
+        },
+    }
+}
+
+fn decode_metric(d: &mut Decoder, metric: &Record<'_>) -> MetricSpec {
+    let target = |d: &mut Decoder, source: &Record<'_>| {
+        let target = source.record(d, "target", &METRIC_TARGET);
+        MetricTarget {
+            type_: target
+                .string_as(d, "type", "v2.MetricTargetType")
+                .unwrap_or_default(),
+            value: target.quantity(d, "value"),
+            average_value: target.quantity(d, "averageValue"),
+            average_utilization: target.int32(d, "averageUtilization"),
+        }
+    };
+    let identifier = |d: &mut Decoder, source: &Record<'_>| {
+        let id = source.record(d, "metric", &METRIC_IDENTIFIER);
+        decode_selector(d, &id, "selector");
+        MetricIdentifier {
+            name: id.string(d, "name").unwrap_or_default(),
+        }
+    };
+    let named = |d: &mut Decoder, name, go| {
+        let source = metric.record(d, name, go);
+        source.is_present().then(|| NamedMetric {
+            metric: identifier(d, &source),
+            target: target(d, &source),
+        })
+    };
+    let resource = |d: &mut Decoder, name, go| {
+        let source = metric.record(d, name, go);
+        source.is_present().then(|| ResourceMetric {
+            name: source
+                .string_as(d, "name", "v1.ResourceName")
+                .unwrap_or_default(),
+            container: if name == "containerResource" {
+                source.string(d, "container").unwrap_or_default()
+            } else {
+                String::new()
+            },
+            target: target(d, &source),
+        })
+    };
+    let object = metric.record(d, "object", &OBJECT_SOURCE);
+    let object = object.is_present().then(|| ObjectMetric {
+        described_object: decode_reference(d, &object, "describedObject", &V2_REFERENCE),
+        metric: identifier(d, &object),
+        target: target(d, &object),
+    });
+    MetricSpec {
+        type_: metric
+            .string_as(d, "type", "v2.MetricSourceType")
+            .unwrap_or_default(),
+        object,
+        pods: named(d, "pods", &PODS_SOURCE),
+        resource: resource(d, "resource", &RESOURCE_SOURCE),
+        container_resource: resource(d, "containerResource", &CONTAINER_RESOURCE_SOURCE),
+        external: named(d, "external", &EXTERNAL_SOURCE),
+    }
+}
