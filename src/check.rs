@@ -19,7 +19,9 @@ use std::sync::Arc;
 use hpa_lint_rules::diagnostic::Subject;
 use hpa_lint_rules::lint::input_finding;
 use hpa_lint_rules::model::autoscaler::scale_target;
-use hpa_lint_rules::object::group_of;
+use hpa_lint_rules::model::workload::{
+    TargetKind, WORKLOAD_FIELDS, is_read_whole, keep_what_rules_read,
+};
 use hpa_lint_rules::rules::helm_template;
 use hpa_lint_rules::source::{self, Chunk, Header, Node, Pos};
 use hpa_lint_rules::{
@@ -89,11 +91,13 @@ impl Place {
 
 /// An object known only by its header until an HPA turns out to target it.
 struct Deferred {
-    group: String,
-    kind: String,
-    name: Option<String>,
-    namespace: String,
+    key: ObjectKey,
+    /// Whether the header scan found the name (else any object of the kind may be it).
+    has_name: bool,
     place: Place,
+    /// For kinds an HPA can scale, the lines the rules read, cut while the file
+    /// was in memory (`None`: read the file again if an HPA targets it).
+    cut: Option<String>,
 }
 
 #[derive(Default)]
@@ -104,18 +108,6 @@ struct Scan {
     deferred: Vec<Deferred>,
     findings: Vec<Finding>,
     error: Option<String>,
-}
-
-/// Kinds parsed as soon as they are seen: the autoscalers and what the rules
-/// look up by namespace. Workloads wait until something targets them.
-fn is_eager(api_version: &str, kind: &str) -> bool {
-    matches!(
-        (group_of(api_version), kind),
-        ("autoscaling", "HorizontalPodAutoscaler")
-            | ("policy", "PodDisruptionBudget")
-            | ("keda.sh", "ScaledObject")
-            | ("autoscaling.k8s.io", "VerticalPodAutoscaler")
-    ) || kind.ends_with("List")
 }
 
 /// A located finding at a byte offset of `text`.
@@ -154,28 +146,28 @@ fn read_subject(key: ObjectKey) -> Subject {
 }
 
 /// Parses one document into its objects (the items of a `List`), reporting
-/// syntax errors and duplicate keys.
+/// syntax errors and duplicate keys. Scale targets (`is_target`) are cut to what
+/// the rules read before parsing; other objects are parsed whole and cut after.
 fn read_document(
     file: &Arc<str>,
     text: &str,
     place: &Place,
     header_key: ObjectKey,
+    is_target: bool,
     settings: &Settings,
     scan: &mut Scan,
 ) {
     let chunk = place.chunk(text);
-    let document = source::read_document(chunk.text);
+    let document = if is_target {
+        source::read_document_pruned(chunk.text, &WORKLOAD_FIELDS)
+    } else {
+        source::read_document(chunk.text)
+    };
     let key = document
         .values
         .first()
-        .and_then(|(value, _)| {
-            Object::new(
-                value.clone(),
-                Origin::default(),
-                &settings.default_namespace,
-            )
-        })
-        .map_or(header_key, |object| object.key);
+        .and_then(|(value, _)| ObjectKey::of(value, &settings.default_namespace))
+        .unwrap_or(header_key);
     for problem in document.problems {
         let diagnostic = input_finding(
             settings,
@@ -197,13 +189,16 @@ fn read_document(
         }
     }
     for (value, prefix) in document.values {
-        scan.parsed.push((
-            value,
-            Place {
-                prefix,
-                ..place.clone()
-            },
-        ));
+        let place = Place {
+            prefix,
+            ..place.clone()
+        };
+        let value = if is_target {
+            value
+        } else {
+            keep_what_rules_read(value)
+        };
+        scan.parsed.push((value, place));
     }
 }
 
@@ -316,13 +311,22 @@ fn scan_file(id: usize, source: &SourceFile, settings: &Settings) -> Scan {
             }),
         };
         match known {
-            Some((api_version, kind, name, namespace)) if !is_eager(&api_version, &kind) => {
+            Some((api_version, kind, name, namespace)) if !is_read_whole(&api_version, &kind) => {
                 scan.objects += 1;
+                let group = hpa_lint_rules::object::group_of(&api_version);
+                let cut = TargetKind::classify(settings, group, &kind)
+                    .is_scalable()
+                    .then(|| source::prune_text(chunk.text, &WORKLOAD_FIELDS))
+                    .flatten();
                 scan.deferred.push(Deferred {
-                    group: group_of(&api_version).to_owned(),
-                    kind,
-                    name,
-                    namespace: namespace.unwrap_or_else(|| settings.default_namespace.clone()),
+                    cut,
+                    has_name: name.is_some(),
+                    key: ObjectKey {
+                        api_version,
+                        kind,
+                        namespace: namespace.unwrap_or_else(|| settings.default_namespace.clone()),
+                        name: name.unwrap_or_default(),
+                    },
                     place,
                 });
             }
@@ -333,6 +337,7 @@ fn scan_file(id: usize, source: &SourceFile, settings: &Settings) -> Scan {
                     &text,
                     &place,
                     header_key(&header, settings),
+                    false,
                     settings,
                     &mut scan,
                 );
@@ -352,18 +357,9 @@ fn is_targeted(
     targets: &HashSet<ObjectRef>,
     kinds: &HashSet<(&str, &str)>,
 ) -> bool {
-    if !kinds.contains(&(deferred.group.as_str(), deferred.kind.as_str())) {
-        return false;
-    }
-    let Some(name) = &deferred.name else {
-        return true;
-    };
-    targets.contains(&ObjectRef {
-        group: deferred.group.clone(),
-        kind: deferred.kind.clone(),
-        namespace: deferred.namespace.clone(),
-        name: name.clone(),
-    })
+    let key = &deferred.key;
+    kinds.contains(&(key.group(), key.kind.as_str()))
+        && (!deferred.has_name || targets.contains(&key.to_ref()))
 }
 
 /// Runs the whole pipeline.
@@ -409,12 +405,39 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
         .iter()
         .map(|t| (t.group.as_str(), t.kind.as_str()))
         .collect();
-    let mut by_file: BTreeMap<usize, Vec<Place>> = BTreeMap::new();
-    for d in deferred
+    let chosen: Vec<Deferred> = deferred
         .into_iter()
         .filter(|d| is_targeted(d, &targets, &kinds))
-    {
-        by_file.entry(d.place.file).or_default().push(d.place);
+        .collect();
+    // Targets cut while scanning are parsed from memory; the rest (and cut text
+    // with problems, which are reported against the file) read their file again.
+    let from_memory: Vec<(Option<source::Document>, Deferred)> = chosen
+        .into_par_iter()
+        .map(|d| {
+            let cut = d.cut.as_deref();
+            (
+                cut.and_then(|cut| source::read_cut(cut, &WORKLOAD_FIELDS)),
+                d,
+            )
+        })
+        .collect();
+    let mut by_file: BTreeMap<usize, Vec<(Place, ObjectKey)>> = BTreeMap::new();
+    for (document, d) in from_memory {
+        let Some(document) = document else {
+            by_file
+                .entry(d.place.file)
+                .or_default()
+                .push((d.place, d.key));
+            continue;
+        };
+        let values = document.values.into_iter().map(|(value, prefix)| {
+            let place = Place {
+                prefix,
+                ..d.place.clone()
+            };
+            (value, place)
+        });
+        adopt(values.collect(), &mut objects);
     }
     let late: Vec<Scan> = by_file
         .into_par_iter()
@@ -423,15 +446,9 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
             let source = &sources[file];
             match source.read() {
                 Ok(text) => {
-                    for place in &places {
-                        read_document(
-                            &source.name,
-                            &text,
-                            place,
-                            ObjectKey::default(),
-                            settings,
-                            &mut scan,
-                        );
+                    for (place, key) in &places {
+                        let key = key.clone();
+                        read_document(&source.name, &text, place, key, true, settings, &mut scan);
                     }
                 }
                 Err(error) => scan.error = Some(format!("{}: {error}", source.name)),

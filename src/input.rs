@@ -10,8 +10,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use ignore::WalkBuilder;
+use std::sync::{Mutex, PoisonError};
+
 use ignore::overrides::{Override, OverrideBuilder};
+use ignore::{WalkBuilder, WalkState};
 
 /// Larger files are refused rather than read into memory.
 pub const MAX_FILE_BYTES: u64 = 256 << 20;
@@ -93,6 +95,7 @@ fn has_manifest_extension(path: &Path) -> bool {
         .is_some_and(|e| EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
 }
 
+/// Walks a directory on all cores (it is mostly system calls); the caller sorts.
 fn walk(
     dir: &Path,
     ignored: &Override,
@@ -101,24 +104,32 @@ fn walk(
     errors: &mut Vec<String>,
 ) {
     let (ignored, cwd) = (ignored.clone(), cwd.to_path_buf());
-    let walker = WalkBuilder::new(dir)
+    let found = Mutex::new((Vec::new(), Vec::new()));
+    WalkBuilder::new(dir)
         .require_git(false)
         .filter_entry(move |entry| {
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
             !is_ignored(&ignored, &cwd, entry.path(), is_dir)
         })
-        .build();
-    for entry in walker {
-        match entry {
-            Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
-                if has_manifest_extension(entry.path()) {
-                    files.push(entry.into_path());
+        .build_parallel()
+        .run(|| {
+            Box::new(|entry| {
+                let mut found = found.lock().unwrap_or_else(PoisonError::into_inner);
+                match entry {
+                    Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
+                        if has_manifest_extension(entry.path()) {
+                            found.0.push(entry.into_path());
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(error) => found.1.push(error.to_string()),
                 }
-            }
-            Ok(_) => {}
-            Err(error) => errors.push(error.to_string()),
-        }
-    }
+                WalkState::Continue
+            })
+        });
+    let (walked, walk_errors) = found.into_inner().unwrap_or_else(PoisonError::into_inner);
+    files.extend(walked);
+    errors.extend(walk_errors);
 }
 
 /// The files to lint, sorted and without duplicates, plus the errors met while

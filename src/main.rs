@@ -68,6 +68,7 @@ fn check(args: &CheckArgs) -> Result<u8> {
         .context("starting worker threads")?;
     let outcome = check::run(&sources, &resolved.settings);
     input_errors.extend(outcome.input_errors.iter().cloned());
+    input_errors.sort();
 
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());

@@ -132,7 +132,11 @@ fn json_has_the_documented_shape() {
             .arg("-")
             .write_stdin(format!("{CLEAN}---\n{}", with_target(HPA_MAX_ZERO))),
     );
-    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    let keys = |v: &Value| {
+        let mut keys: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        keys.sort();
+        keys
+    };
     assert_eq!(keys(&report), ["diagnostics", "summary"]);
     assert_eq!(
         keys(&report["summary"]),

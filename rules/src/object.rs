@@ -23,6 +23,29 @@ pub struct ObjectKey {
 }
 
 impl ObjectKey {
+    /// The identity of an object; `None` when `value` has no string `apiVersion`
+    /// and `kind` (it is not a Kubernetes object).
+    pub fn of(value: &Value, default_namespace: &str) -> Option<Self> {
+        let api_version = value.get("apiVersion")?.as_str()?.to_owned();
+        let kind = value.get("kind")?.as_str()?.to_owned();
+        let metadata = value.get("metadata");
+        let text = |field: &str| {
+            metadata
+                .and_then(|m| m.get(field))
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        };
+        Some(Self {
+            api_version,
+            kind,
+            namespace: text("namespace").unwrap_or(default_namespace).to_owned(),
+            name: text("name")
+                .or_else(|| text("generateName"))
+                .unwrap_or_default()
+                .to_owned(),
+        })
+    }
+
     /// The API group of `apiVersion` (`""` for the core group).
     pub fn group(&self) -> &str {
         group_of(&self.api_version)
@@ -92,30 +115,8 @@ impl Object {
     /// documents that are not Kubernetes objects. Objects without a namespace get
     /// `default_namespace`.
     pub fn new(value: Value, origin: Origin, default_namespace: &str) -> Option<Self> {
-        let api_version = value.get("apiVersion")?.as_str()?.to_owned();
-        let kind = value.get("kind")?.as_str()?.to_owned();
-        let metadata = value.get("metadata");
-        let text = |field: &str| {
-            metadata
-                .and_then(|m| m.get(field))
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-        };
-        let namespace = text("namespace").unwrap_or(default_namespace).to_owned();
-        let name = text("name")
-            .or_else(|| text("generateName"))
-            .unwrap_or_default()
-            .to_owned();
-        Some(Self {
-            key: ObjectKey {
-                api_version,
-                kind,
-                namespace,
-                name,
-            },
-            value,
-            origin,
-        })
+        let key = ObjectKey::of(&value, default_namespace)?;
+        Some(Self { key, value, origin })
     }
 
     /// The value of `metadata.annotations[key]`, if it is a string.

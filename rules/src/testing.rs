@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::index::{Index, Lookup, MemoryIndex};
 use crate::lint::{Operation, lint};
+use crate::model::workload::keep_what_rules_read;
 use crate::object::{Object, ObjectRef, Origin};
 use crate::registry::Rule;
 use crate::rules::helm_template;
@@ -51,6 +52,8 @@ pub(crate) fn lint_yaml(text: &str, settings: &Settings) -> Vec<Finding> {
         }
         for (value, prefix) in document.values {
             let origin = Origin(u32::try_from(places.len()).unwrap());
+            // Rules see of a workload only what the CLI keeps of it.
+            let value = keep_what_rules_read(value);
             if let Some(object) = Object::new(value, origin, &settings.default_namespace) {
                 places.push((i, prefix));
                 objects.push(Arc::new(object));

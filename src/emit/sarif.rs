@@ -62,22 +62,26 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
                 text.push_str(help);
             }
             let key = &diagnostic.subject.key;
+            let mut location = json!({
+                "physicalLocation": {
+                    "artifactLocation": {"uri": uri(&finding.file)},
+                    "region": {"startLine": finding.line, "startColumn": finding.column},
+                },
+            });
+            // Findings made while reading (a template, a syntax error) may have no object.
+            if !key.kind.is_empty() {
+                location["logicalLocations"] = json!([{
+                    "name": diagnostic.path.to_string(),
+                    "fullyQualifiedName": format!("{}/{}/{}:{}", key.kind, key.namespace, key.name, diagnostic.path),
+                    "kind": "member",
+                }]);
+            }
             json!({
                 "ruleId": diagnostic.rule.name,
                 "ruleIndex": rule_index,
                 "level": level(diagnostic.severity),
                 "message": {"text": text},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": uri(&finding.file)},
-                        "region": {"startLine": finding.line, "startColumn": finding.column},
-                    },
-                    "logicalLocations": [{
-                        "name": diagnostic.path.to_string(),
-                        "fullyQualifiedName": format!("{}/{}/{}:{}", key.kind, key.namespace, key.name, diagnostic.path),
-                        "kind": "member",
-                    }],
-                }],
+                "locations": [location],
                 "partialFingerprints": {
                     "hpaLintObjectField/v1": format!("{}/{}/{}/{}/{}", diagnostic.rule.name, key.kind, key.namespace, key.name, diagnostic.path),
                 },

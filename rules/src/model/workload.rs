@@ -4,10 +4,85 @@
 use serde_json::{Map, Value};
 
 use crate::index::Index;
+use crate::lint::SUPPRESSION_PREFIX;
 use crate::model::quantity::Quantity;
 use crate::object::Object;
 use crate::path::FieldPath;
 use crate::settings::Settings;
+use crate::source::Keep;
+
+/// What the rules read of an object they do not read whole (a workload, or
+/// whatever an HPA points at): identity, suppressions, replicas, selector and the
+/// pod template's containers and resources. Front ends may drop everything else
+/// (the CLI does, before parsing, to save time and memory); the rule tests prune
+/// the same way, so a rule that reads more fails its tests.
+pub static WORKLOAD_FIELDS: Keep = Keep::Fields(&[
+    ("apiVersion", Keep::All),
+    ("kind", Keep::All),
+    (
+        "metadata",
+        Keep::Fields(&[
+            ("name", Keep::All),
+            ("generateName", Keep::All),
+            ("namespace", Keep::All),
+            ("labels", Keep::All),
+            ("annotations", Keep::Prefixed(SUPPRESSION_PREFIX)),
+        ]),
+    ),
+    (
+        "spec",
+        Keep::Fields(&[
+            ("replicas", Keep::All),
+            ("selector", Keep::All),
+            ("workloadRef", Keep::All),
+            (
+                "template",
+                Keep::Fields(&[
+                    ("metadata", Keep::Fields(&[("labels", Keep::All)])),
+                    (
+                        "spec",
+                        Keep::Fields(&[
+                            ("containers", Keep::Items(&CONTAINER_FIELDS)),
+                            ("initContainers", Keep::Items(&CONTAINER_FIELDS)),
+                            ("resources", Keep::All),
+                        ]),
+                    ),
+                ]),
+            ),
+        ]),
+    ),
+]);
+
+static CONTAINER_FIELDS: Keep = Keep::Fields(&[
+    ("name", Keep::All),
+    ("resources", Keep::All),
+    ("restartPolicy", Keep::All),
+]);
+
+/// `value` as the rules need it: whole for the kinds they read whole, else
+/// pruned to [`WORKLOAD_FIELDS`].
+pub fn keep_what_rules_read(value: Value) -> Value {
+    match (value["apiVersion"].as_str(), value["kind"].as_str()) {
+        (Some(api_version), Some(kind)) if !is_read_whole(api_version, kind) => {
+            WORKLOAD_FIELDS.prune(value)
+        }
+        _ => value,
+    }
+}
+
+/// Kinds the rules read whole: the autoscalers themselves and the objects rules
+/// list by namespace (budgets, VPAs, LimitRanges), plus `*List` documents. Every
+/// other object matters only as a scale target, through [`WORKLOAD_FIELDS`].
+pub fn is_read_whole(api_version: &str, kind: &str) -> bool {
+    matches!(
+        (crate::object::group_of(api_version), kind),
+        ("autoscaling", "HorizontalPodAutoscaler")
+            | ("policy", "PodDisruptionBudget")
+            | ("keda.sh", "ScaledObject")
+            | ("autoscaling.k8s.io", "VerticalPodAutoscaler")
+            | ("", "LimitRange")
+    ) || kind.ends_with("List")
+}
 
 /// Kinds with a `/scale` subresource in Kubernetes itself, as (group, kind).
 pub const SCALABLE_KINDS: [(&str, &str); 4] = [

@@ -24,6 +24,9 @@ use crate::path::{FieldPath, Segment};
 use crate::registry::Rule;
 use crate::rules::{duplicate_key, invalid_yaml};
 
+mod prune;
+pub use prune::{Keep, prune_text};
+
 /// A position in a document: 1-based line and column (in characters), and the
 /// byte range of the node.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -100,13 +103,17 @@ pub fn split_documents(text: &str) -> Vec<Chunk<'_>> {
     };
     for (line_number, line) in text.split_inclusive('\n').enumerate() {
         let bare = line.trim_end_matches(['\n', '\r']);
-        if is_marker(bare, "---") || is_marker(bare, "...") {
+        // Only lines starting with `-` or `.` can be markers; only the first
+        // content line of a document needs a closer look.
+        if bare.starts_with(['-', '.']) && (is_marker(bare, "---") || is_marker(bare, "...")) {
             push(start, offset, start_line, empty);
             start = offset;
             start_line = line_number;
             empty = true;
         }
-        empty &= is_empty_line(bare);
+        if empty {
+            empty = is_empty_line(bare);
+        }
         offset += line.len();
     }
     push(start, text.len(), start_line, empty);
@@ -234,14 +241,12 @@ pub fn scan_header(text: &str) -> Header<'_> {
     let mut seen_metadata = false;
     let mut seen_key = false;
     while let Some(line) = lines.next() {
-        if is_empty_line(line) {
-            continue;
-        }
-        let Some(indent) = indentation(line) else {
-            return Header::Unknown;
-        };
-        if indent > 0 {
-            continue;
+        // Only column-0 lines matter here; most lines are indented.
+        match line.as_bytes().first() {
+            None | Some(b' ' | b'#') => continue,
+            Some(b'\t') => return Header::Unknown,
+            Some(b'-' | b'.' | b'%') if is_empty_line(line) => continue,
+            _ => {}
         }
         if is_compact_sequence_entry(line) && seen_key {
             continue;
@@ -581,6 +586,94 @@ impl<'de> Deserialize<'de> for NodeKind {
 /// A stack size that is enough for [`parse`] at the depth limit, even in debug builds.
 pub const PARSER_STACK_SIZE: usize = 16 << 20;
 
+/// A value read without positions, noting whether some mapping repeats a key
+/// (positions are then needed to report it: see [`read_document`]).
+struct Plain {
+    value: Value,
+    has_duplicates: bool,
+}
+
+impl<'de> Deserialize<'de> for Plain {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PlainVisitor;
+        fn plain(value: impl Into<Value>) -> Plain {
+            Plain {
+                value: value.into(),
+                has_duplicates: false,
+            }
+        }
+        impl<'de> Visitor<'de> for PlainVisitor {
+            type Value = Plain;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any YAML value")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Plain, E> {
+                Ok(plain(Value::Null))
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Plain, E> {
+                Ok(plain(Value::Null))
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Plain, D::Error> {
+                Plain::deserialize(d)
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Plain, E> {
+                Ok(plain(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Plain, E> {
+                Ok(plain(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Plain, E> {
+                Ok(plain(v))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Plain, E> {
+                Ok(plain(serde_json::Number::from_f64(v).map_or_else(
+                    || Value::String(v.to_string()),
+                    Value::Number,
+                )))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Plain, E> {
+                Ok(plain(v))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Plain, E> {
+                Ok(plain(v))
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Plain, E> {
+                Ok(plain(String::from_utf8_lossy(v).into_owned()))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Plain, A::Error> {
+                let mut items = Vec::new();
+                let mut has_duplicates = false;
+                while let Some(item) = seq.next_element::<Plain>()? {
+                    has_duplicates |= item.has_duplicates;
+                    items.push(item.value);
+                }
+                Ok(Plain {
+                    value: Value::Array(items),
+                    has_duplicates,
+                })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Plain, A::Error> {
+                let mut entries = Vec::new();
+                let mut has_duplicates = false;
+                while let Some(KeyText(key)) = map.next_key::<KeyText>()? {
+                    let value = map.next_value::<Plain>()?;
+                    has_duplicates |= value.has_duplicates;
+                    entries.push((key, value.value));
+                }
+                let mut object = serde_json::Map::with_capacity(entries.len());
+                for (key, value) in entries {
+                    has_duplicates |= object.insert(key, value).is_some();
+                }
+                Ok(Plain {
+                    value: Value::Object(object),
+                    has_duplicates,
+                })
+            }
+        }
+        deserializer.deserialize_any(PlainVisitor)
+    }
+}
+
 /// Parser limits: far above any real manifest, low enough that hostile input
 /// (alias bombs, deep nesting) ends quickly with an error.
 fn options() -> serde_saphyr::Options {
@@ -629,22 +722,27 @@ fn offset_of(text: &str, line: usize, column: usize) -> usize {
             .map_or(rest.len(), |(i, _)| i)
 }
 
-/// Parses one document (a [`Chunk`]'s text) into a tree with positions.
-///
-/// Parsing recurses once per nesting level; at the depth limit (100) it needs
-/// about 0.5 MiB of stack in release builds and 4 MiB in debug builds, so call it
-/// from threads with a large stack ([`PARSER_STACK_SIZE`]).
-pub fn parse(text: &str) -> Result<Node, SyntaxError> {
-    serde_saphyr::from_str_with_options::<Node>(text, options()).map_err(|error| SyntaxError {
-        message: plain_message(&error),
-        // Error locations carry character offsets only.
+/// A syntax error with its position (error locations carry character offsets only).
+fn syntax_error(text: &str, error: &serde_saphyr::Error) -> SyntaxError {
+    SyntaxError {
+        message: plain_message(error),
         pos: error.location().map(|location| {
             let mut pos = Pos::from_location(&location);
             pos.offset = offset_of(text, pos.line, pos.column);
             pos.len = 1;
             pos
         }),
-    })
+    }
+}
+
+/// Parses one document (a [`Chunk`]'s text) into a tree with positions.
+///
+/// Parsing recurses once per nesting level; at the depth limit (100) it needs
+/// about 0.5 MiB of stack in release builds and 4 MiB in debug builds, so call it
+/// from threads with a large stack ([`PARSER_STACK_SIZE`]).
+pub fn parse(text: &str) -> Result<Node, SyntaxError> {
+    serde_saphyr::from_str_with_options::<Node>(text, options())
+        .map_err(|error| syntax_error(text, &error))
 }
 
 impl Node {
@@ -673,7 +771,7 @@ impl Node {
             ),
             NodeKind::Map(entries) => {
                 let mut seen = HashSet::with_capacity(entries.len());
-                let mut map = serde_json::Map::new();
+                let mut map = serde_json::Map::with_capacity(entries.len());
                 for (key, value) in entries {
                     let child = path.field(&key.name);
                     if !seen.insert(key.name.as_str()) {
@@ -744,23 +842,42 @@ pub struct Document {
     pub problems: Vec<Problem>,
 }
 
+impl Document {
+    fn invalid(error: SyntaxError) -> Self {
+        Self {
+            values: Vec::new(),
+            problems: vec![Problem {
+                rule: &invalid_yaml::RULE,
+                path: FieldPath::root(),
+                pos: error.pos.unwrap_or_default(),
+                message: error.message,
+            }],
+        }
+    }
+
+    fn pruned(self, keep: &Keep) -> Self {
+        Self {
+            values: self
+                .values
+                .into_iter()
+                .map(|(value, path)| (keep.prune(value), path))
+                .collect(),
+            problems: self.problems,
+        }
+    }
+}
+
 /// Parses one document, splitting `*List` kinds into their items.
 pub fn read_document(text: &str) -> Document {
-    let tree = match parse(text) {
-        Ok(tree) => tree,
-        Err(error) => {
-            return Document {
-                values: Vec::new(),
-                problems: vec![Problem {
-                    rule: &invalid_yaml::RULE,
-                    path: FieldPath::root(),
-                    pos: error.pos.unwrap_or_default(),
-                    message: error.message,
-                }],
-            };
-        }
+    // Positions cost a third of the parsing time: only a repeated key needs them.
+    let (value, duplicates) = match serde_saphyr::from_str_with_options::<Plain>(text, options()) {
+        Ok(plain) if !plain.has_duplicates => (plain.value, Vec::new()),
+        Ok(_) => match parse(text) {
+            Ok(tree) => tree.to_value(),
+            Err(error) => return Document::invalid(error),
+        },
+        Err(error) => return Document::invalid(syntax_error(text, &error)),
     };
-    let (value, duplicates) = tree.to_value();
     let problems = duplicates
         .into_iter()
         .map(|duplicate| {
@@ -794,6 +911,22 @@ pub fn read_document(text: &str) -> Document {
         value => vec![(value, FieldPath::root())],
     };
     Document { values, problems }
+}
+
+/// Reads text cut by [`prune_text`] with `keep`; `None` when it has problems,
+/// which must be reported against the full text ([`read_document_pruned`]).
+pub fn read_cut(cut: &str, keep: &Keep) -> Option<Document> {
+    let document = read_document(cut);
+    document.problems.is_empty().then(|| document.pruned(keep))
+}
+
+/// Reads a document of which only `keep` matters: its lines are cut before
+/// parsing when they can be, otherwise it is parsed whole. Syntax errors and
+/// duplicate keys are always reported against the full text.
+pub fn read_document_pruned(text: &str, keep: &Keep) -> Document {
+    prune_text(text, keep)
+        .and_then(|cut| read_cut(&cut, keep))
+        .unwrap_or_else(|| read_document(text).pruned(keep))
 }
 
 #[cfg(test)]
