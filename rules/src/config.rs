@@ -44,6 +44,57 @@ pub struct Config {
     /// Globs of paths the CLI skips.
     #[serde(default)]
     pub ignore_paths: Vec<String>,
+    /// Settings of the admission webhook (the CLI ignores them).
+    #[serde(default)]
+    pub webhook: WebhookConfig,
+}
+
+/// What an admission finding does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AdmissionMode {
+    /// Reject the request.
+    Deny,
+    /// Allow it, with a warning `kubectl` prints.
+    Warn,
+    /// Say nothing.
+    Off,
+}
+
+/// The `webhook:` section.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct WebhookConfig {
+    /// `warn` turns every denial into a warning (audit mode); default `deny`.
+    pub mode: Option<AdmissionMode>,
+    /// Per-rule admission mode, overriding what the rule's severity implies
+    /// (errors deny, warnings warn).
+    #[serde(default)]
+    pub rules: BTreeMap<String, Spanned<AdmissionMode>>,
+    /// What error findings about a workload do when the workload itself is
+    /// admitted (a Deployment update that an HPA scales): default `warn`.
+    pub targets: Option<AdmissionMode>,
+    /// Largest request body accepted, in bytes (default 3 MiB).
+    pub max_body_bytes: Option<usize>,
+    /// Namespaces whose objects the caches watch (default: all).
+    #[serde(default)]
+    pub watch_namespaces: Vec<String>,
+    /// Behavior `/mutate` writes into HPAs, per namespace: the first entry whose
+    /// `namespaceSelector` matches the HPA's namespace wins; an entry without a
+    /// selector matches every namespace. Default: the API server's defaults
+    /// plus a 300 s scale-down window.
+    #[serde(default)]
+    pub defaults: Vec<BehaviorDefaultsConfig>,
+}
+
+/// One entry of `webhook.defaults`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct BehaviorDefaultsConfig {
+    /// A label selector on the namespace (`matchLabels`, `matchExpressions`).
+    pub namespace_selector: Option<serde_json::Value>,
+    /// A `spec.behavior` object: the fields it sets replace the built-in defaults.
+    pub behavior: serde_json::Value,
 }
 
 /// A custom scalable kind.
@@ -84,6 +135,19 @@ fn at<T>(spanned: &Spanned<T>, message: String) -> ConfigError {
     }
 }
 
+/// The rule named in a configuration key, or an error at the key's value.
+fn known_rule<T>(
+    name: &str,
+    value: &Spanned<T>,
+) -> Result<&'static crate::registry::Rule, ConfigError> {
+    registry::by_name(name).ok_or_else(|| {
+        let hint = registry::closest_name(name)
+            .map(|n| format!(" (did you mean `{n}`?)"))
+            .unwrap_or_default();
+        at(value, format!("unknown rule `{name}`{hint}"))
+    })
+}
+
 impl Config {
     /// Parses the file. An empty file is the default configuration.
     pub fn parse(text: &str) -> Result<Self, ConfigError> {
@@ -113,6 +177,17 @@ impl Config {
             .transpose()
     }
 
+    /// The admission mode of each rule named in `webhook.rules`, checked.
+    pub fn webhook_rule_modes(
+        &self,
+    ) -> Result<Vec<(&'static crate::registry::Rule, AdmissionMode)>, ConfigError> {
+        self.webhook
+            .rules
+            .iter()
+            .map(|(name, mode)| Ok((known_rule(name, mode)?, mode.value)))
+            .collect()
+    }
+
     /// Applies feature gates, rule levels, scalable kinds and the namespace.
     pub fn apply(&self, settings: &mut Settings) -> Result<(), ConfigError> {
         for (name, enabled) in &self.feature_gates {
@@ -122,12 +197,7 @@ impl Config {
                 .map_err(|e| at(enabled, e))?;
         }
         for (name, level) in &self.rules {
-            let rule = registry::by_name(name).ok_or_else(|| {
-                let hint = registry::closest_name(name)
-                    .map(|n| format!(" (did you mean `{n}`?)"))
-                    .unwrap_or_default();
-                at(level, format!("unknown rule `{name}`{hint}"))
-            })?;
+            let rule = known_rule(name, level)?;
             let parsed: Level = level.value.parse().map_err(|e| at(level, e))?;
             settings.set_level(rule, parsed);
         }
@@ -169,6 +239,37 @@ mod tests {
         assert_eq!(settings.severity(rule("scaling-disabled")), None);
         assert!(settings.is_custom_scalable("example.com", "Worker"));
         assert_eq!(config.ignore_paths, ["vendor/"]);
+    }
+
+    #[test]
+    fn reads_the_webhook_section() {
+        let config = Config::parse(
+            "webhook:\n  mode: warn\n  targets: deny\n  rules: {min-equals-max: off}\n  maxBodyBytes: 1024\n  watchNamespaces: [shop]\n  defaults:\n  - namespaceSelector: {matchLabels: {env: prod}}\n    behavior: {scaleDown: {stabilizationWindowSeconds: 600}}\n",
+        )
+        .unwrap();
+        let webhook = &config.webhook;
+        assert_eq!(
+            (webhook.mode, webhook.targets),
+            (Some(AdmissionMode::Warn), Some(AdmissionMode::Deny))
+        );
+        assert_eq!(webhook.max_body_bytes, Some(1024));
+        assert_eq!(
+            webhook.defaults[0].behavior["scaleDown"]["stabilizationWindowSeconds"],
+            600
+        );
+        let modes = config.webhook_rule_modes().unwrap();
+        assert_eq!(
+            (modes[0].0.name, modes[0].1),
+            ("min-equals-max", AdmissionMode::Off)
+        );
+        let bad = Config::parse("webhook:\n  rules: {min-equal-max: off}\n").unwrap();
+        assert!(
+            bad.webhook_rule_modes()
+                .unwrap_err()
+                .message
+                .contains("did you mean")
+        );
+        assert!(Config::parse("webhook:\n  mode: loud\n").is_err());
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod diagnostic;
 pub mod index;
 pub mod lint;
 pub mod model;
+pub mod mutate;
 pub mod object;
 pub mod path;
 pub mod registry;

@@ -285,6 +285,61 @@ fn lint_hpa(
     Some(out)
 }
 
+/// An index in which one object replaces its stored version: the cluster as
+/// it will be once a workload update is admitted.
+struct WithObject<'a> {
+    inner: &'a dyn Index,
+    object: Arc<Object>,
+}
+
+impl Index for WithObject<'_> {
+    fn get(&self, target: &ObjectRef) -> Lookup<Arc<Object>> {
+        if *target == self.object.key.to_ref() {
+            Lookup::Found(Arc::clone(&self.object))
+        } else {
+            self.inner.get(target)
+        }
+    }
+
+    fn scalers_of(&self, target: &ObjectRef) -> Vec<Arc<Object>> {
+        self.inner.scalers_of(target)
+    }
+
+    fn list(&self, namespace: &str, group: &str, kind: &str) -> Vec<Arc<Object>> {
+        self.inner.list(namespace, group, kind)
+    }
+}
+
+/// Lints a workload being admitted (a Deployment, StatefulSet, ...) against the
+/// HPAs that scale it, as the index knows them: each is linted with `workload`
+/// in place of its stored version, and the findings about the workload are
+/// returned, once each. On update, `operation` holds the workload's old version.
+pub fn lint_workload(
+    workload: &Object,
+    operation: Operation<'_>,
+    index: &dyn Index,
+    settings: &Settings,
+) -> Vec<Diagnostic> {
+    let target = workload.key.to_ref();
+    let overlay = WithObject {
+        inner: index,
+        object: Arc::new(workload.clone()),
+    };
+    let mut out = check_suppressions(workload, settings);
+    for hpa in index.scalers_of(&target).iter().filter(|o| o.is_hpa()) {
+        for diagnostic in lint(hpa, operation, &overlay, settings) {
+            let repeated = out.iter().any(|d| {
+                (d.rule.name, &d.path, &d.message)
+                    == (diagnostic.rule.name, &diagnostic.path, &diagnostic.message)
+            });
+            if diagnostic.subject.key.to_ref() == target && !repeated {
+                out.push(diagnostic);
+            }
+        }
+    }
+    out
+}
+
 /// The reason given in `hpa-lint.io/ignore.<rule>` on `object`, if any.
 fn suppression<'o>(object: &'o Object, rule: &Rule) -> Option<&'o str> {
     object.annotation(&format!("{SUPPRESSION_PREFIX}{}", rule.name))
@@ -400,6 +455,52 @@ spec:
         // The HPA's annotation also covers findings it causes on its target.
         let on_hpa = "{hpa-lint.io/ignore.target-replicas-conflict: \"see TICKET-7\"}";
         assert_eq!(names(&rules(on_hpa, "{}")), ["min-equals-max"]);
+    }
+
+    fn object(yaml: &str) -> crate::object::Object {
+        let value = crate::source::read_document(yaml).values.remove(0).0;
+        crate::object::Object::new(value, crate::object::Origin::default(), "default").unwrap()
+    }
+
+    /// A Deployment update is linted against the live HPA that scales it.
+    #[test]
+    fn a_workload_is_linted_against_the_hpas_that_scale_it() {
+        use std::sync::Arc;
+
+        use crate::index::MemoryIndex;
+        use crate::lint::{Operation, lint_workload};
+
+        let hpa = HPA.replace("{ANNOTATION}", "{}");
+        let live = TARGET.replace("{ANNOTATION}", "{}");
+        let index = MemoryIndex::new([Arc::new(object(&hpa)), Arc::new(object(&live))]);
+        let settings = Settings::default();
+        let rules = |new: &str, operation: Operation<'_>| -> Vec<&'static str> {
+            lint_workload(&object(new), operation, &index, &settings)
+                .iter()
+                .map(|d| d.rule.name)
+                .collect()
+        };
+        let old = object(&live);
+        let same = live.clone();
+        let scaled = live.replace("replicas: 3", "replicas: 5");
+        let no_requests = live.replace(", resources: {requests: {cpu: 100m}}", "");
+        // Findings about the HPA itself (min-equals-max) are not the workload's.
+        assert_eq!(
+            rules(&same, Operation::Update { old: &old }),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            rules(&scaled, Operation::Update { old: &old }),
+            ["target-replicas-conflict"]
+        );
+        assert_eq!(
+            rules(&same, Operation::Create),
+            ["target-replicas-conflict"]
+        );
+        assert_eq!(
+            rules(&no_requests, Operation::Update { old: &old }),
+            ["target-missing-requests"]
+        );
     }
 
     /// An empty reason still suppresses (the author meant to), but is reported.
