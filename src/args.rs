@@ -65,6 +65,12 @@ pub struct CheckArgs {
     /// `.gitignore` is respected); `-` reads standard input. Default: `.`.
     pub paths: Vec<PathBuf>,
 
+    /// Also read the objects under DIR (repeatable) for lookups (targets, other
+    /// HPAs, budgets) without reporting anything located there: for pre-commit,
+    /// which passes only the changed files (`--context .`).
+    #[arg(long, value_name = "DIR")]
+    pub context: Vec<PathBuf>,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,

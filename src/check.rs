@@ -102,6 +102,8 @@ struct Deferred {
 
 #[derive(Default)]
 struct Scan {
+    /// Whether the file is read for lookups only.
+    context: bool,
     documents: usize,
     objects: usize,
     parsed: Vec<(Value, Place)>,
@@ -371,18 +373,21 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
         .collect();
 
     let mut summary = Summary {
-        files: sources.len(),
+        files: sources.iter().filter(|s| !s.context).count(),
         ..Summary::default()
     };
     let mut findings = Vec::new();
     let mut input_errors = Vec::new();
     let mut parsed = Vec::new();
     let mut deferred = Vec::new();
-    for scan in scans {
-        summary.documents += scan.documents;
-        summary.objects += scan.objects;
-        findings.extend(scan.findings);
-        input_errors.extend(scan.error);
+    for (scan, source) in scans.into_iter().zip(sources) {
+        // Context files only feed the lookups; their problems are not this run's.
+        if !source.context {
+            summary.documents += scan.documents;
+            summary.objects += scan.objects;
+            findings.extend(scan.findings);
+            input_errors.extend(scan.error);
+        }
         parsed.extend(scan.parsed);
         deferred.extend(scan.deferred);
     }
@@ -444,6 +449,7 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
         .map(|(file, places)| {
             let mut scan = Scan::default();
             let source = &sources[file];
+            scan.context = source.context;
             match source.read() {
                 Ok(text) => {
                     for (place, key) in &places {
@@ -457,17 +463,28 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
         })
         .collect();
     for scan in late {
-        findings.extend(scan.findings);
-        input_errors.extend(scan.error);
+        if !scan.context {
+            findings.extend(scan.findings);
+            input_errors.extend(scan.error);
+        }
         adopt(scan.parsed, &mut objects);
     }
 
     // Step 3: lint every object against all of them.
     let objects: Vec<Arc<Object>> = objects.into_iter().map(Arc::new).collect();
     let index = MemoryIndex::new(objects.iter().cloned());
+    // A finding counts when it is located in a linted file, or when a linted
+    // file's object (an HPA) caused it: with `--context`, a new HPA is checked
+    // against the workload it targets, and a changed workload against its HPAs.
+    let in_context = |origin: Origin| sources[places[origin.0 as usize].file].context;
     let diagnostics: Vec<Diagnostic> = objects
         .par_iter()
-        .flat_map_iter(|object| lint(object, Operation::Create, &index, settings))
+        .flat_map_iter(|object| {
+            let linted_in_context = in_context(object.origin);
+            lint(object, Operation::Create, &index, settings)
+                .into_iter()
+                .filter(move |d| !(linted_in_context && in_context(d.subject.origin)))
+        })
         .collect();
 
     // Step 4: locate them.

@@ -24,6 +24,8 @@ const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 pub struct SourceFile {
     /// The name shown in output.
     pub name: Arc<str>,
+    /// Read for lookups only (`--context`): nothing is reported about it.
+    pub context: bool,
     path: Option<PathBuf>,
     stdin: Option<Result<Arc<str>, String>>,
 }
@@ -132,10 +134,12 @@ fn walk(
     errors.extend(walk_errors);
 }
 
-/// The files to lint, sorted and without duplicates, plus the errors met while
+/// The files to lint, sorted and without duplicates, then the files under the
+/// `context` directories that are not among them, plus the errors met while
 /// looking for them. `-` reads standard input (once).
 pub fn collect(
     paths: &[PathBuf],
+    context: &[PathBuf],
     ignore_paths: &[String],
     config_dir: &Path,
 ) -> Result<(Vec<SourceFile>, Vec<String>), String> {
@@ -168,22 +172,39 @@ pub fn collect(
             files.push(path.clone());
         }
     }
-    files.sort();
-    files.dedup();
-    let mut sources: Vec<SourceFile> = files
-        .into_iter()
-        .map(|path| SourceFile {
-            name: Arc::from(path.display().to_string()),
-            path: Some(path),
-            stdin: None,
-        })
-        .collect();
+    let mut context_files = Vec::new();
+    for dir in context {
+        walk(dir, &ignored, &cwd, &mut context_files, &mut errors);
+    }
+    let mut sources = to_sources(files, false);
     if let Some(text) = stdin {
         sources.push(SourceFile {
             name: Arc::from("<stdin>"),
+            context: false,
             path: None,
             stdin: Some(text),
         });
     }
+    // A file given both ways is linted; `./a.yaml` and `a.yaml` are the same file.
+    let absolute = |path: &Path| -> PathBuf { cwd.join(path).components().collect() };
+    let linted: std::collections::HashSet<PathBuf> =
+        sources.iter().filter_map(|s| s.path.as_deref()).map(absolute).collect();
+    context_files.retain(|path| !linted.contains(&absolute(path)));
+    sources.extend(to_sources(context_files, true));
     Ok((sources, errors))
+}
+
+fn to_sources(mut files: Vec<PathBuf>, context: bool) -> Vec<SourceFile> {
+    files.sort();
+    files.dedup();
+    files
+        .into_iter()
+        .map(|path| SourceFile {
+            // `./apps/x.yaml` (from walking `.`) reads better as `apps/x.yaml`.
+            name: Arc::from(path.strip_prefix(".").unwrap_or(&path).display().to_string()),
+            context,
+            path: Some(path),
+            stdin: None,
+        })
+        .collect()
 }
