@@ -1,0 +1,74 @@
+"""Checks a rendering of the hpa-lint chart: every document is a Kubernetes
+object, and the combination of values shows in it (argv: combination, file)."""
+import sys
+
+import yaml
+
+combination, path = sys.argv[1], sys.argv[2]
+with open(path) as f:
+    objects = [doc for doc in yaml.safe_load_all(f) if doc is not None]
+
+for obj in objects:
+    assert isinstance(obj.get("apiVersion"), str) and isinstance(obj.get("kind"), str), obj
+    assert obj.get("metadata", {}).get("name"), obj
+
+by_kind = {}
+for obj in objects:
+    by_kind.setdefault(obj["kind"], []).append(obj)
+
+
+def one(kind):
+    found = by_kind.get(kind, [])
+    assert len(found) == 1, f"{combination}: expected one {kind}, found {len(found)}"
+    return found[0]
+
+
+deployment = one("Deployment")
+pod = deployment["spec"]["template"]["spec"]
+container = pod["containers"][0]
+validating = one("ValidatingWebhookConfiguration")
+hooks = validating["webhooks"]
+
+# Always: a hardened pod, probes, both configurations wired to the Service.
+assert pod["securityContext"]["runAsNonRoot"] is True
+assert pod["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault"
+assert container["securityContext"]["readOnlyRootFilesystem"] is True
+assert container["securityContext"]["capabilities"]["drop"] == ["ALL"]
+assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+assert container["resources"]["requests"]["cpu"] and container["resources"]["limits"]["memory"]
+assert pod["topologySpreadConstraints"][0]["topologyKey"] == "kubernetes.io/hostname"
+for hook in hooks:
+    assert hook["sideEffects"] == "None" and hook["admissionReviewVersions"] == ["v1"]
+    assert hook["matchPolicy"] == "Equivalent" and hook["timeoutSeconds"] <= 5
+    excluded = hook["namespaceSelector"]["matchExpressions"][0]["values"]
+    assert "kube-system" in excluded and "hpa-lint" in excluded
+
+cert_manager = combination.startswith("cert-manager")
+if cert_manager:
+    assert "Secret" not in by_kind
+    certificate = one("Certificate")
+    assert certificate["spec"]["dnsNames"][0] == "hpa-lint.hpa-lint.svc"
+    assert validating["metadata"]["annotations"]["cert-manager.io/inject-ca-from"] == "hpa-lint/hpa-lint"
+    assert all("caBundle" not in h["clientConfig"] for h in hooks)
+else:
+    secret = one("Secret")
+    assert all(h["clientConfig"]["caBundle"] == secret["data"]["ca.crt"] for h in hooks)
+    assert secret["type"] == "kubernetes.io/tls"
+
+expectations = {
+    "default": lambda: deployment["spec"]["replicas"] == 2 and one("PodDisruptionBudget") and one("MutatingWebhookConfiguration"),
+    "cert-manager": lambda: one("Issuer")["spec"] == {"selfSigned": {}},
+    "cert-manager-issuer": lambda: "Issuer" not in by_kind and one("Certificate")["spec"]["issuerRef"]["kind"] == "ClusterIssuer",
+    "warn-mode": lambda: "mode: warn" in one("ConfigMap")["data"]["config.yaml"],
+    "excluded": lambda: "team-a" in hooks[0]["namespaceSelector"]["matchExpressions"][0]["values"]
+    and hooks[0]["namespaceSelector"]["matchExpressions"][1]["key"] == "hpa-lint.io/ignore",
+    "autoscaling": lambda: "replicas" not in deployment["spec"] and one("HorizontalPodAutoscaler"),
+    "fail-closed": lambda: all(h["failurePolicy"] == "Fail" for h in hooks)
+    and one("MutatingWebhookConfiguration")["webhooks"][0]["failurePolicy"] == "Ignore",
+    "offline": lambda: "--offline" in container["args"] and "ClusterRole" not in by_kind,
+    "monitoring": lambda: one("ServiceMonitor")["spec"]["endpoints"][0]["port"] == "metrics",
+    "minimal": lambda: len(hooks) == 1 and "MutatingWebhookConfiguration" not in by_kind,
+}
+assert expectations[combination](), f"{combination}: expectation failed"
+print(f"{combination}: {len(objects)} objects as expected")
