@@ -17,10 +17,11 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use hpa_lint_rules::diagnostic::Subject;
+use hpa_lint_rules::index::Stored;
 use hpa_lint_rules::lint::input_finding;
 use hpa_lint_rules::model::autoscaler::scale_target;
 use hpa_lint_rules::model::workload::{
-    TargetKind, WORKLOAD_FIELDS, is_read_whole, keep_what_rules_read,
+    TargetKind, WORKLOAD_FIELDS, is_listed, is_read_whole, keep_what_rules_read,
 };
 use hpa_lint_rules::rules::helm_template;
 use hpa_lint_rules::source::{self, Chunk, Header, Node, Pos};
@@ -100,13 +101,40 @@ struct Deferred {
     cut: Option<String>,
 }
 
+/// A parsed object waiting to be indexed, held compactly unless rules list it
+/// for every HPA: the many HPAs and workloads of a repository would otherwise
+/// hold most of the memory.
+struct Held {
+    stored: Stored,
+    /// Its scale target, when it is an autoscaler.
+    target: Option<ObjectRef>,
+    place: Place,
+}
+
+impl Held {
+    fn new(value: Value, place: Place, settings: &Settings) -> Option<Self> {
+        let object = Object::new(value, Origin::default(), &settings.default_namespace)?;
+        let target = scale_target(&object);
+        let stored = if is_listed(&object.key.api_version, &object.key.kind) {
+            Stored::Parsed(Arc::new(object))
+        } else {
+            Stored::text(&object)
+        };
+        Some(Self {
+            stored,
+            target,
+            place,
+        })
+    }
+}
+
 #[derive(Default)]
 struct Scan {
     /// Whether the file is read for lookups only.
     context: bool,
     documents: usize,
     objects: usize,
-    parsed: Vec<(Value, Place)>,
+    parsed: Vec<Held>,
     deferred: Vec<Deferred>,
     findings: Vec<Finding>,
     error: Option<String>,
@@ -200,7 +228,7 @@ fn read_document(
         } else {
             keep_what_rules_read(value)
         };
-        scan.parsed.push((value, place));
+        scan.parsed.extend(Held::new(value, place, settings));
     }
 }
 
@@ -315,11 +343,13 @@ fn scan_file(id: usize, source: &SourceFile, settings: &Settings) -> Scan {
         match known {
             Some((api_version, kind, name, namespace)) if !is_read_whole(&api_version, &kind) => {
                 scan.objects += 1;
+                // No rule reads an object an HPA cannot scale, even when an HPA
+                // points at it (target-not-scalable judges the reference alone).
                 let group = hpa_lint_rules::object::group_of(&api_version);
-                let cut = TargetKind::classify(settings, group, &kind)
-                    .is_scalable()
-                    .then(|| source::prune_text(chunk.text, &WORKLOAD_FIELDS))
-                    .flatten();
+                if !TargetKind::classify(settings, group, &kind).is_scalable() {
+                    continue;
+                }
+                let cut = source::prune_text(chunk.text, &WORKLOAD_FIELDS);
                 scan.deferred.push(Deferred {
                     cut,
                     has_name: name.is_some(),
@@ -343,10 +373,7 @@ fn scan_file(id: usize, source: &SourceFile, settings: &Settings) -> Scan {
                     settings,
                     &mut scan,
                 );
-                scan.objects += scan.parsed[before..]
-                    .iter()
-                    .filter(|(v, _)| v.get("apiVersion").is_some() && v.get("kind").is_some())
-                    .count();
+                scan.objects += scan.parsed.len() - before;
             }
         }
     }
@@ -393,19 +420,7 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
     }
 
     // Step 2: parse the targets of the autoscalers read so far.
-    let mut places = Vec::new();
-    let mut objects: Vec<Object> = Vec::new();
-    let mut adopt = |values: Vec<(Value, Place)>, objects: &mut Vec<Object>| {
-        for (value, place) in values {
-            let origin = Origin(u32::try_from(places.len()).unwrap_or(u32::MAX));
-            if let Some(object) = Object::new(value, origin, &settings.default_namespace) {
-                places.push(place);
-                objects.push(object);
-            }
-        }
-    };
-    adopt(parsed, &mut objects);
-    let targets: HashSet<ObjectRef> = objects.iter().filter_map(scale_target).collect();
+    let targets: HashSet<ObjectRef> = parsed.iter().filter_map(|h| h.target.clone()).collect();
     let kinds: HashSet<(&str, &str)> = targets
         .iter()
         .map(|t| (t.group.as_str(), t.kind.as_str()))
@@ -416,33 +431,37 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
         .collect();
     // Targets cut while scanning are parsed from memory; the rest (and cut text
     // with problems, which are reported against the file) read their file again.
-    let from_memory: Vec<(Option<source::Document>, Deferred)> = chosen
+    let from_memory: Vec<(Vec<Held>, Option<Deferred>)> = chosen
         .into_par_iter()
         .map(|d| {
-            let cut = d.cut.as_deref();
-            (
-                cut.and_then(|cut| source::read_cut(cut, &WORKLOAD_FIELDS)),
-                d,
-            )
+            let document = d
+                .cut
+                .as_deref()
+                .and_then(|cut| source::read_cut(cut, &WORKLOAD_FIELDS));
+            match document {
+                Some(document) => {
+                    let held = document.values.into_iter().filter_map(|(value, prefix)| {
+                        let place = Place {
+                            prefix,
+                            ..d.place.clone()
+                        };
+                        Held::new(value, place, settings)
+                    });
+                    (held.collect(), None)
+                }
+                None => (Vec::new(), Some(d)),
+            }
         })
         .collect();
     let mut by_file: BTreeMap<usize, Vec<(Place, ObjectKey)>> = BTreeMap::new();
-    for (document, d) in from_memory {
-        let Some(document) = document else {
+    for (held, reread) in from_memory {
+        parsed.extend(held);
+        if let Some(d) = reread {
             by_file
                 .entry(d.place.file)
                 .or_default()
                 .push((d.place, d.key));
-            continue;
-        };
-        let values = document.values.into_iter().map(|(value, prefix)| {
-            let place = Place {
-                prefix,
-                ..d.place.clone()
-            };
-            (value, place)
-        });
-        adopt(values.collect(), &mut objects);
+        }
     }
     let late: Vec<Scan> = by_file
         .into_par_iter()
@@ -467,21 +486,28 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
             findings.extend(scan.findings);
             input_errors.extend(scan.error);
         }
-        adopt(scan.parsed, &mut objects);
+        parsed.extend(scan.parsed);
     }
 
     // Step 3: lint every object against all of them.
-    let objects: Vec<Arc<Object>> = objects.into_iter().map(Arc::new).collect();
-    let index = MemoryIndex::new(objects.iter().cloned());
+    let mut places = Vec::with_capacity(parsed.len());
+    let mut entries = Vec::with_capacity(parsed.len());
+    for held in parsed {
+        let origin = Origin(u32::try_from(places.len()).unwrap_or(u32::MAX));
+        places.push(held.place);
+        entries.push((held.stored.with_origin(origin), held.target));
+    }
+    let index = MemoryIndex::with_scale_targets(entries);
     // A finding counts when it is located in a linted file, or when a linted
     // file's object (an HPA) caused it: with `--context`, a new HPA is checked
     // against the workload it targets, and a changed workload against its HPAs.
     let in_context = |origin: Origin| sources[places[origin.0 as usize].file].context;
-    let diagnostics: Vec<Diagnostic> = objects
-        .par_iter()
-        .flat_map_iter(|object| {
+    let diagnostics: Vec<Diagnostic> = (0..index.len())
+        .into_par_iter()
+        .flat_map_iter(|i| {
+            let object = index.object(i);
             let linted_in_context = in_context(object.origin);
-            lint(object, Operation::Create, &index, settings)
+            lint(&object, Operation::Create, &index, settings)
                 .into_iter()
                 .filter(move |d| !(linted_in_context && in_context(d.subject.origin)))
         })

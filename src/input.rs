@@ -187,8 +187,11 @@ pub fn collect(
     }
     // A file given both ways is linted; `./a.yaml` and `a.yaml` are the same file.
     let absolute = |path: &Path| -> PathBuf { cwd.join(path).components().collect() };
-    let linted: std::collections::HashSet<PathBuf> =
-        sources.iter().filter_map(|s| s.path.as_deref()).map(absolute).collect();
+    let linted: std::collections::HashSet<PathBuf> = sources
+        .iter()
+        .filter_map(|s| s.path.as_deref())
+        .map(absolute)
+        .collect();
     context_files.retain(|path| !linted.contains(&absolute(path)));
     sources.extend(to_sources(context_files, true));
     Ok((sources, errors))
@@ -201,7 +204,12 @@ fn to_sources(mut files: Vec<PathBuf>, context: bool) -> Vec<SourceFile> {
         .into_iter()
         .map(|path| SourceFile {
             // `./apps/x.yaml` (from walking `.`) reads better as `apps/x.yaml`.
-            name: Arc::from(path.strip_prefix(".").unwrap_or(&path).display().to_string()),
+            name: Arc::from(
+                path.strip_prefix(".")
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string(),
+            ),
             context,
             path: Some(path),
             stdin: None,

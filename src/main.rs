@@ -58,9 +58,13 @@ fn use_color(choice: ColorChoice) -> bool {
 
 fn check(args: &CheckArgs) -> Result<u8> {
     let resolved = settings::resolve(args)?;
-    let (sources, mut input_errors) =
-        input::collect(&args.paths, &args.context, &resolved.ignore_paths, &resolved.config_dir)
-            .map_err(anyhow::Error::msg)?;
+    let (sources, mut input_errors) = input::collect(
+        &args.paths,
+        &args.context,
+        &resolved.ignore_paths,
+        &resolved.config_dir,
+    )
+    .map_err(anyhow::Error::msg)?;
     // Parsing recurses per nesting level: give the workers room.
     rayon::ThreadPoolBuilder::new()
         .stack_size(PARSER_STACK_SIZE)

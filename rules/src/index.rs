@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::model::autoscaler::scale_target;
-use crate::object::{Object, ObjectRef};
+use crate::object::{Object, ObjectKey, ObjectRef, Origin};
 
 /// The answer to a lookup. `Unknown` means the index cannot tell (a cache that is
 /// not synced yet); rules say nothing then, rather than guess.
@@ -30,20 +30,92 @@ pub trait Index: Sync {
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Vec<Arc<Object>>;
 }
 
+/// How an index holds an object: parsed, or as JSON text parsed again on each
+/// use, which takes a fraction of the memory, for the many objects that are
+/// looked at once or twice (HPAs and workloads in a large repository).
+#[derive(Clone, Debug)]
+pub enum Stored {
+    /// Ready to use.
+    Parsed(Arc<Object>),
+    /// Compact: the value as JSON text.
+    Text {
+        /// Identity.
+        key: ObjectKey,
+        /// Front-end handle.
+        origin: Origin,
+        /// `serde_json` text of the value.
+        json: Box<str>,
+    },
+}
+
+impl Stored {
+    /// The compact form of an object.
+    pub fn text(object: &Object) -> Self {
+        Stored::Text {
+            key: object.key.clone(),
+            origin: object.origin,
+            json: object.value.to_string().into_boxed_str(),
+        }
+    }
+
+    /// The same entry with another front-end handle.
+    #[must_use]
+    pub fn with_origin(mut self, origin: Origin) -> Self {
+        match &mut self {
+            Stored::Parsed(object) => Arc::make_mut(object).origin = origin,
+            Stored::Text { origin: own, .. } => *own = origin,
+        }
+        self
+    }
+
+    /// The object's identity.
+    pub fn key(&self) -> &ObjectKey {
+        match self {
+            Stored::Parsed(object) => &object.key,
+            Stored::Text { key, .. } => key,
+        }
+    }
+
+    /// The object, parsed if it is held as text.
+    pub fn object(&self) -> Arc<Object> {
+        match self {
+            Stored::Parsed(object) => Arc::clone(object),
+            Stored::Text { key, origin, json } => Arc::new(Object {
+                key: key.clone(),
+                // The text was written by serde_json from a value: it parses.
+                value: serde_json::from_str(json).unwrap_or_default(),
+                origin: *origin,
+            }),
+        }
+    }
+}
+
 /// An index over a fixed set of objects: everything the CLI read, or a test fixture.
 #[derive(Default)]
 pub struct MemoryIndex {
-    by_ref: HashMap<ObjectRef, Arc<Object>>,
-    scalers: HashMap<ObjectRef, Vec<Arc<Object>>>,
-    by_kind: HashMap<(String, String, String), Vec<Arc<Object>>>,
+    entries: Vec<Stored>,
+    by_ref: HashMap<ObjectRef, usize>,
+    scalers: HashMap<ObjectRef, Vec<usize>>,
+    by_kind: HashMap<(String, String, String), Vec<usize>>,
 }
 
 impl MemoryIndex {
     /// Indexes objects; when two share group, kind, namespace and name, the first wins.
     pub fn new(objects: impl IntoIterator<Item = Arc<Object>>) -> Self {
+        Self::with_scale_targets(objects.into_iter().map(|object| {
+            let target = scale_target(&object);
+            (Stored::Parsed(object), target)
+        }))
+    }
+
+    /// Indexes stored objects with their scale targets (see
+    /// [`crate::model::autoscaler::scale_target`]), worked out while they were parsed.
+    pub fn with_scale_targets(
+        entries: impl IntoIterator<Item = (Stored, Option<ObjectRef>)>,
+    ) -> Self {
         let mut index = Self::default();
-        for object in objects {
-            let key = &object.key;
+        for (i, (stored, target)) in entries.into_iter().enumerate() {
+            let key = stored.key();
             index
                 .by_kind
                 .entry((
@@ -52,17 +124,35 @@ impl MemoryIndex {
                     key.kind.clone(),
                 ))
                 .or_default()
-                .push(Arc::clone(&object));
-            if let Some(target) = scale_target(&object) {
-                index
-                    .scalers
-                    .entry(target)
-                    .or_default()
-                    .push(Arc::clone(&object));
+                .push(i);
+            if let Some(target) = target {
+                index.scalers.entry(target).or_default().push(i);
             }
-            index.by_ref.entry(key.to_ref()).or_insert(object);
+            index.by_ref.entry(key.to_ref()).or_insert(i);
+            index.entries.push(stored);
         }
         index
+    }
+
+    /// Number of objects.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The `i`-th object, in the order given.
+    pub fn object(&self, i: usize) -> Arc<Object> {
+        self.entries[i].object()
+    }
+
+    fn objects(&self, indices: Option<&Vec<usize>>) -> Vec<Arc<Object>> {
+        indices
+            .map(|indices| indices.iter().map(|&i| self.object(i)).collect())
+            .unwrap_or_default()
     }
 }
 
@@ -70,17 +160,46 @@ impl Index for MemoryIndex {
     fn get(&self, target: &ObjectRef) -> Lookup<Arc<Object>> {
         self.by_ref
             .get(target)
-            .map_or(Lookup::Missing, |o| Lookup::Found(Arc::clone(o)))
+            .map_or(Lookup::Missing, |&i| Lookup::Found(self.object(i)))
     }
 
     fn scalers_of(&self, target: &ObjectRef) -> Vec<Arc<Object>> {
-        self.scalers.get(target).cloned().unwrap_or_default()
+        self.objects(self.scalers.get(target))
     }
 
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Vec<Arc<Object>> {
-        self.by_kind
-            .get(&(namespace.to_owned(), group.to_owned(), kind.to_owned()))
-            .cloned()
-            .unwrap_or_default()
+        self.objects(
+            self.by_kind
+                .get(&(namespace.to_owned(), group.to_owned(), kind.to_owned())),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn text_and_parsed_entries_answer_alike() {
+        let deployment = Object::new(
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}, "spec": {"replicas": 2}}),
+            Origin(7),
+            "shop",
+        )
+        .unwrap();
+        let parsed = MemoryIndex::new([Arc::new(deployment.clone())]);
+        let text = MemoryIndex::with_scale_targets([(Stored::text(&deployment), None)]);
+        let target = deployment.key.to_ref();
+        for index in [&parsed, &text] {
+            let Lookup::Found(found) = index.get(&target) else {
+                panic!("not found")
+            };
+            assert_eq!(
+                (&found.key, &found.value, found.origin),
+                (&deployment.key, &deployment.value, Origin(7))
+            );
+            assert_eq!(index.list("shop", "apps", "Deployment").len(), 1);
+        }
     }
 }

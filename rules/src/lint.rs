@@ -45,6 +45,9 @@ pub struct Context<'a> {
     pub index: &'a dyn Index,
     /// Settings.
     pub settings: &'a Settings,
+    /// The target, looked up once: several rules ask, and an index may have to
+    /// parse it.
+    target: std::cell::OnceCell<Lookup<Arc<Object>>>,
 }
 
 impl Context<'_> {
@@ -55,7 +58,9 @@ impl Context<'_> {
 
     /// The target, looked up in the index.
     pub fn target(&self) -> Lookup<Arc<Object>> {
-        self.index.get(&self.target_ref())
+        self.target
+            .get_or_init(|| self.index.get(&self.target_ref()))
+            .clone()
     }
 
     /// The target as found in the index, `None` when missing or unknown.
@@ -270,6 +275,7 @@ fn lint_hpa(
         operation,
         index,
         settings,
+        target: std::cell::OnceCell::new(),
     };
     // The server validates only what it could decode, and only served versions.
     let validated = hpa.decodable && hpa.version.is_validated();

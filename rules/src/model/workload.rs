@@ -59,6 +59,17 @@ static CONTAINER_FIELDS: Keep = Keep::Fields(&[
     ("restartPolicy", Keep::All),
 ]);
 
+/// Kinds rules list by namespace for every HPA (budgets, VPAs, LimitRanges): an
+/// index had better keep them parsed rather than compact.
+pub fn is_listed(api_version: &str, kind: &str) -> bool {
+    matches!(
+        (crate::object::group_of(api_version), kind),
+        ("policy", "PodDisruptionBudget")
+            | ("autoscaling.k8s.io", "VerticalPodAutoscaler")
+            | ("", "LimitRange")
+    )
+}
+
 /// `value` as the rules need it: whole for the kinds they read whole, else
 /// pruned to [`WORKLOAD_FIELDS`].
 pub fn keep_what_rules_read(value: Value) -> Value {
