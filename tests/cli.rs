@@ -622,8 +622,18 @@ fn context_serves_lookups_without_reporting_on_it() {
     let dir = tempfile::tempdir().unwrap();
     let deployment = TARGET.replace(", resources: {requests: {cpu: 100m}}", "");
     write(dir.path(), "apps/deployment.yaml", &deployment);
-    write(dir.path(), "apps/hpa.yaml", HPA_MAX_ZERO.replace("maxReplicas: 1", "maxReplicas: 4"));
-    write(dir.path(), "other/pinned.yaml", HPA_MAX_ZERO.replace("maxReplicas: 1", "maxReplicas: 2").replace("name: web}", "name: pinned}"));
+    write(
+        dir.path(),
+        "apps/hpa.yaml",
+        HPA_MAX_ZERO.replace("maxReplicas: 1", "maxReplicas: 4"),
+    );
+    write(
+        dir.path(),
+        "other/pinned.yaml",
+        HPA_MAX_ZERO
+            .replace("maxReplicas: 1", "maxReplicas: 2")
+            .replace("name: web}", "name: pinned}"),
+    );
     write(dir.path(), "other/broken.yaml", "apiVersion: v1\nkind: [\n");
     let run = |changed: &[&str], context: bool| {
         let mut command = Command::cargo_bin("hpa-lint").unwrap();
@@ -636,18 +646,38 @@ fn context_serves_lookups_without_reporting_on_it() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|d| (d["rule"].as_str().unwrap().to_owned(), d["file"].as_str().unwrap().to_owned()))
+            .map(|d| {
+                (
+                    d["rule"].as_str().unwrap().to_owned(),
+                    d["file"].as_str().unwrap().to_owned(),
+                )
+            })
             .collect();
         (found, report["summary"]["files"].clone())
     };
     // A changed HPA is checked against the unchanged Deployment it targets.
     let (found, files) = run(&["apps/hpa.yaml"], true);
-    assert_eq!(found, [("target-missing-requests".to_owned(), "apps/deployment.yaml".to_owned())]);
+    assert_eq!(
+        found,
+        [(
+            "target-missing-requests".to_owned(),
+            "apps/deployment.yaml".to_owned()
+        )]
+    );
     assert_eq!(files, 1);
     // A changed Deployment is checked against the unchanged HPA that scales it.
     let (found, _) = run(&["apps/deployment.yaml"], true);
-    assert_eq!(found, [("target-missing-requests".to_owned(), "apps/deployment.yaml".to_owned())]);
+    assert_eq!(
+        found,
+        [(
+            "target-missing-requests".to_owned(),
+            "apps/deployment.yaml".to_owned()
+        )]
+    );
     // Without context the HPA's target is simply not in the input.
     let (found, _) = run(&["apps/hpa.yaml"], false);
-    assert_eq!(found, [("target-not-found".to_owned(), "apps/hpa.yaml".to_owned())]);
+    assert_eq!(
+        found,
+        [("target-not-found".to_owned(), "apps/hpa.yaml".to_owned())]
+    );
 }
