@@ -2,3 +2,4 @@
 
 pub mod corpus;
 mod rng;
+pub mod webhook;

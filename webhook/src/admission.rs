@@ -1,0 +1,363 @@
+//! The admission decisions: an `AdmissionRequest` in, an `AdmissionResponse`
+//! out. Pure (no I/O, no clock): the rules decide, [`Policy`] says what each
+//! finding does, and this module renders the answer the way the API server
+//! shows its own errors. It never decides what is wrong with an object.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use hpa_lint_rules::lint::{Operation as LintOperation, lint, lint_workload};
+use hpa_lint_rules::model::workload::keep_what_rules_read;
+use hpa_lint_rules::{Diagnostic, Object, Origin};
+use kube::api::DynamicObject;
+use kube::core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview, Operation};
+use kube::core::{Status, TypeMeta};
+use serde_json::{Map, Value};
+
+use crate::cache::{ClusterIndex, RequestIndex};
+use crate::policy::{Action, Admitted, Policy};
+
+/// Warnings longer than this are shortened: kube-core's documentation of
+/// `warnings` asks for 120 characters where possible.
+const WARNING_LIMIT: usize = 120;
+
+/// What the webhook did with a request, for logs and metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Not a request the webhook checks (DELETE, another kind, a subresource).
+    Skipped,
+    /// Checked and allowed as is.
+    Allowed,
+    /// Allowed with warnings.
+    Warned,
+    /// Rejected.
+    Denied,
+    /// Allowed with a patch.
+    Patched,
+    /// The request could not be read.
+    Invalid,
+}
+
+impl Decision {
+    /// The name used in logs and metrics.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Skipped => "skipped",
+            Decision::Allowed => "allowed",
+            Decision::Warned => "warned",
+            Decision::Denied => "denied",
+            Decision::Patched => "patched",
+            Decision::Invalid => "invalid",
+        }
+    }
+}
+
+/// One finding and what it did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The rule's name.
+    pub rule: &'static str,
+    /// What it did.
+    pub action: Action,
+}
+
+/// The answer to one request.
+pub struct Reviewed {
+    /// The response to send.
+    pub response: AdmissionResponse,
+    /// What happened.
+    pub decision: Decision,
+    /// Every finding, including those only logged.
+    pub findings: Vec<Finding>,
+}
+
+impl Reviewed {
+    fn new(response: AdmissionResponse, decision: Decision) -> Self {
+        Self {
+            response,
+            decision,
+            findings: Vec::new(),
+        }
+    }
+}
+
+/// Which checks a request gets, from its kind; `None` for requests the
+/// webhook lets through without work: DELETE and CONNECT, subresources
+/// (`status`, `scale`) and every other kind.
+pub fn admitted(request: &AdmissionRequest<DynamicObject>) -> Option<Admitted> {
+    if !matches!(request.operation, Operation::Create | Operation::Update)
+        || request.sub_resource.is_some()
+    {
+        return None;
+    }
+    match (request.kind.group.as_str(), request.kind.kind.as_str()) {
+        ("autoscaling", "HorizontalPodAutoscaler") => Some(Admitted::Hpa),
+        ("apps", "Deployment" | "StatefulSet" | "ReplicaSet") => Some(Admitted::Workload),
+        _ => None,
+    }
+}
+
+/// A request's object as the rules read it, taken out of the request. Objects
+/// arrive with `apiVersion` and `kind`; they are filled in from the request if
+/// not.
+fn to_object(
+    request: &AdmissionRequest<DynamicObject>,
+    object: Option<DynamicObject>,
+    policy: &Policy,
+) -> Result<Object, String> {
+    let object = object.ok_or("the request has no object")?;
+    let types = object.types.unwrap_or_else(|| {
+        let kind = &request.kind;
+        TypeMeta {
+            api_version: if kind.group.is_empty() {
+                kind.version.clone()
+            } else {
+                format!("{}/{}", kind.group, kind.version)
+            },
+            kind: kind.kind.clone(),
+        }
+    });
+    // Built from the parts rather than serialized whole: only the typed
+    // metadata needs converting, the rest is moved.
+    let mut map = Map::new();
+    map.insert("apiVersion".into(), types.api_version.into());
+    map.insert("kind".into(), types.kind.into());
+    let metadata = serde_json::to_value(&object.metadata).map_err(|e| e.to_string())?;
+    map.insert("metadata".into(), metadata);
+    if let Value::Object(fields) = object.data {
+        map.extend(fields);
+    }
+    let namespace = request
+        .namespace
+        .as_deref()
+        .unwrap_or(&policy.settings.default_namespace);
+    Object::new(Value::Object(map), Origin::default(), namespace)
+        .ok_or_else(|| "not an object".to_owned())
+}
+
+/// Denies a request that could not be read, saying why.
+fn refuse(mut response: AdmissionResponse, reason: &str) -> AdmissionResponse {
+    response.allowed = false;
+    response.result = Status::failure(
+        &format!("hpa-lint cannot read the request: {reason}"),
+        "BadRequest",
+    )
+    .with_code(400);
+    response
+}
+
+/// Answers a request that could not be read but has a uid: a denial with
+/// the reason (the API server discards answers without the request's uid).
+pub fn unreadable(review_api_version: Option<&str>, uid: &str, reason: &str) -> AdmissionResponse {
+    let mut response = AdmissionResponse::invalid(reason);
+    response.uid = uid.to_owned();
+    if let Some(api_version) = review_api_version {
+        response.types.api_version = api_version.to_owned();
+    }
+    refuse(response, reason)
+}
+
+fn invalid(response: AdmissionResponse, reason: &str) -> Reviewed {
+    Reviewed::new(refuse(response, reason), Decision::Invalid)
+}
+
+/// `/validate`: lints an HPA, or a workload against the live HPAs that scale
+/// it, and denies or warns as the policy says. Takes the objects out of the
+/// request; what stays is what the log line needs.
+pub fn validate(
+    policy: &Policy,
+    index: &ClusterIndex,
+    request: &mut AdmissionRequest<DynamicObject>,
+) -> Reviewed {
+    let response = AdmissionResponse::from(&*request);
+    let Some(admitted) = admitted(request) else {
+        return Reviewed::new(response, Decision::Skipped);
+    };
+    if policy.is_off() || (admitted == Admitted::Workload && !policy.checks_workloads()) {
+        return Reviewed::new(response, Decision::Skipped);
+    }
+    let object = request.object.take();
+    let object = match to_object(request, object, policy) {
+        Ok(object) => object,
+        Err(reason) => return invalid(response, &reason),
+    };
+    let old = match request.old_object.take() {
+        Some(old) if request.operation == Operation::Update => {
+            match to_object(request, Some(old), policy) {
+                Ok(old) => Some(old),
+                Err(reason) => return invalid(response, &format!("old object: {reason}")),
+            }
+        }
+        _ => None,
+    };
+    // The rules read only these fields of a workload; the rest (env, volumes,
+    // probes) would be copied for nothing.
+    let prepare = |o: Object| match admitted {
+        Admitted::Hpa => o,
+        Admitted::Workload => Object {
+            value: keep_what_rules_read(o.value),
+            ..o
+        },
+    };
+    let (object, old) = (prepare(object), old.map(prepare));
+    let operation = old
+        .as_ref()
+        .map_or(LintOperation::Create, |old| LintOperation::Update { old });
+    let index = RequestIndex::new(index);
+    let diagnostics = match admitted {
+        Admitted::Hpa => lint(&object, operation, &index, &policy.settings),
+        Admitted::Workload => lint_workload(&object, operation, &index, &policy.settings),
+    };
+    render(policy, admitted, &object, &diagnostics, response)
+}
+
+fn render(
+    policy: &Policy,
+    admitted: Admitted,
+    object: &Object,
+    diagnostics: &[Diagnostic],
+    mut response: AdmissionResponse,
+) -> Reviewed {
+    let this = object.key.to_ref();
+    let (mut denials, mut warnings, mut findings) = (Vec::new(), Vec::new(), Vec::new());
+    for diagnostic in diagnostics {
+        let action = policy.action(diagnostic, admitted);
+        findings.push(Finding {
+            rule: diagnostic.rule.name,
+            action,
+        });
+        // Findings about another object (the HPA's target) name it first.
+        let subject = diagnostic.subject.key.to_ref();
+        let about = if subject == this {
+            String::new()
+        } else {
+            format!("{subject}: ")
+        };
+        let text = format!("{about}{}", diagnostic.field_message());
+        match action {
+            Action::Deny => denials.push(text),
+            Action::Warn => warnings.push(shorten(&format!("{}: {text}", diagnostic.rule.name))),
+            Action::Log => {}
+        }
+    }
+    let decision = if !denials.is_empty() {
+        let message = format!("hpa-lint denied {this}: {}", denials.join("; "));
+        response.allowed = false;
+        response.result = Status::failure(&message, "Invalid").with_code(422);
+        Decision::Denied
+    } else if !warnings.is_empty() {
+        Decision::Warned
+    } else {
+        Decision::Allowed
+    };
+    if !warnings.is_empty() {
+        response.warnings = Some(warnings);
+    }
+    Reviewed {
+        response,
+        decision,
+        findings,
+    }
+}
+
+/// Cuts a warning to [`WARNING_LIMIT`] characters at a word boundary, marking
+/// the cut with an ellipsis.
+fn shorten(text: &str) -> String {
+    if text.chars().count() <= WARNING_LIMIT {
+        return text.to_owned();
+    }
+    let cut = text
+        .char_indices()
+        .nth(WARNING_LIMIT - 1)
+        .map_or(text.len(), |(i, _)| i);
+    let head = &text[..cut];
+    // Back to the last space, unless that drops more than a quarter.
+    let head = match head.rfind(' ') {
+        Some(space) if space > cut * 3 / 4 => &head[..space],
+        _ => head,
+    };
+    format!("{}…", head.trim_end_matches([' ', ',', ':', ';']))
+}
+
+/// `/mutate`: writes the default behavior into `autoscaling/v2` HPAs that
+/// leave it, or parts of it, unset; takes the object out of the request. The namespace's labels choose the
+/// defaults (unknown offline or before the caches sync: then only entries
+/// without a namespace selector apply).
+pub fn mutate(
+    policy: &Policy,
+    index: &ClusterIndex,
+    request: &mut AdmissionRequest<DynamicObject>,
+) -> Reviewed {
+    let response = AdmissionResponse::from(&*request);
+    if admitted(request) != Some(Admitted::Hpa) || request.kind.version != "v2" || policy.is_off() {
+        return Reviewed::new(response, Decision::Skipped);
+    }
+    let object = request.object.take();
+    let object = match to_object(request, object, policy) {
+        Ok(object) => object,
+        Err(reason) => return invalid(response, &reason),
+    };
+    let labels = index.namespace_labels(&object.key.namespace);
+    let ops = policy
+        .defaults
+        .for_namespace(labels.as_ref())
+        .patch(&object);
+    if ops.is_empty() {
+        return Reviewed::new(response, Decision::Allowed);
+    }
+    let patch = serde_json::to_value(&ops)
+        .and_then(serde_json::from_value::<json_patch::Patch>)
+        .map_err(|e| e.to_string())
+        .and_then(|patch| {
+            response
+                .clone()
+                .with_patch(patch)
+                .map_err(|e| e.to_string())
+        });
+    match patch {
+        Ok(response) => Reviewed::new(response, Decision::Patched),
+        // Cannot happen (the ops are valid RFC 6902); the HPA is then admitted
+        // as is, which is what it would be without this webhook.
+        Err(error) => {
+            let mut response = response;
+            response.warnings = Some(vec![shorten(&format!(
+                "hpa-lint: default behavior not injected: {error}"
+            ))]);
+            Reviewed::new(response, Decision::Allowed)
+        }
+    }
+}
+
+/// The review to send back, as JSON. kube-core 5 serializes the patch as an
+/// array of numbers; the API server's documented format is a base64 string
+/// (rust-stack.md P1), so it is replaced.
+pub fn review_json(mut response: AdmissionResponse) -> Value {
+    let patch = response.patch.take();
+    let review: AdmissionReview<DynamicObject> = response.into_review();
+    let mut json = serde_json::to_value(review).unwrap_or_default();
+    if let (Some(patch), Some(response)) = (patch, json.get_mut("response")) {
+        response["patch"] = STANDARD.encode(patch).into();
+    }
+    json
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_warnings_are_cut_at_a_word() {
+        let short = "min-equals-max: spec.minReplicas: equals `maxReplicas`";
+        assert_eq!(shorten(short), short);
+        let long = format!(
+            "target-replicas-conflict: spec.replicas: {}",
+            "word ".repeat(40)
+        );
+        let cut = shorten(&long);
+        assert!(cut.chars().count() <= WARNING_LIMIT, "{cut}");
+        assert!(cut.ends_with("word…"), "{cut}");
+        let unbroken = "x".repeat(300);
+        assert_eq!(shorten(&unbroken).chars().count(), WARNING_LIMIT);
+        // Multi-byte characters are never split.
+        assert_eq!(shorten(&"é".repeat(300)).chars().count(), WARNING_LIMIT);
+    }
+}

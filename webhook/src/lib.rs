@@ -1,0 +1,17 @@
+//! The hpa-lint admission webhook: the rules of `hpa-lint-rules`, applied to
+//! the HPAs (and the workloads HPAs scale) that the API server admits.
+//!
+//! [`app::app`] is the router; [`admission`] decides, without I/O;
+//! [`cache`] keeps the cluster objects the cross-object rules look up;
+//! [`server`], [`tls`] and [`reload`] serve it and follow mounted files.
+//! The binary (`hpa-webhook`) wires them together.
+
+pub mod admission;
+pub mod app;
+pub mod cache;
+pub mod error;
+pub mod metrics;
+pub mod policy;
+pub mod reload;
+pub mod server;
+pub mod tls;

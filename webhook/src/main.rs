@@ -1,0 +1,236 @@
+//! `hpa-webhook`: the admission webhook's binary. Reads flags and the
+//! configuration, starts the caches and the certificate and configuration
+//! reloaders, serves until SIGTERM, then lets in-flight requests finish.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use axum_server::Handle;
+use clap::{Parser, ValueEnum};
+use hpa_lint_webhook::app::{AppState, app, metrics_app};
+use hpa_lint_webhook::cache::{Cache, ClusterIndex, Kind, watch};
+use hpa_lint_webhook::policy::{Policy, SharedPolicy};
+use hpa_lint_webhook::reload::{self, Watched};
+use hpa_lint_webhook::server::{GRACE, Transport, serve, shutdown_signal};
+use hpa_lint_webhook::tls::{self, TlsFiles};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+/// Admission webhook for HorizontalPodAutoscalers: validates HPAs and the
+/// workloads they scale with the hpa-lint rules, and injects default
+/// scaling behavior.
+#[derive(Parser)]
+#[command(name = "hpa-webhook", version)]
+struct Args {
+    /// Address to serve the webhook on.
+    #[arg(long, env = "HPA_WEBHOOK_LISTEN", default_value = "0.0.0.0:8443")]
+    listen: SocketAddr,
+    /// PEM certificate chain, re-read when it changes.
+    #[arg(
+        long,
+        env = "HPA_WEBHOOK_TLS_CERT",
+        required_unless_present = "insecure_http"
+    )]
+    tls_cert: Option<PathBuf>,
+    /// PEM private key, re-read when it changes.
+    #[arg(
+        long,
+        env = "HPA_WEBHOOK_TLS_KEY",
+        required_unless_present = "insecure_http"
+    )]
+    tls_key: Option<PathBuf>,
+    /// Configuration file (the `.hpa-lint.yaml` schema), re-read when it changes.
+    #[arg(long, env = "HPA_WEBHOOK_CONFIG")]
+    config: Option<PathBuf>,
+    /// Kubeconfig file [default: in-cluster configuration, else the usual kubeconfig].
+    #[arg(long, env = "HPA_WEBHOOK_KUBECONFIG")]
+    kubeconfig: Option<PathBuf>,
+    /// No cluster access: single-object rules only.
+    #[arg(long, env = "HPA_WEBHOOK_OFFLINE")]
+    offline: bool,
+    /// Also serve /metrics over plain HTTP on this address.
+    #[arg(long, env = "HPA_WEBHOOK_METRICS_LISTEN")]
+    metrics_listen: Option<SocketAddr>,
+    /// Serve plain HTTP instead of HTTPS: for local development only.
+    #[arg(long, env = "HPA_WEBHOOK_INSECURE_HTTP")]
+    insecure_http: bool,
+    /// Log format.
+    #[arg(long, env = "HPA_WEBHOOK_LOG_FORMAT", value_enum, default_value_t = LogFormat::Json)]
+    log_format: LogFormat,
+    /// Seconds between checks of the certificate and configuration files.
+    #[arg(long, env = "HPA_WEBHOOK_RELOAD_INTERVAL", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    reload_interval: u64,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum LogFormat {
+    /// One JSON object per line.
+    Json,
+    /// Human-readable lines.
+    Text,
+}
+
+fn init_tracing(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    match format {
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .init(),
+        LogFormat::Text => builder.init(),
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    // First: ring as the process's only TLS provider, before anything builds
+    // a rustls configuration (rust-stack.md §3). It fails only when a
+    // provider is installed already, which nothing has done yet.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let args = Args::parse();
+    init_tracing(args.log_format);
+    match run(args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(error = format!("{error:#}"), "hpa-webhook failed");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> anyhow::Result<()> {
+    let interval = Duration::from_secs(args.reload_interval);
+    let (policy, watched_config) = match &args.config {
+        Some(path) => {
+            let (watched, contents) = Watched::read(vec![path.clone()])
+                .await
+                .with_context(|| format!("reading {}", path.display()))?;
+            let policy = Policy::parse(&String::from_utf8_lossy(&contents.concat()))
+                .map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))?;
+            (policy, Some(watched))
+        }
+        None => (Policy::default(), None),
+    };
+    let index = if args.offline {
+        tracing::info!("offline: no cluster access; cross-object rules stay silent");
+        ClusterIndex::offline()
+    } else {
+        start_caches(&args, &policy.watch_namespaces).await?
+    };
+    let state = AppState::new(SharedPolicy::new(policy), Arc::new(index));
+    if let Some(watched) = watched_config {
+        tokio::spawn(reload::policy(watched, state.policy.clone(), interval));
+    }
+    if !args.offline {
+        let index = Arc::clone(&state.index);
+        tokio::spawn(async move {
+            index.wait_until_synced().await;
+            let sizes: Vec<String> = index
+                .sizes()
+                .iter()
+                .map(|(kind, size)| format!("{}={size}", kind.name()))
+                .collect();
+            tracing::info!(objects = %sizes.join(","), "caches synced");
+        });
+    }
+    let transport = match (&args.tls_cert, &args.tls_key, args.insecure_http) {
+        (_, _, true) => {
+            tracing::warn!(
+                "--insecure-http: serving PLAIN HTTP without TLS; the API server calls webhooks over HTTPS only; use this for local development, never in a cluster"
+            );
+            Transport::Plain
+        }
+        (Some(cert), Some(key), false) => {
+            let files = TlsFiles {
+                cert: cert.clone(),
+                key: key.clone(),
+            };
+            let (watched, contents) = Watched::read(files.paths())
+                .await
+                .context("reading the TLS certificate and key")?;
+            let config = tls::config(&contents[0], &contents[1]).await?;
+            if let Some(expiry) = tls::expiry(&contents[0]) {
+                state.metrics.certificate_expires_at(expiry);
+            }
+            tokio::spawn(reload::certificate(
+                watched,
+                config.clone(),
+                Arc::clone(&state.metrics),
+                interval,
+            ));
+            Transport::Tls(config)
+        }
+        // clap requires both unless --insecure-http.
+        _ => anyhow::bail!("--tls-cert and --tls-key are required unless --insecure-http"),
+    };
+
+    let handle = Handle::new();
+    let metrics_handle = Handle::new();
+    if let Some(address) = args.metrics_listen {
+        let router = metrics_app(state.clone());
+        let metrics_handle = metrics_handle.clone();
+        tokio::spawn(async move {
+            if let Err(error) = serve(router, address, Transport::Plain, metrics_handle).await {
+                tracing::error!(%error, %address, "metrics server failed");
+            }
+        });
+    }
+    tokio::spawn({
+        let handle = handle.clone();
+        async move {
+            if let Some(address) = handle.listening().await {
+                tracing::info!(%address, "listening");
+            }
+        }
+    });
+    tokio::spawn({
+        let handle = handle.clone();
+        async move {
+            shutdown_signal().await;
+            tracing::info!("shutting down: finishing in-flight requests");
+            handle.graceful_shutdown(Some(GRACE));
+            metrics_handle.graceful_shutdown(Some(GRACE));
+        }
+    });
+    serve(app(state), args.listen, transport, handle)
+        .await
+        .with_context(|| format!("serving on {}", args.listen))?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// One store per kind, per watched namespace (namespaces themselves are
+/// cluster-wide), each kept current by its own watcher task.
+async fn start_caches(args: &Args, namespaces: &[String]) -> anyhow::Result<ClusterIndex> {
+    let config = match &args.kubeconfig {
+        Some(path) => {
+            let kubeconfig = Kubeconfig::read_from(path)
+                .with_context(|| format!("reading kubeconfig {}", path.display()))?;
+            kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await?
+        }
+        None => kube::Config::infer()
+            .await
+            .context("finding the cluster (in-cluster configuration or kubeconfig); use --offline to run without one")?,
+    };
+    let client = kube::Client::try_from(config).context("creating the Kubernetes client")?;
+    let mut caches = Vec::new();
+    for kind in Kind::ALL {
+        let scopes: Vec<Option<String>> = if namespaces.is_empty() || kind == Kind::Namespace {
+            vec![None]
+        } else {
+            namespaces.iter().cloned().map(Some).collect()
+        };
+        for namespace in scopes {
+            let (cache, writer) = Cache::new(kind, namespace.as_deref());
+            tokio::spawn(watch(client.clone(), kind, namespace, writer));
+            caches.push(cache);
+        }
+    }
+    Ok(ClusterIndex::new(caches))
+}

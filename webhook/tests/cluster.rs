@@ -1,0 +1,325 @@
+//! The cross-object path: real kube-runtime reflector stores, filled with
+//! watcher events the way the watchers fill them in a cluster, behind the
+//! webhook's router (no sockets, no cluster).
+
+mod common;
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::Request;
+use common::fixture;
+use hpa_lint_webhook::app::{AppState, app};
+use hpa_lint_webhook::cache::{Cache, Cached, ClusterIndex, Kind};
+use hpa_lint_webhook::policy::{Policy, SharedPolicy};
+use http_body_util::BodyExt;
+use kube::api::DynamicObject;
+use kube::runtime::reflector::store::Writer;
+use kube::runtime::watcher::Event;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+/// The live HPA that scales Deployment shop/web on CPU utilization.
+fn live_hpa(name: &str) -> Value {
+    json!({
+        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": name, "namespace": "shop", "resourceVersion": "40001", "managedFields": []},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                 "minReplicas": 2, "maxReplicas": 10,
+                 "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}]},
+        "status": {"currentReplicas": 6, "desiredReplicas": 6},
+    })
+}
+
+/// The stored version of the Deployment the `deployment-update.json`
+/// request changes (6 replicas, with CPU requests).
+fn live_deployment() -> Value {
+    fixture("deployment-update.json")["request"]["oldObject"].clone()
+}
+
+fn cached(kind: Kind, value: Value) -> Cached {
+    let object: DynamicObject = serde_json::from_value(value).unwrap();
+    Cached::new(kind, &object)
+}
+
+/// A store of `kind` that received its first list, as a watcher delivers it.
+fn listed(kind: Kind, namespace: Option<&str>, objects: Vec<Value>) -> Cache {
+    let (cache, mut writer) = Cache::new(kind, namespace);
+    writer.apply_watcher_event(&Event::Init);
+    for object in objects {
+        writer.apply_watcher_event(&Event::InitApply(cached(kind, object)));
+    }
+    writer.apply_watcher_event(&Event::InitDone);
+    cache
+}
+
+/// A store for each cached kind, all listed; `objects` go to their kind's store.
+fn cluster(objects: Vec<(Kind, Value)>) -> ClusterIndex {
+    ClusterIndex::new(
+        Kind::ALL
+            .into_iter()
+            .map(|kind| {
+                let of_kind = objects
+                    .iter()
+                    .filter(|(k, _)| *k == kind)
+                    .map(|(_, o)| o.clone())
+                    .collect();
+                listed(kind, None, of_kind)
+            })
+            .collect(),
+    )
+}
+
+async fn call(index: ClusterIndex, config: &str, path: &str, body: &Value) -> Value {
+    let state = AppState::new(
+        SharedPolicy::new(Policy::parse(config).unwrap()),
+        Arc::new(index),
+    );
+    call_state(state, path, body).await
+}
+
+async fn call_state(state: AppState, path: &str, body: &Value) -> Value {
+    let response = app(state)
+        .oneshot(
+            Request::post(path)
+                .header("content-type", "application/json")
+                .body(Body::from(body.to_string()))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    serde_json::from_slice::<Value>(&bytes).unwrap()["response"].clone()
+}
+
+fn warnings(response: &Value) -> Vec<String> {
+    response["warnings"]
+        .as_array()
+        .map(|w| w.iter().map(|s| s.as_str().unwrap().to_owned()).collect())
+        .unwrap_or_default()
+}
+
+fn rules(response: &Value) -> Vec<String> {
+    warnings(response)
+        .iter()
+        .map(|w| w.split(':').next().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_deployment_update_is_checked_against_the_live_hpa() {
+    let index = || {
+        cluster(vec![
+            (Kind::HorizontalPodAutoscaler, live_hpa("web")),
+            (Kind::Deployment, live_deployment()),
+        ])
+    };
+    let request = fixture("deployment-update.json");
+    // By default, findings about an admitted workload only warn.
+    let response = call(index(), "", "/validate", &request).await;
+    assert_eq!(response["allowed"], true, "{response}");
+    assert_eq!(
+        rules(&response),
+        ["target-missing-requests", "target-replicas-conflict"]
+    );
+    let warnings = warnings(&response);
+    assert!(
+        warnings[0].starts_with(
+            "target-missing-requests: spec.template.spec.containers[0].resources.requests.cpu: "
+        ),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings.iter().all(|w| w.chars().count() <= 120),
+        "{warnings:?}"
+    );
+
+    // `targets: deny` makes the error finding deny.
+    let response = call(
+        index(),
+        "webhook:\n  targets: deny\n",
+        "/validate",
+        &request,
+    )
+    .await;
+    assert_eq!(response["allowed"], false);
+    assert_eq!(response["status"]["code"], 422);
+    let message = response["status"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("hpa-lint denied Deployment shop/web: spec.template.spec.containers[0].resources.requests.cpu: "),
+        "{message}"
+    );
+    assert_eq!(rules(&response), ["target-replicas-conflict"]);
+
+    // Keeping the live replica count is no conflict.
+    let mut same = request.clone();
+    same["request"]["object"]["spec"]["replicas"] = json!(6);
+    let response = call(index(), "", "/validate", &same).await;
+    assert_eq!(rules(&response), ["target-missing-requests"]);
+
+    // Without an HPA scaling it, a Deployment is nobody's business.
+    let response = call(
+        cluster(vec![(Kind::Deployment, live_deployment())]),
+        "",
+        "/validate",
+        &request,
+    )
+    .await;
+    assert_eq!(
+        (response["allowed"].clone(), response.get("warnings")),
+        (json!(true), None)
+    );
+}
+
+#[tokio::test]
+async fn an_hpa_is_checked_against_the_cached_target_and_other_autoscalers() {
+    let request = fixture("hpa-create.json");
+    let mut no_requests = live_deployment();
+    no_requests["spec"]["template"]["spec"]["containers"][0]["resources"] = json!({});
+    let response = call(
+        cluster(vec![(Kind::Deployment, no_requests)]),
+        "",
+        "/validate",
+        &request,
+    )
+    .await;
+    assert_eq!(response["allowed"], false);
+    let message = response["status"]["message"].as_str().unwrap();
+    // A finding about the target names it.
+    assert!(
+        message.starts_with(
+            "hpa-lint denied HorizontalPodAutoscaler shop/web: Deployment shop/web: spec.template.spec.containers[0].resources.requests.cpu: "
+        ),
+        "{message}"
+    );
+    assert_eq!(rules(&response), ["target-replicas-conflict"]);
+    assert!(
+        warnings(&response)[0]
+            .starts_with("target-replicas-conflict: Deployment shop/web: spec.replicas: ")
+    );
+
+    // A second HPA on the same Deployment (found through `scalers_of`).
+    let response = call(
+        cluster(vec![
+            (Kind::Deployment, live_deployment()),
+            (Kind::HorizontalPodAutoscaler, live_hpa("web-legacy")),
+        ]),
+        "",
+        "/validate",
+        &request,
+    )
+    .await;
+    assert_eq!(
+        response["status"]["message"],
+        "hpa-lint denied HorizontalPodAutoscaler shop/web: spec.scaleTargetRef: Deployment `web` is also scaled by HorizontalPodAutoscaler `web-legacy`"
+    );
+
+    // A target that is not in the (synced) cache.
+    let response = call(cluster(vec![]), "", "/validate", &request).await;
+    assert_eq!(response["allowed"], true);
+    assert_eq!(rules(&response), ["target-not-found"]);
+}
+
+#[tokio::test]
+async fn lookups_are_unknown_until_every_store_is_synced() {
+    // Every store listed but the Deployments', which has seen objects but no
+    // end of its first list.
+    let mut writer: Option<Writer<Cached>> = None;
+    let caches = Kind::ALL
+        .into_iter()
+        .map(|kind| {
+            if kind != Kind::Deployment {
+                return listed(kind, None, Vec::new());
+            }
+            let (cache, mut w) = Cache::new(kind, None);
+            w.apply_watcher_event(&Event::Apply(cached(
+                kind,
+                json!({
+                    "apiVersion": "apps/v1", "kind": "Deployment",
+                    "metadata": {"name": "other", "namespace": "shop"}, "spec": {}
+                }),
+            )));
+            writer = Some(w);
+            cache
+        })
+        .collect();
+    let state = AppState::new(SharedPolicy::default(), Arc::new(ClusterIndex::new(caches)));
+    let ready = |state: AppState| async move {
+        app(state)
+            .oneshot(Request::get("/readyz").body(Body::empty()).unwrap())
+            .await
+            .unwrap()
+            .status()
+    };
+    let request = fixture("hpa-create.json");
+    assert_eq!(ready(state.clone()).await, 503);
+    // Unknown: the target is not reported missing.
+    let response = call_state(state.clone(), "/validate", &request).await;
+    assert_eq!(
+        (response["allowed"].clone(), response.get("warnings")),
+        (json!(true), None)
+    );
+
+    writer.unwrap().apply_watcher_event(&Event::InitDone);
+    assert_eq!(ready(state.clone()).await, 200);
+    let response = call_state(state, "/validate", &request).await;
+    assert_eq!(rules(&response), ["target-not-found"]);
+}
+
+#[tokio::test]
+async fn namespaces_outside_watch_namespaces_are_unknown() {
+    let index = || {
+        ClusterIndex::new(
+            Kind::ALL
+                .into_iter()
+                .map(|kind| listed(kind, Some("shop"), Vec::new()))
+                .collect(),
+        )
+    };
+    let request = fixture("hpa-create.json");
+    let response = call(index(), "", "/validate", &request).await;
+    assert_eq!(rules(&response), ["target-not-found"]);
+
+    let mut elsewhere = request.clone();
+    elsewhere["request"]["namespace"] = json!("billing");
+    elsewhere["request"]["object"]["metadata"]["namespace"] = json!("billing");
+    let response = call(index(), "", "/validate", &elsewhere).await;
+    assert_eq!(response.get("warnings"), None, "{response}");
+}
+
+#[tokio::test]
+async fn the_namespace_labels_choose_the_mutation_defaults() {
+    let config = "webhook:\n  defaults:\n  - namespaceSelector: {matchLabels: {env: production}}\n    behavior:\n      scaleDown:\n        stabilizationWindowSeconds: 600\n        policies: [{type: Percent, value: 10, periodSeconds: 60}]\n";
+    let namespace = |labels: Value| {
+        cluster(vec![(
+            Kind::Namespace,
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop", "labels": labels}}),
+        )])
+    };
+    let request = fixture("hpa-create.json");
+    let window = |response: &Value| {
+        let mut object = request["request"]["object"].clone();
+        json_patch::patch(&mut object, &common::decoded_patch(response)).unwrap();
+        object["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"].clone()
+    };
+    let production = call(
+        namespace(json!({"env": "production"})),
+        config,
+        "/mutate",
+        &request,
+    )
+    .await;
+    assert_eq!(window(&production), 600);
+    let staging = call(
+        namespace(json!({"env": "staging"})),
+        config,
+        "/mutate",
+        &request,
+    )
+    .await;
+    assert_eq!(window(&staging), 300);
+    // Offline the labels are unknown: the built-in defaults apply.
+    let offline = call(ClusterIndex::offline(), config, "/mutate", &request).await;
+    assert_eq!(window(&offline), 300);
+}

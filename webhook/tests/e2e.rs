@@ -1,0 +1,518 @@
+//! End to end: the `hpa-webhook` binary (`--offline`) over real TLS, with
+//! certificates made at test time and a client that verifies them, answering
+//! AdmissionReviews shaped as kube-apiserver sends them (tests/fixtures).
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use common::{Ca, Client, ServerCert, Webhook, decoded_patch, fixture};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+/// A webhook serving a fresh certificate from a directory laid out as the
+/// kubelet lays out a Secret volume: `tls.crt -> ..data/tls.crt`, where
+/// `..data` is a symlink to the current version's directory.
+struct Setup {
+    ca: Ca,
+    first: ServerCert,
+    dir: TempDir,
+    webhook: Webhook,
+}
+
+/// Makes `version` the current content of the volume in `dir`, swapping the
+/// `..data` symlink atomically as the kubelet does.
+fn publish(dir: &Path, version: &str, write: impl FnOnce(&Path)) {
+    let target = dir.join(version);
+    std::fs::create_dir(&target).unwrap();
+    write(&target);
+    let staged = dir.join("..data_tmp");
+    std::os::unix::fs::symlink(version, &staged).unwrap();
+    std::fs::rename(&staged, dir.join("..data")).unwrap();
+    for file in ["tls.crt", "tls.key"] {
+        let link = dir.join(file);
+        if !link.exists() {
+            std::os::unix::fs::symlink(Path::new("..data").join(file), link).unwrap();
+        }
+    }
+}
+
+impl Setup {
+    fn start(extra: &[&str]) -> Self {
+        let ca = Ca::new();
+        let dir = TempDir::new().unwrap();
+        let first = ca.server_cert("first");
+        publish(dir.path(), "..v1", |d| first.write(d));
+        let cert = dir.path().join("tls.crt");
+        let key = dir.path().join("tls.key");
+        let mut args = vec![
+            "--offline",
+            "--tls-cert",
+            cert.to_str().unwrap(),
+            "--tls-key",
+            key.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let webhook = Webhook::start(&args);
+        Self {
+            ca,
+            first,
+            dir,
+            webhook,
+        }
+    }
+
+    async fn client(&self) -> Client {
+        Client::connect(self.webhook.address, &self.ca.pem)
+            .await
+            .unwrap()
+    }
+}
+
+async fn review(client: &mut Client, path: &str, body: &Value) -> Value {
+    let reply = client.post(path, body.to_string()).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let review = reply.json();
+    assert_eq!(review["apiVersion"], "admission.k8s.io/v1");
+    assert_eq!(review["kind"], "AdmissionReview");
+    assert_eq!(review["response"]["uid"], body["request"]["uid"]);
+    review["response"].clone()
+}
+
+const DENIAL: &str = "hpa-lint denied HorizontalPodAutoscaler shop/web: spec.scaleTargetRef.kind: \
+                      DaemonSet has no `/scale` subresource: the HPA controller cannot scale it";
+const MIN_EQUALS_MAX: &str = "min-equals-max: spec.maxReplicas: `minReplicas` and `maxReplicas` \
+                              are both 3: the HPA can never scale";
+
+#[tokio::test]
+async fn validate_answers_each_request_as_the_rules_decide() {
+    let setup = Setup::start(&[]);
+    let mut client = setup.client().await;
+
+    for name in [
+        "hpa-create.json",
+        "hpa-create-v1.json",
+        "deployment-update.json",
+        "hpa-delete.json",
+    ] {
+        let response = review(&mut client, "/validate", &fixture(name)).await;
+        // Offline, the Deployment update has nothing to be checked against.
+        assert_eq!(response["allowed"], true, "{name}: {response}");
+        assert_eq!(response.get("warnings"), None, "{name}: {response}");
+        assert_eq!(response["status"], json!({}), "{name}: {response}");
+    }
+
+    let denied = review(&mut client, "/validate", &fixture("hpa-update.json")).await;
+    assert_eq!(denied["allowed"], false);
+    assert_eq!(
+        denied["status"],
+        json!({"status": "Failure", "code": 422, "reason": "Invalid", "message": DENIAL})
+    );
+    assert_eq!(denied["warnings"], json!([MIN_EQUALS_MAX]));
+
+    // A dry run gets the same answer.
+    let dry_run = review(
+        &mut client,
+        "/validate",
+        &fixture("hpa-create-dry-run.json"),
+    )
+    .await;
+    assert_eq!(dry_run["allowed"], false);
+    assert_eq!(dry_run["status"], denied["status"]);
+    assert_eq!(dry_run["warnings"], denied["warnings"]);
+
+    // One log line per review.
+    let line = setup
+        .webhook
+        .wait_for_log("admission review", Duration::from_secs(5));
+    for field in [
+        "uid",
+        "kind",
+        "namespace",
+        "name",
+        "operation",
+        "decision",
+        "findings",
+        "latency_us",
+    ] {
+        assert!(line.get(field).is_some(), "{field} missing in {line}");
+    }
+    let update = setup.webhook.wait_for_line(
+        |l| l["uid"] == "3b6c9a57-0e43-4e7a-8f1d-9c2e5a7b4d02",
+        Duration::from_secs(5),
+    );
+    assert_eq!(update["decision"], "denied");
+    assert_eq!(
+        update["findings"],
+        "min-equals-max=warn,target-not-scalable=deny"
+    );
+    assert_eq!(update["operation"], "UPDATE");
+}
+
+/// Applies a response's patch to the request's object.
+fn patched(request: &Value, response: &Value) -> Value {
+    assert_eq!(response["patchType"], "JSONPatch");
+    let mut object = request["request"]["object"].clone();
+    json_patch::patch(&mut object, &decoded_patch(response)).unwrap();
+    object
+}
+
+#[tokio::test]
+async fn mutate_injects_the_default_behavior_once() {
+    let setup = Setup::start(&[]);
+    let mut client = setup.client().await;
+
+    let request = fixture("hpa-create.json");
+    let response = review(&mut client, "/mutate", &request).await;
+    assert_eq!(response["allowed"], true);
+    let object = patched(&request, &response);
+    let mut expected = request["request"]["object"].clone();
+    expected["spec"]["behavior"] = json!({
+        "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+            {"type": "Pods", "value": 4, "periodSeconds": 15},
+            {"type": "Percent", "value": 100, "periodSeconds": 15}]},
+        "scaleDown": {"stabilizationWindowSeconds": 300, "selectPolicy": "Max", "policies": [
+            {"type": "Percent", "value": 100, "periodSeconds": 15}]},
+    });
+    expected["metadata"]["annotations"]["hpa-lint.io/injected-behavior"] = json!(
+        "scaleUp.stabilizationWindowSeconds,scaleUp.selectPolicy,scaleUp.policies,\
+         scaleDown.stabilizationWindowSeconds,scaleDown.selectPolicy,scaleDown.policies"
+    );
+    assert_eq!(object, expected);
+
+    // Idempotent: the patched object gets no patch; and it passes validation.
+    let mut again = request.clone();
+    again["request"]["object"] = object;
+    let response = review(&mut client, "/mutate", &again).await;
+    assert_eq!(response.get("patch"), None, "{response}");
+    let response = review(&mut client, "/validate", &again).await;
+    assert_eq!(response["allowed"], true, "{response}");
+
+    // The API server filled the rest of a behavior it was given: only the
+    // controller's scale-down window is missing.
+    let request = fixture("hpa-update.json");
+    let response = review(&mut client, "/mutate", &request).await;
+    let object = patched(&request, &response);
+    assert_eq!(
+        object["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"],
+        300
+    );
+    assert_eq!(
+        object["metadata"]["annotations"]["hpa-lint.io/injected-behavior"],
+        "scaleDown.stabilizationWindowSeconds"
+    );
+
+    // A v1 HPA arrives converted to v2 and is patched in that form.
+    let request = fixture("hpa-create-v1.json");
+    let response = review(&mut client, "/mutate", &request).await;
+    assert_eq!(
+        patched(&request, &response)["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"],
+        300
+    );
+
+    for name in ["deployment-update.json", "hpa-delete.json"] {
+        let response = review(&mut client, "/mutate", &fixture(name)).await;
+        assert_eq!(response["allowed"], true);
+        assert_eq!(response.get("patch"), None, "{name}: {response}");
+    }
+}
+
+#[tokio::test]
+async fn bad_requests_get_clear_errors_over_the_wire() {
+    let setup = Setup::start(&[]);
+    let mut client = setup.client().await;
+
+    let reply = client.post("/validate", "{not json").await;
+    assert_eq!(reply.status, 400);
+    assert!(
+        reply
+            .text()
+            .starts_with("hpa-lint: malformed AdmissionReview:"),
+        "{}",
+        reply.text()
+    );
+
+    let mut no_uid = fixture("hpa-create.json");
+    no_uid["request"]["uid"] = json!("");
+    let reply = client.post("/validate", no_uid.to_string()).await;
+    assert_eq!(
+        (reply.status, reply.text().as_str()),
+        (400, "hpa-lint: the AdmissionReview request has no `uid`\n")
+    );
+
+    // The object does not parse, but the uid is there to answer to.
+    let mut bad_object = fixture("hpa-create.json");
+    bad_object["request"]["object"]["metadata"] = json!("web");
+    let response = review(&mut client, "/validate", &bad_object).await;
+    assert_eq!(response["allowed"], false);
+    assert_eq!(response["status"]["code"], 400);
+    let message = response["status"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("hpa-lint cannot read the request: invalid type"),
+        "{message}"
+    );
+
+    // Over the default limit of 3 MiB.
+    let mut huge = fixture("hpa-create.json");
+    huge["request"]["object"]["metadata"]["annotations"]["padding"] = json!("x".repeat(3 << 20));
+    let reply = client.post("/validate", huge.to_string()).await;
+    assert_eq!(
+        (reply.status, reply.text().as_str()),
+        (413, "hpa-lint: request body larger than 3145728 bytes\n")
+    );
+
+    // The server is still there.
+    let mut client = setup.client().await;
+    assert_eq!(client.get("/healthz").await.status, 200);
+}
+
+#[tokio::test]
+async fn probes_and_metrics() {
+    let metrics_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let metrics_listen = metrics_port.to_string();
+    let setup = Setup::start(&["--metrics-listen", &metrics_listen]);
+    let mut client = setup.client().await;
+    assert_eq!(client.get("/healthz").await.status, 200);
+    // Offline there are no caches to wait for.
+    assert_eq!(client.get("/readyz").await.status, 200);
+    review(&mut client, "/validate", &fixture("hpa-update.json")).await;
+
+    let text = client.get("/metrics").await.text();
+    assert!(
+        text.contains(
+            "hpa_webhook_requests_total{endpoint=\"validate\",operation=\"UPDATE\",kind=\"HorizontalPodAutoscaler\",decision=\"denied\"} 1"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("hpa_webhook_findings_total{rule=\"target-not-scalable\",action=\"deny\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("hpa_webhook_request_duration_seconds_bucket{"),
+        "{text}"
+    );
+    // rcgen's default validity ends in 4096.
+    assert!(
+        text.contains("hpa_webhook_certificate_expiry_timestamp_seconds 6"),
+        "{text}"
+    );
+
+    let mut plain = Client::connect_plain(metrics_port).await.unwrap();
+    let reply = plain.get("/metrics").await;
+    assert_eq!(reply.status, 200);
+    assert!(
+        reply.text().contains("hpa_webhook_requests_total{"),
+        "{}",
+        reply.text()
+    );
+    assert_eq!(plain.get("/validate").await.status, 404);
+}
+
+#[tokio::test]
+async fn certificate_rotation_under_traffic() {
+    let setup = Setup::start(&["--reload-interval", "1"]);
+    let second = setup.ca.server_cert("second");
+    let body = fixture("hpa-create.json").to_string();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicUsize::new(0));
+    let mut tasks = Vec::new();
+    // Two keep-alive connections and one that reconnects for every request.
+    for reconnect in [false, false, true] {
+        let (address, ca) = (setup.webhook.address, setup.ca.pem.clone());
+        let (stop, done, body) = (Arc::clone(&stop), Arc::clone(&done), body.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut client = Client::connect(address, &ca).await.unwrap();
+            while !stop.load(Ordering::Relaxed) {
+                if reconnect {
+                    client = Client::connect(address, &ca).await.unwrap();
+                }
+                let reply = client
+                    .request("POST", "/validate", body.clone())
+                    .await
+                    .unwrap();
+                assert_eq!(reply.status, 200);
+                done.fetch_add(1, Ordering::Relaxed);
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(setup.client().await.peer_certificate, setup.first.der());
+
+    publish(setup.dir.path(), "..v2", |d| second.write(d));
+    let started = Instant::now();
+    while setup.client().await.peer_certificate != second.der() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the new certificate was not served"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let before = done.load(Ordering::Relaxed);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // A broken pair is refused and the current one stays.
+    publish(setup.dir.path(), "..v3", |d| {
+        setup.ca.server_cert("third").write(d);
+        std::fs::write(d.join("tls.crt"), "not a certificate").unwrap();
+    });
+    setup.webhook.wait_for_log(
+        "new TLS certificate does not load; keeping the current one",
+        Duration::from_secs(10),
+    );
+    assert_eq!(setup.client().await.peer_certificate, second.der());
+
+    stop.store(true, Ordering::Relaxed);
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert!(
+        done.load(Ordering::Relaxed) > before,
+        "requests continued after the rotation"
+    );
+}
+
+#[tokio::test]
+async fn sigterm_finishes_the_request_in_flight_and_exits_0() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let mut setup = Setup::start(&[]);
+    let body = fixture("hpa-update.json").to_string();
+    let (head, tail) = body.split_at(body.len() / 2);
+
+    // A request whose body is only half sent when SIGTERM arrives.
+    let tcp = tokio::net::TcpStream::connect(setup.webhook.address)
+        .await
+        .unwrap();
+    let config = {
+        let mut roots = rustls::RootCertStore::empty();
+        use rustls::pki_types::pem::PemObject;
+        roots
+            .add(
+                rustls::pki_types::CertificateDer::from_pem_slice(setup.ca.pem.as_bytes()).unwrap(),
+            )
+            .unwrap();
+        rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth()
+    };
+    let mut tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect("localhost".try_into().unwrap(), tcp)
+        .await
+        .unwrap();
+    let request = format!(
+        "POST /validate HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{head}",
+        body.len()
+    );
+    tls.write_all(request.as_bytes()).await.unwrap();
+    tls.flush().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    setup.webhook.terminate();
+    setup.webhook.wait_for_log(
+        "shutting down: finishing in-flight requests",
+        Duration::from_secs(5),
+    );
+    // New connections are refused once the listener is closed.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        Client::connect(setup.webhook.address, &setup.ca.pem)
+            .await
+            .is_err()
+    );
+
+    tls.write_all(tail.as_bytes()).await.unwrap();
+    tls.flush().await.unwrap();
+    let mut answer = Vec::new();
+    tls.read_to_end(&mut answer).await.unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+    assert!(
+        answer.contains("hpa-lint denied HorizontalPodAutoscaler shop/web"),
+        "{answer}"
+    );
+
+    assert_eq!(setup.webhook.wait_exit(Duration::from_secs(15)), Some(0));
+}
+
+#[tokio::test]
+async fn configuration_changes_apply_without_a_restart() {
+    let dir = TempDir::new().unwrap();
+    let config = dir.path().join("config.yaml");
+    std::fs::write(&config, "webhook:\n  rules: {min-equals-max: off}\n").unwrap();
+    let setup = Setup::start(&[
+        "--reload-interval",
+        "1",
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    let mut client = setup.client().await;
+    let request = fixture("hpa-update.json");
+    let response = review(&mut client, "/validate", &request).await;
+    assert_eq!(
+        (response["allowed"].clone(), response.get("warnings")),
+        (json!(false), None)
+    );
+
+    // Audit mode: the denial becomes a warning.
+    std::fs::write(&config, "webhook:\n  mode: warn\n").unwrap();
+    setup
+        .webhook
+        .wait_for_log("configuration reloaded", Duration::from_secs(10));
+    let response = review(&mut client, "/validate", &request).await;
+    assert_eq!(response["allowed"], true);
+    assert_eq!(
+        response["warnings"].as_array().map(Vec::len),
+        Some(2),
+        "{response}"
+    );
+
+    // A broken file keeps the last good configuration.
+    std::fs::write(&config, "webhook:\n  mode: loud\n").unwrap();
+    setup.webhook.wait_for_log(
+        "new configuration is invalid; keeping the current one",
+        Duration::from_secs(10),
+    );
+    let response = review(&mut client, "/validate", &request).await;
+    assert_eq!(response["allowed"], true);
+}
+
+#[test]
+fn an_invalid_configuration_stops_the_start() {
+    let dir = TempDir::new().unwrap();
+    let config = dir.path().join("config.yaml");
+    std::fs::write(&config, "webhook:\n  rules: {min-equal-max: off}\n").unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args([
+            "--offline",
+            "--insecure-http",
+            "--listen",
+            "127.0.0.1:0",
+            "--config",
+        ])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("did you mean `min-equals-max`"), "{stdout}");
+
+    // Without --insecure-http, the certificate is required.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args(["--offline"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--tls-cert"));
+}
