@@ -3,7 +3,7 @@
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY . .
-RUN cargo build --release --locked --bin hpa-webhook --bin hpa-lint \
+RUN cargo build --release --locked -p hpa-lint-webhook -p hpa-lint --bin hpa-webhook --bin hpa-lint \
     && install -D -m 0755 target/release/hpa-webhook target/release/hpa-lint -t /out/
 
 # glibc and CA certificates, nothing else; runs as uid 65532 (the chart's runAsUser).
