@@ -10,10 +10,9 @@ mod settings;
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Parser;
 use hpa_lint_rules::Severity;
-use hpa_lint_rules::source::PARSER_STACK_SIZE;
 
 use crate::args::{CheckArgs, Cli, ColorChoice, Command};
 
@@ -65,14 +64,10 @@ fn check(args: &CheckArgs) -> Result<u8> {
         &resolved.config_dir,
     )
     .map_err(anyhow::Error::msg)?;
-    // Parsing recurses per nesting level: give the workers room.
-    rayon::ThreadPoolBuilder::new()
-        .stack_size(PARSER_STACK_SIZE)
-        .build_global()
-        .context("starting worker threads")?;
-    let outcome = check::run(&sources, &resolved.settings);
+    let mut outcome = check::run(&sources, &resolved.settings);
     input_errors.extend(outcome.input_errors.iter().cloned());
     input_errors.sort();
+    outcome.summary.unread = input_errors.len();
 
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());

@@ -3,9 +3,10 @@
 //! [`MemoryIndex`] over manifests, the webhook over its cluster caches.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
-use crate::model::autoscaler::scale_target;
+use crate::model::autoscaler::{Autoscalers, scale_target};
 use crate::object::{Object, ObjectKey, ObjectRef, Origin};
 
 /// The answer to a lookup. `Unknown` means the index cannot tell (a cache that is
@@ -16,6 +17,8 @@ pub enum Lookup<T> {
     Found(T),
     /// The object is not there.
     Missing,
+    /// The object is there, but could not be read (its YAML is broken).
+    Unreadable,
     /// The index cannot tell.
     Unknown,
 }
@@ -24,15 +27,15 @@ pub enum Lookup<T> {
 pub trait Index: Sync {
     /// The object a reference points to (group, kind, namespace, name; any version).
     fn get(&self, target: &ObjectRef) -> Lookup<Arc<Object>>;
-    /// Every autoscaler (HPA or KEDA ScaledObject) whose scale target is `target`.
-    fn scalers_of(&self, target: &ObjectRef) -> Vec<Arc<Object>>;
+    /// The autoscalers (HPAs, KEDA ScaledObjects) whose scale target is `target`.
+    fn scalers_of(&self, target: &ObjectRef) -> Arc<Autoscalers>;
     /// Objects of one group and kind in one namespace.
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Vec<Arc<Object>>;
 }
 
 /// How an index holds an object: parsed, or as JSON text parsed again on each
 /// use, which takes a fraction of the memory, for the many objects that are
-/// looked at once or twice (HPAs and workloads in a large repository).
+/// looked at once or twice (workloads in a large repository).
 #[derive(Clone, Debug)]
 pub enum Stored {
     /// Ready to use.
@@ -45,6 +48,11 @@ pub enum Stored {
         origin: Origin,
         /// `serde_json` text of the value.
         json: Box<str>,
+    },
+    /// An object whose document could not be read: known by name only.
+    Unreadable {
+        /// Identity, as far as it was read.
+        key: ObjectKey,
     },
 }
 
@@ -64,6 +72,7 @@ impl Stored {
         match &mut self {
             Stored::Parsed(object) => Arc::make_mut(object).origin = origin,
             Stored::Text { origin: own, .. } => *own = origin,
+            Stored::Unreadable { .. } => {}
         }
         self
     }
@@ -72,20 +81,21 @@ impl Stored {
     pub fn key(&self) -> &ObjectKey {
         match self {
             Stored::Parsed(object) => &object.key,
-            Stored::Text { key, .. } => key,
+            Stored::Text { key, .. } | Stored::Unreadable { key } => key,
         }
     }
 
-    /// The object, parsed if it is held as text.
-    pub fn object(&self) -> Arc<Object> {
+    /// The object, parsed if it is held as text; `None` when it was unreadable.
+    pub fn object(&self) -> Option<Arc<Object>> {
         match self {
-            Stored::Parsed(object) => Arc::clone(object),
-            Stored::Text { key, origin, json } => Arc::new(Object {
+            Stored::Parsed(object) => Some(Arc::clone(object)),
+            Stored::Text { key, origin, json } => Some(Arc::new(Object {
                 key: key.clone(),
                 // The text was written by serde_json from a value: it parses.
                 value: serde_json::from_str(json).unwrap_or_default(),
                 origin: *origin,
-            }),
+            })),
+            Stored::Unreadable { .. } => None,
         }
     }
 }
@@ -94,8 +104,9 @@ impl Stored {
 #[derive(Default)]
 pub struct MemoryIndex {
     entries: Vec<Stored>,
+    /// The entry each reference resolves to: the first one given.
     by_ref: HashMap<ObjectRef, usize>,
-    scalers: HashMap<ObjectRef, Vec<usize>>,
+    scalers: HashMap<ObjectRef, Arc<Autoscalers>>,
     by_kind: HashMap<(String, String, String), Vec<usize>>,
 }
 
@@ -109,28 +120,48 @@ impl MemoryIndex {
     }
 
     /// Indexes stored objects with their scale targets (see
-    /// [`crate::model::autoscaler::scale_target`]), worked out while they were parsed.
+    /// [`crate::model::autoscaler::scale_target`]), worked out while they were
+    /// read. Each reference counts once, whatever repeats: the first object
+    /// given for it wins, as in [`MemoryIndex::new`].
     pub fn with_scale_targets(
         entries: impl IntoIterator<Item = (Stored, Option<ObjectRef>)>,
     ) -> Self {
         let mut index = Self::default();
+        let mut scalers: HashMap<ObjectRef, Vec<Arc<Object>>> = HashMap::new();
+        // Autoscalers are grouped per target once the input is complete.
         for (i, (stored, target)) in entries.into_iter().enumerate() {
             let key = stored.key();
-            index
-                .by_kind
-                .entry((
-                    key.namespace.clone(),
-                    key.group().to_owned(),
-                    key.kind.clone(),
-                ))
-                .or_default()
-                .push(i);
-            if let Some(target) = target {
-                index.scalers.entry(target).or_default().push(i);
+            let first = match index.by_ref.entry(key.to_ref()) {
+                Entry::Vacant(slot) => {
+                    slot.insert(i);
+                    true
+                }
+                Entry::Occupied(_) => false,
+            };
+            if first && !matches!(stored, Stored::Unreadable { .. }) {
+                index
+                    .by_kind
+                    .entry((
+                        key.namespace.clone(),
+                        key.group().to_owned(),
+                        key.kind.clone(),
+                    ))
+                    .or_default()
+                    .push(i);
+                if let Some(target) = target {
+                    let object = stored.object().expect("readable");
+                    scalers.entry(target).or_default().push(object);
+                }
             }
-            index.by_ref.entry(key.to_ref()).or_insert(i);
             index.entries.push(stored);
         }
+        index.scalers = scalers
+            .into_iter()
+            .map(|(target, objects)| {
+                let autoscalers = Autoscalers::new(objects.iter().map(Arc::as_ref));
+                (target, Arc::new(autoscalers))
+            })
+            .collect();
         index
     }
 
@@ -144,34 +175,29 @@ impl MemoryIndex {
         self.entries.is_empty()
     }
 
-    /// The `i`-th object, in the order given.
-    pub fn object(&self, i: usize) -> Arc<Object> {
+    /// The `i`-th object, in the order given; `None` when it was unreadable.
+    pub fn object(&self, i: usize) -> Option<Arc<Object>> {
         self.entries[i].object()
-    }
-
-    fn objects(&self, indices: Option<&Vec<usize>>) -> Vec<Arc<Object>> {
-        indices
-            .map(|indices| indices.iter().map(|&i| self.object(i)).collect())
-            .unwrap_or_default()
     }
 }
 
 impl Index for MemoryIndex {
     fn get(&self, target: &ObjectRef) -> Lookup<Arc<Object>> {
-        self.by_ref
-            .get(target)
-            .map_or(Lookup::Missing, |&i| Lookup::Found(self.object(i)))
+        match self.by_ref.get(target) {
+            None => Lookup::Missing,
+            Some(&i) => self.object(i).map_or(Lookup::Unreadable, Lookup::Found),
+        }
     }
 
-    fn scalers_of(&self, target: &ObjectRef) -> Vec<Arc<Object>> {
-        self.objects(self.scalers.get(target))
+    fn scalers_of(&self, target: &ObjectRef) -> Arc<Autoscalers> {
+        self.scalers.get(target).cloned().unwrap_or_default()
     }
 
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Vec<Arc<Object>> {
-        self.objects(
-            self.by_kind
-                .get(&(namespace.to_owned(), group.to_owned(), kind.to_owned())),
-        )
+        self.by_kind
+            .get(&(namespace.to_owned(), group.to_owned(), kind.to_owned()))
+            .map(|indices| indices.iter().filter_map(|&i| self.object(i)).collect())
+            .unwrap_or_default()
     }
 }
 

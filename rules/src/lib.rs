@@ -19,6 +19,7 @@ pub mod settings;
 pub mod source;
 #[cfg(test)]
 mod testing;
+pub mod workspace;
 
 pub use diagnostic::{Diagnostic, PatchOp, Reason, Severity};
 pub use index::{Index, Lookup, MemoryIndex};

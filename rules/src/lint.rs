@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Reason, Severity, Subject};
 use crate::index::{Index, Lookup};
+use crate::model::autoscaler::Autoscalers;
 use crate::model::decode::DecodeErrorKind;
 use crate::model::hpa::Hpa;
 use crate::model::workload::TargetKind;
@@ -67,7 +68,7 @@ impl Context<'_> {
     pub fn found_target(&self) -> Option<Arc<Object>> {
         match self.target() {
             Lookup::Found(target) => Some(target),
-            Lookup::Missing | Lookup::Unknown => None,
+            Lookup::Missing | Lookup::Unreadable | Lookup::Unknown => None,
         }
     }
 
@@ -215,18 +216,24 @@ pub fn lint(
     settings: &Settings,
 ) -> Vec<Diagnostic> {
     let mut out = check_suppressions(object, settings);
-    let Some(hpa_diagnostics) = lint_hpa(object, operation, index, settings) else {
-        return out;
-    };
-    out.extend(
-        hpa_diagnostics
-            .into_iter()
-            .filter(|d| !is_suppressed(object, d, index)),
-    );
+    out.extend(lint_hpa(object, operation, index, settings));
     out
 }
 
-fn lint_hpa(
+/// The checks of an HPA ([`lint`] without [`check_suppressions`]): nothing
+/// for other objects.
+pub fn lint_hpa(
+    object: &Object,
+    operation: Operation<'_>,
+    index: &dyn Index,
+    settings: &Settings,
+) -> Vec<Diagnostic> {
+    let mut out = run_hpa_checks(object, operation, index, settings).unwrap_or_default();
+    out.retain(|d| !is_suppressed(object, d, index));
+    out
+}
+
+fn run_hpa_checks(
     object: &Object,
     operation: Operation<'_>,
     index: &dyn Index,
@@ -307,7 +314,7 @@ impl Index for WithObject<'_> {
         }
     }
 
-    fn scalers_of(&self, target: &ObjectRef) -> Vec<Arc<Object>> {
+    fn scalers_of(&self, target: &ObjectRef) -> Arc<Autoscalers> {
         self.inner.scalers_of(target)
     }
 
@@ -332,8 +339,16 @@ pub fn lint_workload(
         object: Arc::new(workload.clone()),
     };
     let mut out = check_suppressions(workload, settings);
-    for hpa in index.scalers_of(&target).iter().filter(|o| o.is_hpa()) {
-        for diagnostic in lint(hpa, operation, &overlay, settings) {
+    let scalers = index.scalers_of(&target);
+    let hpas = scalers
+        .all()
+        .iter()
+        .filter_map(|member| match index.get(&member.key.to_ref()) {
+            Lookup::Found(object) if object.is_hpa() => Some(object),
+            _ => None,
+        });
+    for hpa in hpas {
+        for diagnostic in lint(&hpa, operation, &overlay, settings) {
             let repeated = out.iter().any(|d| {
                 (d.rule.name, &d.path, &d.message)
                     == (diagnostic.rule.name, &diagnostic.path, &diagnostic.message)
@@ -464,7 +479,10 @@ spec:
     }
 
     fn object(yaml: &str) -> crate::object::Object {
-        let value = crate::source::read_document(yaml).values.remove(0).0;
+        let value = crate::source::read_document(yaml, &|_, _| &crate::source::ALL)
+            .values
+            .remove(0)
+            .0;
         crate::object::Object::new(value, crate::object::Origin::default(), "default").unwrap()
     }
 

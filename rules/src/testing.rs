@@ -1,16 +1,15 @@
-//! Test support: lint YAML the way the CLI does (every document parsed), and
-//! check fixtures against their `# expect: <rule>` markers.
+//! Test support: lint YAML the way the CLI does (through [`crate::workspace`]),
+//! and check fixtures against their `# expect: <rule>` markers.
 
 use std::sync::Arc;
 
 use crate::index::{Index, Lookup, MemoryIndex};
-use crate::lint::{Operation, lint};
-use crate::model::workload::keep_what_rules_read;
+use crate::model::autoscaler::Autoscalers;
 use crate::object::{Object, ObjectRef, Origin};
 use crate::registry::Rule;
-use crate::rules::helm_template;
 use crate::settings::Settings;
-use crate::source::{find_template, parse, read_document, split_documents};
+use crate::source::{ALL, read_document, split_documents};
+use crate::workspace::{lint_document, locate, scan_document, template_finding};
 
 /// One located finding.
 #[derive(Debug)]
@@ -23,56 +22,60 @@ pub(crate) struct Finding {
 
 /// Lints a multi-document YAML text; findings sorted by position.
 pub(crate) fn lint_yaml(text: &str, settings: &Settings) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    if let Some(at) = find_template(text) {
-        if settings.severity(&helm_template::RULE).is_some() {
-            findings.push(Finding {
-                line: text[..at].matches('\n').count() + 1,
+    let chunks = split_documents(text);
+    let scans: Vec<_> = chunks
+        .iter()
+        .map(|c| scan_document(c.text, settings))
+        .collect();
+    let line_of = |i: usize, line: usize| chunks[i].line_offset + line;
+    if let Some((i, at)) = scans
+        .iter()
+        .enumerate()
+        .find_map(|(i, s)| Some((i, s.template?)))
+    {
+        let before = &chunks[i].text[..at];
+        return template_finding(settings)
+            .map(|d| Finding {
+                line: line_of(i, crate::source::lines::count_breaks(before) + 1),
                 column: 1,
-                rule: helm_template::RULE.name,
-                text: helm_template::MESSAGE.to_owned(),
+                rule: d.rule.name,
+                text: d.message,
+            })
+            .into_iter()
+            .collect();
+    }
+    let mut findings = Vec::new();
+    let mut places = Vec::new();
+    let mut entries = Vec::new();
+    for (i, scan) in scans.into_iter().enumerate() {
+        for (d, pos) in scan.findings {
+            findings.push(Finding {
+                line: line_of(i, pos.line),
+                column: pos.column,
+                rule: d.rule.name,
+                text: d.field_message(),
             });
         }
-        return findings;
-    }
-    let chunks = split_documents(text);
-    let mut objects = Vec::new();
-    let mut places = Vec::new();
-    for (i, chunk) in chunks.iter().enumerate() {
-        let document = read_document(chunk.text);
-        for problem in document.problems {
-            if settings.severity(problem.rule).is_some() {
-                findings.push(Finding {
-                    line: chunk.line_offset + problem.pos.line,
-                    column: problem.pos.column,
-                    rule: problem.rule.name,
-                    text: problem.message,
-                });
-            }
-        }
-        for (value, prefix) in document.values {
+        for found in scan.found {
             let origin = Origin(u32::try_from(places.len()).unwrap());
-            // Rules see of a workload only what the CLI keeps of it.
-            let value = keep_what_rules_read(value);
-            if let Some(object) = Object::new(value, origin, &settings.default_namespace) {
-                places.push((i, prefix));
-                objects.push(Arc::new(object));
-            }
+            places.push((i, found.prefix, found.is_hpa));
+            entries.push((found.stored.with_origin(origin), found.target));
         }
     }
-    let index = MemoryIndex::new(objects.iter().cloned());
-    for object in &objects {
-        for diagnostic in lint(object, Operation::Create, &index, settings) {
-            let (i, prefix) = &places[diagnostic.subject.origin.0 as usize];
-            let chunk = chunks[*i];
-            let pos = parse(chunk.text)
-                .expect("a linted document parses")
-                .locate(&prefix.join(&diagnostic.source_path));
+    let index = MemoryIndex::with_scale_targets(entries);
+    for (n, (i, prefix, is_hpa)) in places.iter().enumerate() {
+        if !is_hpa {
+            continue;
+        }
+        let origin = Origin(u32::try_from(n).unwrap());
+        for d in lint_document(chunks[*i].text, prefix, origin, &index, settings) {
+            let (j, prefix, _) = &places[d.subject.origin.0 as usize];
+            let pos = locate(chunks[*j].text, prefix, std::slice::from_ref(&d))[0];
             findings.push(Finding {
-                line: chunk.line_offset + pos.line,
+                line: line_of(*j, pos.line),
                 column: pos.column,
-                rule: diagnostic.rule.name,
-                text: diagnostic.field_message(),
+                rule: d.rule.name,
+                text: d.field_message(),
             });
         }
     }
@@ -150,8 +153,8 @@ impl Index for UnknownIndex {
         Lookup::Unknown
     }
 
-    fn scalers_of(&self, _: &ObjectRef) -> Vec<Arc<Object>> {
-        Vec::new()
+    fn scalers_of(&self, _: &ObjectRef) -> Arc<Autoscalers> {
+        Arc::default()
     }
 
     fn list(&self, _: &str, _: &str, _: &str) -> Vec<Arc<Object>> {
@@ -163,7 +166,7 @@ impl Index for UnknownIndex {
 pub(crate) fn objects(text: &str) -> Vec<Arc<Object>> {
     split_documents(text)
         .iter()
-        .flat_map(|chunk| read_document(chunk.text).values)
+        .flat_map(|chunk| read_document(chunk.text, &|_, _| &ALL).values)
         .filter_map(|(value, _)| Object::new(value, Origin(0), "default"))
         .map(Arc::new)
         .collect()

@@ -36,6 +36,8 @@ struct Summary {
     objects: usize,
     errors: usize,
     warnings: usize,
+    /// Inputs that could not be read (their errors go to standard error).
+    unread: usize,
 }
 
 pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
@@ -64,6 +66,7 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
             objects: summary.objects,
             errors: summary.errors,
             warnings: summary.warnings,
+            unread: summary.unread,
         },
     };
     serde_json::to_writer_pretty(&mut *out, &document)?;

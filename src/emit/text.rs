@@ -52,15 +52,21 @@ pub fn summary_line(summary: &Summary) -> String {
         plural(summary.documents, "document"),
         plural(summary.objects, "object")
     );
+    let counts = format!(
+        "{}, {} and {}",
+        plural(summary.errors, "error"),
+        plural(summary.warnings, "warning"),
+        plural(summary.infos, "info")
+    );
+    // Never call a run clean when some input was not read.
+    if summary.unread > 0 {
+        let unread = plural(summary.unread, "input");
+        return format!("Could not read {unread}; found {counts} in the {scope} read.");
+    }
     if summary.errors + summary.warnings + summary.infos == 0 {
         format!("No problems found in {scope}.")
     } else {
-        format!(
-            "Found {}, {} and {} in {scope}.",
-            plural(summary.errors, "error"),
-            plural(summary.warnings, "warning"),
-            plural(summary.infos, "info")
-        )
+        format!("Found {counts} in {scope}.")
     }
 }
 
@@ -74,12 +80,13 @@ pub fn emit(outcome: &Outcome, color: bool, out: &mut dyn Write) -> io::Result<(
         let diagnostic = &finding.diagnostic;
         let title = title(finding);
         let label = label(finding);
-        let snippet = Snippet::source(finding.source_line.as_str())
+        let excerpt = &finding.excerpt;
+        let snippet = Snippet::source(excerpt.text.as_str())
             .line_start(finding.line)
             .path(&*finding.file)
             .annotation(
                 AnnotationKind::Primary
-                    .span(finding.highlight.clone())
+                    .span(excerpt.highlight.clone())
                     .label(label.as_str()),
             );
         let mut group = level(diagnostic.severity)
@@ -89,7 +96,15 @@ pub fn emit(outcome: &Outcome, color: bool, out: &mut dyn Write) -> io::Result<(
         if let Some(help) = &diagnostic.help {
             group = group.element(Level::HELP.message(help.as_str()));
         }
-        writeln!(out, "{}\n", renderer.render(&[group]))?;
+        let mut rendered = renderer.render(&[group]);
+        // The renderer counts columns within the excerpt; a long line's excerpt
+        // is a window of it, so put the real column back.
+        let shown = excerpt.text[..excerpt.highlight.start].chars().count() + 1;
+        if shown != finding.column {
+            let place = |column| format!("{}:{}:{column}", finding.file, finding.line);
+            rendered = rendered.replacen(&place(shown), &place(finding.column), 1);
+        }
+        writeln!(out, "{rendered}\n")?;
     }
     writeln!(out, "{}", summary_line(&outcome.summary))
 }

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::{FutureExt, StreamExt, TryStreamExt};
-use hpa_lint_rules::model::autoscaler::scale_target;
+use hpa_lint_rules::model::autoscaler::{Autoscalers, scale_target};
 use hpa_lint_rules::model::workload::keep_what_rules_read;
 use hpa_lint_rules::object::ObjectRef as RuleRef;
 use hpa_lint_rules::source::Keep;
@@ -422,16 +422,18 @@ impl Index for ClusterIndex {
         }
     }
 
-    fn scalers_of(&self, target: &RuleRef) -> Vec<Arc<Object>> {
+    fn scalers_of(&self, target: &RuleRef) -> Arc<Autoscalers> {
         if !self.is_synced() {
-            return Vec::new();
+            return Arc::default();
         }
         let wanted = Some(fingerprint(target));
-        self.caches_for("autoscaling", "HorizontalPodAutoscaler", &target.namespace)
+        let scalers: Vec<Arc<Object>> = self
+            .caches_for("autoscaling", "HorizontalPodAutoscaler", &target.namespace)
             .flat_map(|c| parse_all(c.store.state_filter(|o| o.scales == wanted)))
             // A fingerprint can collide; the reference cannot.
             .filter(|o| scale_target(o).as_ref() == Some(target))
-            .collect()
+            .collect();
+        Arc::new(Autoscalers::new(scalers.iter().map(Arc::as_ref)))
     }
 
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Vec<Arc<Object>> {
@@ -469,7 +471,7 @@ impl<K: PartialEq, V: Clone> Memo<K, V> {
 pub struct RequestIndex<'a> {
     index: &'a ClusterIndex,
     objects: Memo<RuleRef, Lookup<Arc<Object>>>,
-    scalers: Memo<RuleRef, Vec<Arc<Object>>>,
+    scalers: Memo<RuleRef, Arc<Autoscalers>>,
     lists: Memo<(String, String, String), Vec<Arc<Object>>>,
 }
 
@@ -491,7 +493,7 @@ impl Index for RequestIndex<'_> {
             .get_or(target.clone(), || self.index.get(target))
     }
 
-    fn scalers_of(&self, target: &RuleRef) -> Vec<Arc<Object>> {
+    fn scalers_of(&self, target: &RuleRef) -> Arc<Autoscalers> {
         self.scalers
             .get_or(target.clone(), || self.index.scalers_of(target))
     }
@@ -577,6 +579,7 @@ mod tests {
         let found = |r: &RuleRef| match index.get(r) {
             Lookup::Found(o) => format!("found {}", o.key.to_ref()),
             Lookup::Missing => "missing".to_owned(),
+            Lookup::Unreadable => "unreadable".to_owned(),
             Lookup::Unknown => "unknown".to_owned(),
         };
         assert_eq!(

@@ -2,9 +2,11 @@
 //! (which create an HPA of their own for their target); and what a
 //! VerticalPodAutoscaler does to the pods of its target.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
-use crate::object::{Object, ObjectRef, group_of};
+use crate::object::{Object, ObjectKey, ObjectRef, group_of};
 
 /// The scale target of an autoscaler, or `None` for other objects.
 pub fn scale_target(object: &Object) -> Option<ObjectRef> {
@@ -32,6 +34,127 @@ pub fn scale_target(object: &Object) -> Option<ObjectRef> {
 /// Whether the object is a KEDA `ScaledObject`.
 pub fn is_keda_scaled_object(object: &Object) -> bool {
     object.key.kind == "ScaledObject" && object.key.group() == "keda.sh"
+}
+
+/// The objects `object` names in its `ownerReferences`, in its namespace (how
+/// KEDA marks the HPA it creates for a ScaledObject).
+fn owners(object: &Object) -> impl Iterator<Item = ObjectRef> + '_ {
+    object
+        .value
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|reference| {
+            let field = |name: &str| reference.get(name).and_then(Value::as_str);
+            Some(ObjectRef {
+                group: group_of(field("apiVersion").unwrap_or_default()).to_owned(),
+                kind: field("kind")?.to_owned(),
+                namespace: object.key.namespace.clone(),
+                name: field("name")?.to_owned(),
+            })
+        })
+}
+
+/// One autoscaler of a workload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// Its identity.
+    pub key: ObjectKey,
+    /// Whether it is a KEDA ScaledObject (which creates an HPA of its own).
+    pub keda: bool,
+}
+
+/// The autoscalers of one workload (HPAs and KEDA ScaledObjects), each once.
+/// Worked out once per workload, so that asking for each autoscaler's peers
+/// costs the same however many there are.
+#[derive(Debug, Default)]
+pub struct Autoscalers {
+    /// Every autoscaler, in input order.
+    all: Vec<Member>,
+    /// Indices into `all` of the distinct autoscalers: an HPA that a listed
+    /// ScaledObject created is part of that ScaledObject.
+    distinct: Vec<usize>,
+    /// For each autoscaler a listed ScaledObject created, that ScaledObject.
+    creator: HashMap<ObjectRef, usize>,
+    position: HashMap<ObjectRef, usize>,
+}
+
+/// The other autoscalers of a workload, as one of them sees them.
+#[derive(Debug)]
+pub struct Peers<'a> {
+    /// How many there are.
+    pub count: usize,
+    /// The first few of them, in input order.
+    pub first: Vec<&'a Member>,
+}
+
+impl Autoscalers {
+    /// Groups the autoscalers of one workload (one object per reference).
+    pub fn new<'o>(objects: impl IntoIterator<Item = &'o Object>) -> Self {
+        let objects: Vec<&Object> = objects.into_iter().collect();
+        let all: Vec<Member> = objects
+            .iter()
+            .map(|object| Member {
+                key: object.key.clone(),
+                keda: is_keda_scaled_object(object),
+            })
+            .collect();
+        let position: HashMap<ObjectRef, usize> = all
+            .iter()
+            .enumerate()
+            .map(|(i, member)| (member.key.to_ref(), i))
+            .collect();
+        let find_creator = |object: &Object| {
+            owners(object)
+                .filter_map(|o| position.get(&o).copied())
+                .find(|&i| all[i].keda)
+        };
+        let creator: HashMap<ObjectRef, usize> = objects
+            .iter()
+            .filter_map(|object| Some((object.key.to_ref(), find_creator(object)?)))
+            .collect();
+        let distinct = (0..all.len())
+            .filter(|&i| !creator.contains_key(&all[i].key.to_ref()))
+            .collect();
+        Self {
+            all,
+            distinct,
+            creator,
+            position,
+        }
+    }
+
+    /// Every autoscaler, in input order.
+    pub fn all(&self) -> &[Member] {
+        &self.all
+    }
+
+    /// The autoscalers other than `this` (and than the ScaledObject that
+    /// created it, or the HPA it created), at most `limit` of them named.
+    pub fn peers(&self, this: &Object, limit: usize) -> Peers<'_> {
+        let this_ref = this.key.to_ref();
+        let own = self.position.get(&this_ref).copied();
+        // The ScaledObject that created `this`, even when `this` is not listed.
+        let creator = self.creator.get(&this_ref).copied().or_else(|| {
+            owners(this)
+                .filter_map(|o| self.position.get(&o).copied())
+                .find(|&i| self.all[i].keda)
+        });
+        let excluded = |i: usize| Some(i) == own || Some(i) == creator;
+        let is_distinct = |i: &usize| !self.creator.contains_key(&self.all[*i].key.to_ref());
+        let mut left_out: Vec<usize> = own.into_iter().chain(creator).filter(is_distinct).collect();
+        left_out.dedup();
+        let count = self.distinct.len() - left_out.len();
+        let first = self
+            .distinct
+            .iter()
+            .filter(|&&i| !excluded(i))
+            .take(limit)
+            .map(|&i| &self.all[i])
+            .collect();
+        Peers { count, first }
+    }
 }
 
 /// The API group of `VerticalPodAutoscaler`.

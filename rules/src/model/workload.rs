@@ -9,7 +9,7 @@ use crate::model::quantity::Quantity;
 use crate::object::Object;
 use crate::path::FieldPath;
 use crate::settings::Settings;
-use crate::source::Keep;
+use crate::source::{ALL, Keep};
 
 /// What the rules read of an object they do not read whole (a workload, or
 /// whatever an HPA points at): identity, suppressions, replicas, selector and the
@@ -53,6 +53,63 @@ pub static WORKLOAD_FIELDS: Keep = Keep::Fields(&[
     ),
 ]);
 
+/// What the rules read of an autoscaler in the index (its peers are read
+/// whole only when they are linted themselves): identity, suppressions, owners
+/// and scale target.
+pub static SCALER_FIELDS: Keep = Keep::Fields(&[
+    ("apiVersion", Keep::All),
+    ("kind", Keep::All),
+    (
+        "metadata",
+        Keep::Fields(&[
+            ("name", Keep::All),
+            ("generateName", Keep::All),
+            ("namespace", Keep::All),
+            ("annotations", Keep::Prefixed(SUPPRESSION_PREFIX)),
+            ("ownerReferences", Keep::All),
+        ]),
+    ),
+    ("spec", Keep::Fields(&[("scaleTargetRef", Keep::All)])),
+]);
+
+/// What the rules read of an object no rule looks up: identity and
+/// suppression annotations (which are checked on every object).
+pub static IDENTITY_FIELDS: Keep = Keep::Fields(&[
+    ("apiVersion", Keep::All),
+    ("kind", Keep::All),
+    (
+        "metadata",
+        Keep::Fields(&[
+            ("name", Keep::All),
+            ("generateName", Keep::All),
+            ("namespace", Keep::All),
+            ("annotations", Keep::Prefixed(SUPPRESSION_PREFIX)),
+        ]),
+    ),
+]);
+
+/// What the rules read of an object of this kind, for lookups.
+pub fn keep_for(settings: &Settings, api_version: &str, kind: &str) -> &'static Keep {
+    let group = crate::object::group_of(api_version);
+    if is_autoscaler(group, kind) {
+        &SCALER_FIELDS
+    } else if is_listed(api_version, kind) || kind.ends_with("List") {
+        &ALL
+    } else if TargetKind::classify(settings, group, kind).is_scalable() {
+        &WORKLOAD_FIELDS
+    } else {
+        &IDENTITY_FIELDS
+    }
+}
+
+/// HPAs and KEDA ScaledObjects.
+fn is_autoscaler(group: &str, kind: &str) -> bool {
+    matches!(
+        (group, kind),
+        ("autoscaling", "HorizontalPodAutoscaler") | ("keda.sh", "ScaledObject")
+    )
+}
+
 static CONTAINER_FIELDS: Keep = Keep::Fields(&[
     ("name", Keep::All),
     ("resources", Keep::All),
@@ -70,8 +127,8 @@ pub fn is_listed(api_version: &str, kind: &str) -> bool {
     )
 }
 
-/// `value` as the rules need it: whole for the kinds they read whole, else
-/// pruned to [`WORKLOAD_FIELDS`].
+/// `value` as the rules need it to lint it or to look it up in full: whole
+/// for the kinds they read whole, else pruned to [`WORKLOAD_FIELDS`].
 pub fn keep_what_rules_read(value: Value) -> Value {
     match (value["apiVersion"].as_str(), value["kind"].as_str()) {
         (Some(api_version), Some(kind)) if !is_read_whole(api_version, kind) => {
@@ -84,15 +141,9 @@ pub fn keep_what_rules_read(value: Value) -> Value {
 /// Kinds the rules read whole: the autoscalers themselves and the objects rules
 /// list by namespace (budgets, VPAs, LimitRanges), plus `*List` documents. Every
 /// other object matters only as a scale target, through [`WORKLOAD_FIELDS`].
-pub fn is_read_whole(api_version: &str, kind: &str) -> bool {
-    matches!(
-        (crate::object::group_of(api_version), kind),
-        ("autoscaling", "HorizontalPodAutoscaler")
-            | ("policy", "PodDisruptionBudget")
-            | ("keda.sh", "ScaledObject")
-            | ("autoscaling.k8s.io", "VerticalPodAutoscaler")
-            | ("", "LimitRange")
-    ) || kind.ends_with("List")
+fn is_read_whole(api_version: &str, kind: &str) -> bool {
+    let group = crate::object::group_of(api_version);
+    is_autoscaler(group, kind) || is_listed(api_version, kind) || kind.ends_with("List")
 }
 
 /// Kinds with a `/scale` subresource in Kubernetes itself, as (group, kind).

@@ -1,11 +1,8 @@
 //! `duplicate-target`: another HPA or a KEDA ScaledObject scales the same workload.
 
-use serde_json::Value;
-
 use crate::diagnostic::Severity;
 use crate::lint::{Context, Report};
-use crate::model::autoscaler::is_keda_scaled_object;
-use crate::object::{Object, group_of};
+use crate::model::autoscaler::Member;
 use crate::path::FieldPath;
 use crate::registry::{Category, Check, Rule};
 
@@ -76,32 +73,17 @@ asks for.
     check: Check::Hpa(check),
 };
 
-/// Whether `owner` is among the `ownerReferences` of `object` (how KEDA marks
-/// the HPA it creates for a ScaledObject).
-fn is_owned_by(object: &Object, owner: &Object) -> bool {
-    let Some(references) = object
-        .value
-        .pointer("/metadata/ownerReferences")
-        .and_then(Value::as_array)
-    else {
-        return false;
-    };
-    references.iter().any(|reference| {
-        let field = |name: &str| reference.get(name).and_then(Value::as_str);
-        field("kind") == Some(owner.key.kind.as_str())
-            && field("name") == Some(owner.key.name.as_str())
-            && group_of(field("apiVersion").unwrap_or_default()) == owner.key.group()
-    })
-}
+/// How many other autoscalers a finding names; the rest are counted.
+const NAMED: usize = 3;
 
-fn describe(object: &Object) -> String {
-    if is_keda_scaled_object(object) {
+fn describe(member: &Member) -> String {
+    if member.keda {
         format!(
             "{} (KEDA, which creates an HPA of its own)",
-            object.key.describe()
+            member.key.describe()
         )
     } else {
-        object.key.describe()
+        member.key.describe()
     }
 }
 
@@ -110,25 +92,21 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if target.kind.is_empty() || target.name.is_empty() {
         return;
     }
-    let this = cx.object.key.to_ref();
     let scalers = cx.index.scalers_of(&target);
-    let others: Vec<String> = scalers
-        .iter()
-        // This HPA, in whatever version the index holds it.
-        .filter(|other| other.key.to_ref() != this)
-        // The ScaledObject that created this HPA, and the HPA another listed
-        // ScaledObject created: each pair is one autoscaler.
-        .filter(|other| !is_owned_by(cx.object, other))
-        .filter(|other| !scalers.iter().any(|owner| is_owned_by(other, owner)))
-        .map(|other| describe(other))
-        .collect();
-    let Some((last, first)) = others.split_last() else {
+    let peers = scalers.peers(cx.object, NAMED);
+    if peers.count == 0 {
         return;
-    };
-    let list = if first.is_empty() {
-        last.clone()
+    }
+    let mut names: Vec<String> = peers.first.iter().map(|m| describe(m)).collect();
+    let unnamed = peers.count - names.len();
+    if unnamed > 0 {
+        names.push(format!("{unnamed} more"));
+    }
+    let last = names.pop().expect("at least one peer");
+    let list = if names.is_empty() {
+        last
     } else {
-        format!("{} and {last}", first.join(", "))
+        format!("{} and {last}", names.join(", "))
     };
     out.report(
         FieldPath::fields("spec.scaleTargetRef"),

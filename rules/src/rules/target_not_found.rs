@@ -90,8 +90,21 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         return;
     }
     // `Unknown` (a cache that is not synced) is not evidence of absence.
-    if !matches!(cx.target(), Lookup::Missing) {
-        return;
+    match cx.target() {
+        Lookup::Missing => {}
+        Lookup::Unreadable => {
+            out.report(
+                FieldPath::fields("spec.scaleTargetRef"),
+                format!(
+                    "{} (namespace `{}`) is in the input but could not be read, so it was not checked",
+                    target.describe(),
+                    target.namespace
+                ),
+            )
+            .help("fix the YAML errors reported for the target, then lint again");
+            return;
+        }
+        Lookup::Found(_) | Lookup::Unknown => return,
     }
     out.report(
         FieldPath::fields("spec.scaleTargetRef"),

@@ -1,0 +1,758 @@
+//! One document's events → its JSON value, as kubectl would send it.
+//!
+//! A single pass over the parser's events checks the whole document (syntax,
+//! repeated keys, anchors, merge keys, values kubectl cannot convert) while
+//! building only the fields a [`Keep`] selects. The pass keeps an explicit
+//! stack, so hostile nesting cannot overflow the thread's stack; aliases are
+//! expanded under a node budget, so alias bombs end quickly.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use granit_parser::{Event, Parser, ScanError};
+use serde_json::{Map, Value};
+
+use super::keep::{ALL, Keep};
+use super::scalar::{self, Scalar};
+use super::{Pos, Problem, ProblemKind, pos_of};
+use crate::path::{FieldPath, Segment};
+
+/// Deepest nesting read, counting the levels that aliases add.
+pub const MAX_DEPTH: usize = 100;
+/// Most nodes that aliases may add to one document.
+pub const MAX_ALIAS_NODES: usize = 1_000_000;
+
+/// Chooses what to build of an object from its `apiVersion` and `kind`.
+pub type Choose<'c> = &'c dyn Fn(&str, &str) -> &'static Keep;
+
+/// The outcome of reading a document.
+#[derive(Debug, Default)]
+pub struct Composed {
+    /// The value, pruned; `None` when the document cannot be read (a problem
+    /// says why) or holds nothing.
+    pub value: Option<Value>,
+    /// What is wrong with it: at most one problem that stops reading, after
+    /// any number of repeated keys.
+    pub problems: Vec<Problem>,
+    /// When reading stopped: what was read of the root up to there (its
+    /// `apiVersion`, `kind` and name, often), to tell what the document was.
+    pub partial: Option<Value>,
+}
+
+/// Parser settings for a document. kubectl reads a stream that starts with `{`
+/// as JSON, where keys of any length are fine; YAML limits implicit keys to
+/// 1024 characters, as kubectl's YAML parser does.
+pub(crate) fn parser_options(text: &str) -> granit_parser::Options {
+    let mut options = granit_parser::options! {
+        flow_nesting_limit: MAX_DEPTH + 1,
+        block_nesting_limit: MAX_DEPTH + 1,
+        emit_comments: false,
+    };
+    if text.trim_start().starts_with('{') {
+        options.simple_key_max_lookahead = usize::MAX;
+    }
+    options
+}
+
+/// Reads one document (a [`super::Chunk`]'s text), building what `choose`
+/// keeps of it.
+pub fn compose(text: &str, choose: Choose<'_>) -> Composed {
+    let mut composer = Composer::new(choose);
+    let outcome = composer.run(text);
+    let mut value = match outcome {
+        Ok(value) => value,
+        Err(problem) => {
+            let partial = composer.unwind();
+            let mut problems = composer.problems;
+            problems.push(problem);
+            return Composed {
+                value: None,
+                problems,
+                partial,
+            };
+        }
+    };
+    let Composer {
+        problems, chosen, ..
+    } = composer;
+    // The choice made on the way may differ from the final `apiVersion` and
+    // `kind` (a repeated key): then build the document whole and cut it again.
+    let last = value.as_ref().map_or(&ALL, |v| keep_of(v, choose));
+    if chosen.is_some_and(|chosen| !std::ptr::eq(chosen, last)) {
+        let mut whole = Composer::new(&|_, _| &ALL);
+        value = whole.run(text).unwrap_or_default();
+    }
+    Composed {
+        value: value.map(|v| last.prune(v)),
+        problems,
+        partial: None,
+    }
+}
+
+fn keep_of(value: &Value, choose: Choose<'_>) -> &'static Keep {
+    match (
+        value.get("apiVersion").and_then(Value::as_str),
+        value.get("kind").and_then(Value::as_str),
+    ) {
+        (Some(api_version), Some(kind)) => choose(api_version, kind),
+        _ => &ALL,
+    }
+}
+
+/// A completed anchored node, for its aliases.
+struct Anchored {
+    value: Value,
+    nodes: usize,
+    height: usize,
+}
+
+/// The keys of one mapping seen so far, for repeated keys.
+#[derive(Default)]
+struct Keys<'a> {
+    few: Vec<Cow<'a, str>>,
+    many: HashSet<Cow<'a, str>>,
+}
+
+impl<'a> Keys<'a> {
+    /// Adds a key; `false` when it was there already.
+    fn insert(&mut self, key: Cow<'a, str>) -> bool {
+        if !self.many.is_empty() {
+            return self.many.insert(key);
+        }
+        if self.few.contains(&key) {
+            return false;
+        }
+        self.few.push(key);
+        if self.few.len() > 16 {
+            self.many.extend(self.few.drain(..));
+        }
+        true
+    }
+}
+
+/// What a mapping waits for.
+enum Pending<'a> {
+    Key,
+    Value(Cow<'a, str>),
+    Merge,
+}
+
+/// An open mapping or sequence.
+struct Frame<'a> {
+    is_map: bool,
+    /// What is built of it; `None`: only checked.
+    keep: Option<&'static Keep>,
+    /// What its parent keeps of it (differs from `keep` for anchored nodes,
+    /// which are built whole for their aliases).
+    kept_by_parent: Option<&'static Keep>,
+    map: Option<Map<String, Value>>,
+    items: Vec<Value>,
+    keys: Keys<'a>,
+    pending: Pending<'a>,
+    /// Items so far (sequences).
+    length: usize,
+    /// Where it sits in its parent, for paths.
+    segment: Option<Segment>,
+    anchor: usize,
+    nodes: usize,
+    height: usize,
+}
+
+/// A finished node on its way to its parent.
+struct Node {
+    value: Option<Value>,
+    nodes: usize,
+    height: usize,
+}
+
+struct Composer<'a, 'c> {
+    choose: Choose<'c>,
+    frames: Vec<Frame<'a>>,
+    anchors: Vec<Option<Anchored>>,
+    alias_nodes: usize,
+    problems: Vec<Problem>,
+    /// The keep chosen from the root's `apiVersion` and `kind`, once both were read.
+    chosen: Option<&'static Keep>,
+    api_version: Option<String>,
+    kind: Option<String>,
+    root: Option<Value>,
+}
+
+fn syntax_error(error: &ScanError) -> Problem {
+    let marker = error.marker();
+    let message = match error.kind() {
+        granit_parser::ErrorKind::RecursionLimitExceeded => {
+            format!("nested more than {MAX_DEPTH} levels deep")
+        }
+        granit_parser::ErrorKind::UnknownAnchor => {
+            "an alias (`*name`) refers to an anchor that is not defined before it in this document"
+                .to_owned()
+        }
+        kind => kind.to_string(),
+    };
+    Problem {
+        kind: ProblemKind::Syntax,
+        message,
+        path: FieldPath::root(),
+        pos: Pos {
+            line: marker.line(),
+            column: marker.col() + 1,
+            offset: marker.byte_offset().unwrap_or_default(),
+            len: 1,
+        },
+    }
+}
+
+impl<'a, 'c> Composer<'a, 'c> {
+    fn new(choose: Choose<'c>) -> Self {
+        Self {
+            choose,
+            frames: Vec::new(),
+            anchors: Vec::new(),
+            alias_nodes: 0,
+            problems: Vec::new(),
+            chosen: None,
+            api_version: None,
+            kind: None,
+            root: None,
+        }
+    }
+
+    fn run(&mut self, text: &'a str) -> Result<Option<Value>, Problem> {
+        let mut parser = Parser::new_from_str_with_options(text, parser_options(text));
+        loop {
+            let (event, span) = match parser.next_event() {
+                Some(Ok(next)) => next,
+                Some(Err(error)) => return Err(syntax_error(&error)),
+                None => return Ok(self.root.take()),
+            };
+            match event {
+                Event::DocumentEnd | Event::StreamEnd => return Ok(self.root.take()),
+                Event::Scalar(value, style, anchor, tag) => {
+                    let at = pos_of(&span);
+                    if self.expects_key() {
+                        let key = scalar::resolve(value, style, tag.as_deref())
+                            .and_then(|s| match s {
+                                Scalar::Merge => Ok(None),
+                                s => scalar::key_text(s).map(Some),
+                            })
+                            .map_err(|message| self.conversion(message, at))?;
+                        self.record_anchor(anchor, key.as_deref().map(Value::from), 1, 0);
+                        self.accept_key(key, at);
+                        continue;
+                    }
+                    let build = anchor != 0 || self.slot_keep().is_some();
+                    let value = if build {
+                        let resolved = scalar::resolve(value, style, tag.as_deref())
+                            .and_then(scalar::to_json)
+                            .map_err(|message| self.conversion(message, at))?;
+                        self.record_anchor(anchor, Some(resolved.clone()), 1, 0);
+                        Some(resolved)
+                    } else {
+                        if let Err(message) = scalar::check(&value, style, tag.as_deref()) {
+                            return Err(self.conversion(message, at));
+                        }
+                        None
+                    };
+                    self.deliver(
+                        Node {
+                            value,
+                            nodes: 1,
+                            height: 0,
+                        },
+                        at,
+                    )?;
+                }
+                Event::Alias(id) => {
+                    let at = pos_of(&span);
+                    let Some(Some(anchored)) = self.anchors.get(id) else {
+                        return Err(self.conversion(
+                            "an alias refers to the node that contains it (anchor value contains itself)"
+                                .to_owned(),
+                            at,
+                        ));
+                    };
+                    let (nodes, height) = (anchored.nodes, anchored.height);
+                    self.alias_nodes += nodes;
+                    if self.alias_nodes > MAX_ALIAS_NODES {
+                        return Err(self.conversion(
+                            format!("aliases expand to more than {MAX_ALIAS_NODES} nodes (an alias bomb?)"),
+                            at,
+                        ));
+                    }
+                    if self.frames.len() + height > MAX_DEPTH {
+                        return Err(self.too_deep(at));
+                    }
+                    let value = anchored.value.clone();
+                    if self.expects_key() {
+                        let key =
+                            alias_key(value).map_err(|message| self.conversion(message, at))?;
+                        self.accept_key(Some(Cow::Owned(key)), at);
+                        continue;
+                    }
+                    self.deliver(
+                        Node {
+                            value: Some(value),
+                            nodes,
+                            height,
+                        },
+                        at,
+                    )?;
+                }
+                Event::MappingStart(_, anchor, _) | Event::SequenceStart(_, anchor, _) => {
+                    let at = pos_of(&span);
+                    if self.expects_key() {
+                        return Err(self.conversion(
+                            "a mapping key is itself a mapping or a list, which kubectl cannot convert to JSON (invalid map key)"
+                                .to_owned(),
+                            at,
+                        ));
+                    }
+                    if self.frames.len() >= MAX_DEPTH {
+                        return Err(self.too_deep(at));
+                    }
+                    let is_map = matches!(event, Event::MappingStart(..));
+                    self.open(is_map, anchor);
+                }
+                Event::MappingEnd | Event::SequenceEnd => {
+                    let at = pos_of(&span);
+                    let frame = self.frames.pop().expect("the parser balances collections");
+                    let value = match frame.map {
+                        Some(map) => Some(Value::Object(map)),
+                        None => frame.keep.map(|_| Value::Array(frame.items)),
+                    };
+                    let nodes = frame.nodes + 1;
+                    let height = frame.height + 1;
+                    let value = if frame.anchor != 0 {
+                        self.record_anchor(frame.anchor, value.clone(), nodes, height);
+                        value
+                            .zip(frame.kept_by_parent)
+                            .map(|(v, keep)| keep.prune(v))
+                    } else {
+                        value
+                    };
+                    self.deliver(
+                        Node {
+                            value,
+                            nodes,
+                            height,
+                        },
+                        at,
+                    )?;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Closes the open nodes after a problem, keeping what was built of them.
+    fn unwind(&mut self) -> Option<Value> {
+        while let Some(frame) = self.frames.pop() {
+            let value = match frame.map {
+                Some(map) => Some(Value::Object(map)),
+                None => frame.keep.map(|_| Value::Array(frame.items)),
+            };
+            let Some(parent) = self.frames.last_mut() else {
+                return value;
+            };
+            match (std::mem::replace(&mut parent.pending, Pending::Key), value) {
+                (Pending::Value(key), Some(value)) => {
+                    if let Some(map) = &mut parent.map {
+                        map.insert(key.into_owned(), value);
+                    }
+                }
+                (Pending::Key, Some(value)) if parent.map.is_none() => parent.items.push(value),
+                _ => {}
+            }
+        }
+        self.root.take()
+    }
+
+    fn expects_key(&self) -> bool {
+        matches!(self.frames.last(), Some(f) if f.is_map && matches!(f.pending, Pending::Key))
+    }
+
+    /// What the open node's parent keeps of the next node; `None`: dropped.
+    fn slot_keep(&self) -> Option<&'static Keep> {
+        let Some(frame) = self.frames.last() else {
+            return Some(&ALL);
+        };
+        // Merge values are built whatever is kept, to merge and to check them.
+        if matches!(frame.pending, Pending::Merge) {
+            return Some(&ALL);
+        }
+        let keep = frame.keep?;
+        match &frame.pending {
+            Pending::Value(key) => keep.field(key),
+            Pending::Key | Pending::Merge => Some(keep.item()),
+        }
+    }
+
+    fn open(&mut self, is_map: bool, anchor: usize) {
+        let kept_by_parent = self.slot_keep();
+        // Anchored nodes are built whole: their aliases may be kept anywhere.
+        let keep = if anchor != 0 {
+            Some(&ALL)
+        } else {
+            kept_by_parent
+        };
+        let segment = self.frames.last().map(|parent| match &parent.pending {
+            Pending::Value(key) => Segment::Field(key.as_ref().into()),
+            Pending::Merge => Segment::Field("<<".into()),
+            Pending::Key => Segment::Index(parent.length),
+        });
+        self.frames.push(Frame {
+            is_map,
+            keep,
+            kept_by_parent,
+            map: (is_map && keep.is_some()).then(Map::new),
+            items: Vec::new(),
+            keys: Keys::default(),
+            pending: Pending::Key,
+            length: 0,
+            segment,
+            anchor,
+            nodes: 0,
+            height: 0,
+        });
+    }
+
+    fn accept_key(&mut self, key: Option<Cow<'a, str>>, at: Pos) {
+        let path = self.path();
+        let frame = self.frames.last_mut().expect("a key has a mapping");
+        frame.pending = match key {
+            None => Pending::Merge,
+            Some(key) => {
+                if !frame.keys.insert(key.clone()) {
+                    self.problems.push(Problem {
+                        kind: ProblemKind::DuplicateKey,
+                        message: format!(
+                            "key `{}` is repeated: only its last value counts",
+                            super::shorten(&key)
+                        ),
+                        path: path.field(&key),
+                        pos: at,
+                    });
+                }
+                Pending::Value(key)
+            }
+        };
+    }
+
+    /// Hands a finished node to its parent (or makes it the document's value).
+    fn deliver(&mut self, node: Node, at: Pos) -> Result<(), Problem> {
+        let depth = self.frames.len();
+        let Some(frame) = self.frames.last_mut() else {
+            self.root = node.value;
+            return Ok(());
+        };
+        frame.nodes += node.nodes;
+        frame.height = frame.height.max(node.height);
+        match std::mem::replace(&mut frame.pending, Pending::Key) {
+            Pending::Key => {
+                frame.length += 1;
+                if let Some(value) = node.value {
+                    frame.items.push(value);
+                }
+            }
+            Pending::Value(key) => {
+                if depth == 1 {
+                    self.note_identity(&key, node.value.as_ref());
+                }
+                let frame = self.frames.last_mut().expect("checked above");
+                if let (Some(map), Some(value)) = (&mut frame.map, node.value) {
+                    map.insert(key.into_owned(), value);
+                }
+            }
+            Pending::Merge => {
+                let merged = node.value.expect("merge values are built");
+                let frame = self.frames.last_mut().expect("checked above");
+                merge(frame, merged).map_err(|message| Problem {
+                    kind: ProblemKind::Conversion,
+                    message,
+                    path: FieldPath::root(),
+                    pos: at,
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Chooses what to build of the root once its `apiVersion` and `kind` are known.
+    fn note_identity(&mut self, key: &str, value: Option<&Value>) {
+        let text = value.and_then(Value::as_str).map(str::to_owned);
+        match key {
+            "apiVersion" => self.api_version = text,
+            "kind" => self.kind = text,
+            _ => return,
+        }
+        if self.chosen.is_some() {
+            return;
+        }
+        if let (Some(api_version), Some(kind)) = (&self.api_version, &self.kind) {
+            let keep = (self.choose)(api_version, kind);
+            self.chosen = Some(keep);
+            let root = &mut self.frames[0];
+            if root.anchor == 0 {
+                root.keep = Some(keep);
+            }
+        }
+    }
+
+    fn record_anchor(&mut self, anchor: usize, value: Option<Value>, nodes: usize, height: usize) {
+        if anchor == 0 {
+            return;
+        }
+        if self.anchors.len() <= anchor {
+            self.anchors.resize_with(anchor + 1, || None);
+        }
+        self.anchors[anchor] = value.map(|value| Anchored {
+            value,
+            nodes,
+            height,
+        });
+    }
+
+    fn path(&self) -> FieldPath {
+        let mut path = FieldPath::root();
+        for segment in self.frames.iter().filter_map(|f| f.segment.clone()) {
+            path = match segment {
+                Segment::Index(i) => path.index(i),
+                Segment::Field(name) | Segment::Key(name) => path.field(&name),
+            };
+        }
+        path
+    }
+
+    fn conversion(&self, message: String, pos: Pos) -> Problem {
+        Problem {
+            kind: ProblemKind::Conversion,
+            message,
+            path: self.path(),
+            pos,
+        }
+    }
+
+    fn too_deep(&self, pos: Pos) -> Problem {
+        self.conversion(format!("nested more than {MAX_DEPTH} levels deep"), pos)
+    }
+}
+
+/// A merge key's value applied to a mapping as go-yaml v2 applies it: entries
+/// overwrite what is there; in a list of mappings, earlier ones win.
+fn merge(frame: &mut Frame<'_>, merged: Value) -> Result<(), String> {
+    const NEEDS_MAP: &str = "a merge key (`<<`) needs a mapping or a list of mappings as its value";
+    let sources = match merged {
+        Value::Object(map) => vec![map],
+        Value::Array(items) => items
+            .into_iter()
+            .rev()
+            .map(|item| match item {
+                Value::Object(map) => Ok(map),
+                _ => Err(NEEDS_MAP.to_owned()),
+            })
+            .collect::<Result<_, _>>()?,
+        _ => return Err(NEEDS_MAP.to_owned()),
+    };
+    let Some(keep) = frame.keep else {
+        return Ok(());
+    };
+    let Some(map) = &mut frame.map else {
+        return Ok(());
+    };
+    for source in sources {
+        for (key, value) in source {
+            if let Some(field) = keep.field(&key) {
+                map.insert(key, field.prune(value));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An aliased node used as a mapping key.
+fn alias_key(value: Value) -> Result<String, String> {
+    let scalar = match value {
+        Value::String(s) => Scalar::Str(Cow::Owned(s)),
+        Value::Bool(b) => Scalar::Bool(b),
+        Value::Null => Scalar::Null,
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => Scalar::Int(i),
+            (None, Some(u), _) => Scalar::Uint(u),
+            (_, _, f) => Scalar::Float(f.unwrap_or_default()),
+        },
+        Value::Array(_) | Value::Object(_) => {
+            return Err("a mapping key is an alias of a mapping or a list, which kubectl cannot convert to JSON (invalid map key)".to_owned());
+        }
+    };
+    scalar::key_text(scalar).map(Cow::into_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn whole(text: &str) -> Composed {
+        compose(text, &|_, _| &ALL)
+    }
+
+    fn value(text: &str) -> Value {
+        let composed = whole(text);
+        assert!(composed.problems.is_empty(), "{:?}", composed.problems);
+        composed.value.unwrap()
+    }
+
+    fn problem(text: &str) -> Problem {
+        let mut composed = whole(text);
+        assert!(composed.value.is_none(), "{text}");
+        composed.problems.pop().unwrap()
+    }
+
+    #[test]
+    fn builds_values_as_kubectl_sends_them() {
+        assert_eq!(
+            value("a: 010\nb: '010'\nc: [yes, \"on\", 1.0]\nd: {e: ~}\n1: x\ny: n\n"),
+            json!({"a": 8, "b": "010", "c": [true, "on", 1], "d": {"e": null}, "1": "x", "true": false})
+        );
+        assert_eq!(
+            value("{\"a\": 1, \"b\": [1.5, \"x\"]}"),
+            json!({"a": 1, "b": [1.5, "x"]})
+        );
+        assert_eq!(value("- a\n- b\n"), json!(["a", "b"]));
+        assert_eq!(whole("# nothing\n").value, None);
+    }
+
+    #[test]
+    fn merges_and_aliases_like_go_yaml_v2() {
+        assert_eq!(
+            value("base: &b {x: 1, w: 2}\nm:\n  x: 0\n  <<: *b\n  z: *b\n"),
+            json!({"base": {"x": 1, "w": 2}, "m": {"x": 1, "w": 2, "z": {"x": 1, "w": 2}}})
+        );
+        assert_eq!(
+            value("m:\n  <<: [{a: 1}, {a: 2, b: 2}]\n  b: 3\n"),
+            json!({"m": {"a": 1, "b": 3}})
+        );
+        assert_eq!(
+            value("k: &k key\n*k : v\n"),
+            json!({"k": "key", "key": "v"})
+        );
+        assert!(problem("m:\n  <<: 3\n").message.contains("merge key"));
+        assert!(problem("a: &a [*a]\n").message.contains("contains itself"));
+    }
+
+    #[test]
+    fn reports_repeated_keys_and_keeps_the_last() {
+        let composed = whole("a: 1\nb:\n  c: 1\n  c: 2\na: 3\n");
+        assert_eq!(composed.value, Some(json!({"a": 3, "b": {"c": 2}})));
+        let found: Vec<(String, usize, usize)> = composed
+            .problems
+            .iter()
+            .map(|p| (p.path.to_string(), p.pos.line, p.pos.column))
+            .collect();
+        assert_eq!(found, [("b.c".to_owned(), 4, 3), ("a".to_owned(), 5, 1)]);
+        assert!(
+            composed
+                .problems
+                .iter()
+                .all(|p| p.kind == ProblemKind::DuplicateKey)
+        );
+    }
+
+    #[test]
+    fn builds_only_what_is_kept_but_checks_everything() {
+        static KEEP: Keep = Keep::Fields(&[
+            ("apiVersion", Keep::All),
+            ("kind", Keep::All),
+            ("spec", Keep::Fields(&[("replicas", Keep::All)])),
+        ]);
+        let choose = |_: &str, kind: &str| if kind == "Deployment" { &KEEP } else { &ALL };
+        let text = "apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: 2\n  template: {a: 1, a: 2}\nstatus: {}\n";
+        let composed = compose(text, &choose);
+        assert_eq!(
+            composed.value,
+            Some(json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"replicas": 2}}))
+        );
+        assert_eq!(composed.problems.len(), 1);
+        assert_eq!(composed.problems[0].path.to_string(), "spec.template.a");
+        let broken = compose(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nstatus: {a: .inf}\n",
+            &|_, _| &ALL,
+        );
+        assert_eq!(broken.value, None);
+        assert_eq!(broken.partial.unwrap()["metadata"]["name"], "web");
+        assert!(broken.problems[0].message.contains("+Inf"));
+        // A kind read late still chooses: fields before it are cut afterwards.
+        let late = compose(
+            "spec: {replicas: 1, paused: true}\nkind: Deployment\napiVersion: apps/v1\n",
+            &choose,
+        );
+        assert_eq!(
+            late.value,
+            Some(json!({"spec": {"replicas": 1}, "kind": "Deployment", "apiVersion": "apps/v1"}))
+        );
+        // A repeated `kind` that changes the choice rebuilds the document.
+        let changed = compose(
+            "apiVersion: v1\nkind: Deployment\nspec: {replicas: 1, paused: true}\nkind: Other\n",
+            &choose,
+        );
+        assert_eq!(
+            changed.value,
+            Some(
+                json!({"apiVersion": "v1", "kind": "Other", "spec": {"replicas": 1, "paused": true}})
+            )
+        );
+    }
+
+    #[test]
+    fn reports_syntax_errors_at_their_position() {
+        let text = "---\nname: é\na: [1, 2\n";
+        let error = problem(text);
+        assert_eq!((error.pos.line, error.pos.column), (3, 4));
+        assert_eq!(&text[error.pos.offset..error.pos.offset + 1], "[");
+        assert_eq!(error.message, "unclosed bracket '['");
+        let bom = problem("metadata: \u{feff}\n  name: x\n");
+        assert_eq!((bom.pos.line, bom.pos.column, bom.pos.offset), (1, 11, 10));
+        let cr = problem("a: 1\rb: [\r");
+        assert_eq!(cr.pos.line, 2);
+    }
+
+    #[test]
+    fn refuses_what_kubectl_cannot_convert() {
+        assert!(problem("? [a]\n: 1\n").message.contains("invalid map key"));
+        assert!(problem("~: 1\n").message.contains("null"));
+        assert!(
+            problem("{{ .Values.x }}: 1\n")
+                .message
+                .contains("invalid map key")
+        );
+        assert!(problem("a: !!int abc\n").message.contains("cannot decode"));
+    }
+
+    #[test]
+    fn stops_alias_bombs_and_deep_nesting() {
+        let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x]\n");
+        for i in 0..9u8 {
+            let (prev, next) = ((b'a' + i) as char, (b'b' + i) as char);
+            bomb.push_str(&format!("{next}: &{next} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"));
+        }
+        assert!(problem(&bomb).message.contains("alias bomb"));
+        assert!(
+            problem(&("[".repeat(10_000) + &"]".repeat(10_000)))
+                .message
+                .contains("nest")
+        );
+        let block: String = (0..300)
+            .map(|i| format!("{}k:\n", "  ".repeat(i)))
+            .collect();
+        assert!(whole(&block).value.is_none());
+        let near_limit = "[".repeat(95) + &"]".repeat(95);
+        assert!(whole(&near_limit).value.is_some());
+        // Aliases cannot nest deeper than the text does.
+        let mut chain = String::from("a0: &a0 [[[[[[[[[[x]]]]]]]]]]\n");
+        for i in 1..20 {
+            chain.push_str(&format!("a{i}: &a{i} [[[[[[[[[[*a{}]]]]]]]]]]\n", i - 1));
+        }
+        assert!(problem(&chain).message.contains("nested more than"));
+    }
+}

@@ -1,0 +1,103 @@
+//! Lines as YAML reads them: a line ends at LF, CRLF or a lone CR. Every
+//! position this crate reports counts lines this way, whatever the output format.
+
+use std::ops::Range;
+
+/// One line of a text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Line<'a> {
+    /// The line without its line break.
+    pub text: &'a str,
+    /// Byte offset of the line's start.
+    pub start: usize,
+    /// Byte offset just after the line break (the next line's start).
+    pub end: usize,
+}
+
+/// The lines of `text`, line breaks excluded; a final line without a break is included.
+pub fn lines(text: &str) -> impl Iterator<Item = Line<'_>> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= bytes.len() {
+            return None;
+        }
+        let line_start = start;
+        let (content_end, end) = match memchr::memchr2(b'\n', b'\r', &bytes[start..]) {
+            Some(i) => {
+                let at = start + i;
+                let crlf = bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n');
+                (at, at + 1 + usize::from(crlf))
+            }
+            None => (bytes.len(), bytes.len()),
+        };
+        start = end;
+        Some(Line {
+            text: &text[line_start..content_end],
+            start: line_start,
+            end,
+        })
+    })
+}
+
+/// The number of line breaks in `text`.
+pub fn count_breaks(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    memchr::memchr2_iter(b'\n', b'\r', bytes)
+        .filter(|&i| !(bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n')))
+        .count()
+}
+
+/// The byte range of the line around `offset`, without its line break.
+pub fn line_around(text: &str, offset: usize) -> Range<usize> {
+    let offset = floor_char_boundary(text, offset.min(text.len()));
+    let bytes = text.as_bytes();
+    let start = memchr::memrchr2(b'\n', b'\r', &bytes[..offset]).map_or(0, |i| i + 1);
+    let end = memchr::memchr2(b'\n', b'\r', &bytes[offset..]).map_or(text.len(), |i| offset + i);
+    start..end
+}
+
+/// The largest character boundary at or before `offset`.
+pub fn floor_char_boundary(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+/// The smallest character boundary at or after `offset`.
+pub fn ceil_char_boundary(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset += 1;
+    }
+    offset
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_break_style_ends_a_line() {
+        let text = "a\nb\r\nc\rd";
+        let found: Vec<(&str, usize, usize)> =
+            lines(text).map(|l| (l.text, l.start, l.end)).collect();
+        assert_eq!(found, [("a", 0, 2), ("b", 2, 5), ("c", 5, 7), ("d", 7, 8)]);
+        assert_eq!(count_breaks(text), 3);
+        assert_eq!(count_breaks("x\r\n\r\n"), 2);
+        assert_eq!(line_around(text, 5), 5..6);
+        assert_eq!(line_around(text, 3), 2..3);
+        assert_eq!(line_around(text, 8), 7..8);
+    }
+
+    #[test]
+    fn boundaries_are_characters() {
+        let text = "aé€";
+        assert_eq!(floor_char_boundary(text, 2), 1);
+        assert_eq!(ceil_char_boundary(text, 2), 3);
+        assert_eq!(floor_char_boundary(text, 99), text.len());
+        assert_eq!(line_around(text, 2), 0..text.len());
+    }
+}

@@ -1,0 +1,131 @@
+//! Cutting a YAML stream into its documents, so each can be read on its own
+//! (and in parallel). A column-0 `---` or `...` line is a document marker even
+//! inside a scalar (YAML 1.2 forbids them there), so the cut needs no parser.
+
+use super::lines::{Line, lines};
+
+/// One document of a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chunk<'a> {
+    /// The document's text: directives and comments before its `---`, the
+    /// marker, the content, and a closing `...` if there is one.
+    pub text: &'a str,
+    /// Byte offset of the text in the stream.
+    pub offset: usize,
+    /// Number of lines before the text in the stream.
+    pub line_offset: usize,
+}
+
+fn after_marker<'a>(line: &'a str, marker: &str) -> Option<&'a str> {
+    line.strip_prefix(marker)
+        .filter(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
+}
+
+/// Whether text carries no content: blank or a comment.
+fn is_blank(text: &str) -> bool {
+    let text = text.trim_start_matches([' ', '\t']);
+    text.is_empty() || text.starts_with('#')
+}
+
+/// Whether a line before any content of its document carries none: blank, a
+/// comment or a directive.
+fn is_preamble(line: &str) -> bool {
+    line.starts_with('%') || is_blank(line)
+}
+
+/// Splits a stream into its documents, leaving out those without content (a
+/// lone `---`, comments only).
+pub fn split_documents(text: &str) -> Vec<Chunk<'_>> {
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    let mut start_line = 0;
+    let mut has_content = false;
+    // Whether the current document has its `---` (a preamble of comments and
+    // directives before it belongs to it).
+    let mut has_marker = false;
+    let mut push = |end: usize, start: usize, start_line: usize, has_content: bool| {
+        if has_content {
+            chunks.push(Chunk {
+                text: &text[start..end],
+                offset: start,
+                line_offset: start_line,
+            });
+        }
+    };
+    for (
+        number,
+        Line {
+            text: line,
+            start: line_start,
+            end,
+        },
+    ) in lines(text).enumerate()
+    {
+        if let Some(rest) = after_marker(line, "---") {
+            if has_content || has_marker {
+                push(line_start, start, start_line, has_content);
+                start = line_start;
+                start_line = number;
+            }
+            has_content = !is_blank(rest);
+            has_marker = true;
+        } else if let Some(rest) = after_marker(line, "...") {
+            push(end, start, start_line, has_content || !is_blank(rest));
+            start = end;
+            start_line = number + 1;
+            has_content = false;
+            has_marker = false;
+        } else if !has_content {
+            has_content = !is_preamble(line);
+        }
+    }
+    push(text.len(), start, start_line, has_content);
+    chunks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(text: &str) -> Vec<(&str, usize)> {
+        split_documents(text)
+            .iter()
+            .map(|c| {
+                assert_eq!(&text[c.offset..c.offset + c.text.len()], c.text);
+                (c.text, c.line_offset)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn splits_on_markers_and_skips_empty_documents() {
+        let text = "# header\n---\na: 1\n---   # c\n\n---\r\nb: 2\r\n...\n%YAML 1.2\n--- {c: 3}\n";
+        assert_eq!(
+            texts(text),
+            [
+                ("# header\n---\na: 1\n", 0),
+                ("---\r\nb: 2\r\n...\n", 5),
+                ("%YAML 1.2\n--- {c: 3}\n", 8)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_lone_carriage_return_is_a_line_break() {
+        let text = "# c\rkind: A\r---\rkind: B\r";
+        assert_eq!(texts(text), [("# c\rkind: A\r", 0), ("---\rkind: B\r", 2)]);
+    }
+
+    #[test]
+    fn a_marker_needs_a_separator() {
+        assert_eq!(texts("a: |\n  x\n---b\n").len(), 1);
+        assert_eq!(texts("a: 1\n--- \tb: 2\n").len(), 2);
+    }
+
+    #[test]
+    fn indented_documents_have_content() {
+        assert_eq!(texts("  kind: A\n").len(), 1);
+        assert_eq!(texts(" {\"kind\": \"A\"}").len(), 1);
+        assert!(texts("   # only a comment\n\n").is_empty());
+    }
+}

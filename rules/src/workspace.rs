@@ -1,0 +1,181 @@
+//! Reading manifests for linting, the same for every front end that reads
+//! files (the CLI, the rule tests): pure, document by document, so a front end
+//! chooses how to read, hold and parallelise.
+//!
+//! 1. [`scan_document`] reads one document: its problems and its objects'
+//!    suppression annotations become findings at once; of every object only
+//!    what lookups need is kept ([`crate::model::workload::keep_for`]): the
+//!    index of a whole repository stays small;
+//! 2. the front end indexes what all documents kept ([`crate::MemoryIndex`]);
+//! 3. [`lint_document`] reads one HPA's document again, whole, and runs the
+//!    rules on it.
+
+use crate::diagnostic::{Diagnostic, Subject};
+use crate::index::{Index, Stored};
+use crate::lint::{Operation, check_suppressions, input_finding, lint_hpa};
+use crate::model::autoscaler::scale_target;
+use crate::model::workload::{is_listed, keep_for};
+use crate::object::{Object, ObjectKey, ObjectRef, Origin};
+use crate::path::{FieldPath, Segment};
+use crate::rules::{duplicate_key, helm_template, invalid_yaml};
+use crate::settings::Settings;
+use crate::source::{self, ALL, Pos, ProblemKind};
+
+/// An object found in a document.
+#[derive(Debug)]
+pub struct Found {
+    /// Where it is in its document (`items[i]` in a `List`).
+    pub prefix: FieldPath,
+    /// What lookups keep of it.
+    pub stored: Stored,
+    /// Its scale target, when it is an autoscaler.
+    pub target: Option<ObjectRef>,
+    /// Whether the rules lint it ([`lint_document`]): an HPA.
+    pub is_hpa: bool,
+}
+
+/// What reading one document gives.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// Findings located in the document (positions relative to its text):
+    /// syntax errors, repeated keys, bad suppression annotations.
+    pub findings: Vec<(Diagnostic, Pos)>,
+    /// Its objects.
+    pub found: Vec<Found>,
+    /// How many Kubernetes objects it holds (what could be read of them).
+    pub objects: usize,
+    /// Where a Helm template action makes it unreadable, if one does: the
+    /// whole file is a template then, and nothing else of it counts.
+    pub template: Option<usize>,
+}
+
+/// A finding made while reading has no object to look up: its subject is the
+/// document's object as far as it was read.
+fn read_subject(key: ObjectKey) -> Subject {
+    Subject {
+        key,
+        origin: Origin::default(),
+    }
+}
+
+/// Reads one document (a [`source::Chunk`]'s text).
+pub fn scan_document(text: &str, settings: &Settings) -> Scan {
+    let choose = |api_version: &str, kind: &str| keep_for(settings, api_version, kind);
+    let document = source::read_document(text, &choose);
+    let namespace = &settings.default_namespace;
+    let key = document
+        .values
+        .first()
+        .map(|(value, _)| value)
+        .or(document.partial.as_ref())
+        .and_then(|value| ObjectKey::of(value, namespace))
+        .unwrap_or_default();
+    let mut scan = Scan {
+        template: document.template,
+        ..Scan::default()
+    };
+    for problem in document.problems {
+        let (rule, message) = match problem.kind {
+            ProblemKind::Syntax | ProblemKind::Conversion => (&invalid_yaml::RULE, problem.message),
+            ProblemKind::DuplicateKey => {
+                let key = match problem.path.segments().last() {
+                    Some(Segment::Field(name) | Segment::Key(name)) => name.to_string(),
+                    _ => String::new(),
+                };
+                (
+                    &duplicate_key::RULE,
+                    duplicate_key::message(&source::shorten(&key)),
+                )
+            }
+        };
+        let subject = read_subject(key.clone());
+        if let Some(d) = input_finding(settings, rule, subject, problem.path, message, None) {
+            scan.findings.push((d, problem.pos));
+        }
+    }
+    // A document that could not be read is still known by name: an HPA that
+    // targets it is told so, rather than that it is missing.
+    if document.values.is_empty() && !key.kind.is_empty() {
+        scan.found.push(Found {
+            prefix: FieldPath::root(),
+            stored: Stored::Unreadable { key },
+            target: None,
+            is_hpa: false,
+        });
+    }
+    let mut suppressions = Vec::new();
+    for (value, prefix) in document.values {
+        let Some(object) = Object::new(value, Origin::default(), namespace) else {
+            continue;
+        };
+        scan.objects += 1;
+        for d in check_suppressions(&object, settings) {
+            suppressions.push((prefix.join(&d.source_path), d));
+        }
+        let keep = keep_for(settings, &object.key.api_version, &object.key.kind);
+        if std::ptr::eq(keep, &crate::model::workload::IDENTITY_FIELDS) {
+            continue;
+        }
+        let target = scale_target(&object);
+        let is_hpa = object.is_hpa();
+        let stored = if is_listed(&object.key.api_version, &object.key.kind) {
+            Stored::Parsed(object.into())
+        } else {
+            Stored::text(&object)
+        };
+        scan.found.push(Found {
+            prefix,
+            stored,
+            target,
+            is_hpa,
+        });
+    }
+    if !suppressions.is_empty() {
+        let paths: Vec<FieldPath> = suppressions.iter().map(|(path, _)| path.clone()).collect();
+        let positions = source::locate(text, &paths);
+        scan.findings
+            .extend(suppressions.into_iter().map(|(_, d)| d).zip(positions));
+    }
+    scan
+}
+
+/// The finding that says a file is a Helm template; `None` when the rule is off.
+pub fn template_finding(settings: &Settings) -> Option<Diagnostic> {
+    input_finding(
+        settings,
+        &helm_template::RULE,
+        read_subject(ObjectKey::default()),
+        FieldPath::root(),
+        helm_template::MESSAGE.to_owned(),
+        Some(helm_template::HELP),
+    )
+}
+
+/// Lints the object at `prefix` of a document read again whole, known to the
+/// index as `origin`: the findings of [`lint_hpa`]. Its own findings are
+/// located in `text` by [`locate`]; the others are about objects elsewhere.
+pub fn lint_document(
+    text: &str,
+    prefix: &FieldPath,
+    origin: Origin,
+    index: &dyn Index,
+    settings: &Settings,
+) -> Vec<Diagnostic> {
+    let document = source::read_document(text, &|_, _| &ALL);
+    let Some((value, _)) = document.values.into_iter().find(|(_, p)| p == prefix) else {
+        return Vec::new();
+    };
+    let Some(object) = Object::new(value, origin, &settings.default_namespace) else {
+        return Vec::new();
+    };
+    lint_hpa(&object, Operation::Create, index, settings)
+}
+
+/// Where findings about an object are in its document's text.
+pub fn locate(text: &str, prefix: &FieldPath, diagnostics: &[Diagnostic]) -> Vec<Pos> {
+    let paths: Vec<FieldPath> = diagnostics
+        .iter()
+        .map(|d| prefix.join(&d.source_path))
+        .collect();
+    source::locate(text, &paths)
+}
