@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use super::keep::{ALL, Keep};
 use super::scalar::{self, Scalar};
 use super::{Pos, Problem, ProblemKind, pos_of};
-use crate::path::{FieldPath, Segment};
+use crate::path::FieldPath;
 
 /// Deepest nesting read, counting the levels that aliases add.
 pub const MAX_DEPTH: usize = 100;
@@ -106,28 +106,44 @@ struct Anchored {
     height: usize,
 }
 
-/// The keys of one mapping seen so far, for repeated keys.
+/// The keys of the open mappings, for repeated keys: one stack for all of
+/// them (a mapping's keys sit above its parent's), so that most mappings cost
+/// no allocation; a mapping with many keys moves its own to a set.
 #[derive(Default)]
 struct Keys<'a> {
-    few: Vec<Cow<'a, str>>,
-    many: HashSet<Cow<'a, str>>,
+    stack: Vec<Cow<'a, str>>,
 }
 
+/// Beyond this many keys, a mapping looks them up in a set.
+const FEW_KEYS: usize = 16;
+
 impl<'a> Keys<'a> {
-    /// Adds a key; `false` when it was there already.
-    fn insert(&mut self, key: Cow<'a, str>) -> bool {
-        if !self.many.is_empty() {
-            return self.many.insert(key);
+    /// Adds a key of the top mapping (whose keys start at `start`); `false`
+    /// when it was there already.
+    fn insert(
+        &mut self,
+        start: usize,
+        many: &mut Option<HashSet<Cow<'a, str>>>,
+        key: Cow<'a, str>,
+    ) -> bool {
+        if let Some(set) = many {
+            return set.insert(key);
         }
-        if self.few.contains(&key) {
+        if self.stack[start..].contains(&key) {
             return false;
         }
-        self.few.push(key);
-        if self.few.len() > 16 {
-            self.many.extend(self.few.drain(..));
+        self.stack.push(key);
+        if self.stack.len() - start > FEW_KEYS {
+            *many = Some(self.stack.drain(start..).collect());
         }
         true
     }
+}
+
+/// Where a node sits in its parent.
+enum Step<'a> {
+    Key(Cow<'a, str>),
+    Index(usize),
 }
 
 /// What a mapping waits for.
@@ -147,12 +163,15 @@ struct Frame<'a> {
     kept_by_parent: Option<&'static Keep>,
     map: Option<Map<String, Value>>,
     items: Vec<Value>,
-    keys: Keys<'a>,
+    /// Where its keys start on the composer's key stack.
+    keys_start: usize,
+    /// Its keys, once it has many.
+    many_keys: Option<HashSet<Cow<'a, str>>>,
     pending: Pending<'a>,
     /// Items so far (sequences).
     length: usize,
     /// Where it sits in its parent, for paths.
-    segment: Option<Segment>,
+    segment: Option<Step<'a>>,
     anchor: usize,
     nodes: usize,
     height: usize,
@@ -168,6 +187,7 @@ struct Node {
 struct Composer<'a, 'c> {
     choose: Choose<'c>,
     frames: Vec<Frame<'a>>,
+    keys: Keys<'a>,
     anchors: Vec<Option<Anchored>>,
     alias_nodes: usize,
     problems: Vec<Problem>,
@@ -208,6 +228,7 @@ impl<'a, 'c> Composer<'a, 'c> {
         Self {
             choose,
             frames: Vec::new(),
+            keys: Keys::default(),
             anchors: Vec::new(),
             alias_nodes: 0,
             problems: Vec::new(),
@@ -317,6 +338,7 @@ impl<'a, 'c> Composer<'a, 'c> {
                 Event::MappingEnd | Event::SequenceEnd => {
                     let at = pos_of(&span);
                     let frame = self.frames.pop().expect("the parser balances collections");
+                    self.keys.stack.truncate(frame.keys_start);
                     let value = match frame.map {
                         Some(map) => Some(Value::Object(map)),
                         None => frame.keep.map(|_| Value::Array(frame.items)),
@@ -397,9 +419,9 @@ impl<'a, 'c> Composer<'a, 'c> {
             kept_by_parent
         };
         let segment = self.frames.last().map(|parent| match &parent.pending {
-            Pending::Value(key) => Segment::Field(key.as_ref().into()),
-            Pending::Merge => Segment::Field("<<".into()),
-            Pending::Key => Segment::Index(parent.length),
+            Pending::Value(key) => Step::Key(key.clone()),
+            Pending::Merge => Step::Key(Cow::Borrowed("<<")),
+            Pending::Key => Step::Index(parent.length),
         });
         self.frames.push(Frame {
             is_map,
@@ -407,7 +429,8 @@ impl<'a, 'c> Composer<'a, 'c> {
             kept_by_parent,
             map: (is_map && keep.is_some()).then(Map::new),
             items: Vec::new(),
-            keys: Keys::default(),
+            keys_start: self.keys.stack.len(),
+            many_keys: None,
             pending: Pending::Key,
             length: 0,
             segment,
@@ -418,25 +441,27 @@ impl<'a, 'c> Composer<'a, 'c> {
     }
 
     fn accept_key(&mut self, key: Option<Cow<'a, str>>, at: Pos) {
-        let path = self.path();
         let frame = self.frames.last_mut().expect("a key has a mapping");
-        frame.pending = match key {
-            None => Pending::Merge,
-            Some(key) => {
-                if !frame.keys.insert(key.clone()) {
-                    self.problems.push(Problem {
-                        kind: ProblemKind::DuplicateKey,
-                        message: format!(
-                            "key `{}` is repeated: only its last value counts",
-                            super::shorten(&key)
-                        ),
-                        path: path.field(&key),
-                        pos: at,
-                    });
-                }
-                Pending::Value(key)
-            }
+        let Some(key) = key else {
+            frame.pending = Pending::Merge;
+            return;
         };
+        let repeated = !self
+            .keys
+            .insert(frame.keys_start, &mut frame.many_keys, key.clone());
+        frame.pending = Pending::Value(key.clone());
+        if repeated {
+            let path = self.path().field(&key);
+            self.problems.push(Problem {
+                kind: ProblemKind::DuplicateKey,
+                message: format!(
+                    "key `{}` is repeated: only its last value counts",
+                    super::shorten(&key)
+                ),
+                path,
+                pos: at,
+            });
+        }
     }
 
     /// Hands a finished node to its parent (or makes it the document's value).
@@ -513,12 +538,13 @@ impl<'a, 'c> Composer<'a, 'c> {
         });
     }
 
+    /// The path of the open node, for a problem's report.
     fn path(&self) -> FieldPath {
         let mut path = FieldPath::root();
-        for segment in self.frames.iter().filter_map(|f| f.segment.clone()) {
+        for segment in self.frames.iter().filter_map(|f| f.segment.as_ref()) {
             path = match segment {
-                Segment::Index(i) => path.index(i),
-                Segment::Field(name) | Segment::Key(name) => path.field(&name),
+                Step::Index(i) => path.index(*i),
+                Step::Key(name) => path.field(name),
             };
         }
         path
