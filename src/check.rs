@@ -214,6 +214,25 @@ fn scan_file(id: usize, source: &SourceFile, settings: &Settings) -> FileScan {
     file
 }
 
+/// Locates findings about objects of one document in its text.
+fn locate_in(
+    document: &str,
+    diagnostics: Vec<Diagnostic>,
+    places: &[Place],
+    name: &Arc<str>,
+) -> Vec<Finding> {
+    let about: Vec<(&FieldPath, &Diagnostic)> = diagnostics
+        .iter()
+        .map(|d| (&places[d.subject.origin.0 as usize].prefix, d))
+        .collect();
+    let positions = locate(document, &about);
+    diagnostics
+        .into_iter()
+        .zip(positions)
+        .map(|(d, pos)| places[d.subject.origin.0 as usize].finding(d, name, document, pos))
+        .collect()
+}
+
 /// Runs the whole pipeline.
 pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
     let scans: Vec<FileScan> = sources
@@ -230,7 +249,8 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
     let mut input_errors = Vec::new();
     let mut places = Vec::new();
     let mut entries = Vec::new();
-    let mut hpas: BTreeMap<usize, Vec<Origin>> = BTreeMap::new();
+    // The HPAs, by file and document.
+    let mut hpas: BTreeMap<usize, BTreeMap<usize, Vec<Origin>>> = BTreeMap::new();
     for (scan, source) in scans.into_iter().zip(sources) {
         // Context files only feed the lookups; their problems are not this run's.
         if !source.context {
@@ -245,7 +265,11 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
         for (place, found) in scan.found {
             let origin = Origin(u32::try_from(places.len()).unwrap_or(u32::MAX));
             if found.is_hpa {
-                hpas.entry(place.file).or_default().push(origin);
+                hpas.entry(place.file)
+                    .or_default()
+                    .entry(place.document)
+                    .or_default()
+                    .push(origin);
             }
             places.push(place);
             entries.push((found.stored.with_origin(origin), found.target));
@@ -260,33 +284,32 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
     let in_context = |origin: Origin| sources[places[origin.0 as usize].file].context;
     let linted: Vec<(Vec<Finding>, Vec<Diagnostic>)> = hpas
         .into_par_iter()
-        .map(|(file, origins)| {
+        .map(|(file, documents)| {
             let source = &sources[file];
             let Ok(text) = source.read() else {
                 return (Vec::new(), Vec::new());
             };
-            let lint_one = |&origin: &Origin| {
-                let place = &places[origin.0 as usize];
+            let lint_one = |origins: &Vec<Origin>| {
+                let place = &places[origins[0].0 as usize];
                 let Some(document) = place.text(&text) else {
                     return (Vec::new(), Vec::new());
                 };
-                let diagnostics = lint_document(document, &place.prefix, origin, &index, settings);
-                let (own, others): (Vec<Diagnostic>, Vec<Diagnostic>) = diagnostics
-                    .into_iter()
-                    .filter(|d| !(source.context && in_context(d.subject.origin)))
-                    .partition(|d| d.subject.origin == origin);
-                let positions = locate(document, &place.prefix, &own);
-                let own = own
-                    .into_iter()
-                    .zip(positions)
-                    .map(|(d, pos)| place.finding(d, &source.name, document, pos))
+                let objects: Vec<(&FieldPath, Origin)> = origins
+                    .iter()
+                    .map(|&o| (&places[o.0 as usize].prefix, o))
                     .collect();
-                (own, others)
+                let (own, others): (Vec<Diagnostic>, Vec<Diagnostic>) =
+                    lint_document(document, &objects, &index, settings)
+                        .into_iter()
+                        .filter(|d| !(source.context && in_context(d.subject.origin)))
+                        .partition(|d| origins.contains(&d.subject.origin));
+                (locate_in(document, own, &places, &source.name), others)
             };
-            let results: Vec<_> = if origins.len() > 64 {
-                origins.par_iter().map(lint_one).collect()
+            let documents: Vec<Vec<Origin>> = documents.into_values().collect();
+            let results: Vec<_> = if documents.len() > 64 {
+                documents.par_iter().map(lint_one).collect()
             } else {
-                origins.iter().map(lint_one).collect()
+                documents.iter().map(lint_one).collect()
             };
             let (own, others): (Vec<Vec<Finding>>, Vec<Vec<Diagnostic>>) =
                 results.into_iter().unzip();
@@ -296,39 +319,32 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
             )
         })
         .collect();
-    let mut elsewhere: BTreeMap<usize, Vec<Diagnostic>> = BTreeMap::new();
+    let mut elsewhere: BTreeMap<usize, BTreeMap<usize, Vec<Diagnostic>>> = BTreeMap::new();
     for (own, others) in linted {
         findings.extend(own);
         for diagnostic in others {
-            let file = places[diagnostic.subject.origin.0 as usize].file;
-            elsewhere.entry(file).or_default().push(diagnostic);
+            let place = &places[diagnostic.subject.origin.0 as usize];
+            elsewhere
+                .entry(place.file)
+                .or_default()
+                .entry(place.document)
+                .or_default()
+                .push(diagnostic);
         }
     }
 
     // Step 3: locate the findings about other objects, document by document.
     let located: Vec<Vec<Finding>> = elsewhere
         .into_par_iter()
-        .map(|(file, diagnostics)| {
+        .map(|(file, documents)| {
             let source = &sources[file];
             let text = source.read().unwrap_or_default();
-            let mut by_object: BTreeMap<u32, Vec<Diagnostic>> = BTreeMap::new();
-            for diagnostic in diagnostics {
-                by_object
-                    .entry(diagnostic.subject.origin.0)
-                    .or_default()
-                    .push(diagnostic);
-            }
-            by_object
-                .into_iter()
-                .flat_map(|(origin, diagnostics)| {
-                    let place = &places[origin as usize];
+            documents
+                .into_values()
+                .flat_map(|diagnostics| {
+                    let place = &places[diagnostics[0].subject.origin.0 as usize];
                     let document = place.text(&text).unwrap_or_default();
-                    let positions = locate(document, &place.prefix, &diagnostics);
-                    diagnostics
-                        .into_iter()
-                        .zip(positions)
-                        .map(|(d, pos)| place.finding(d, &source.name, document, pos))
-                        .collect::<Vec<_>>()
+                    locate_in(document, diagnostics, &places, &source.name)
                 })
                 .collect()
         })

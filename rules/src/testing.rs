@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::index::{Index, Lookup, MemoryIndex};
 use crate::model::autoscaler::Autoscalers;
 use crate::object::{Object, ObjectRef, Origin};
+use crate::path::FieldPath;
 use crate::registry::Rule;
 use crate::settings::Settings;
 use crate::source::{ALL, read_document, split_documents};
@@ -63,14 +64,16 @@ pub(crate) fn lint_yaml(text: &str, settings: &Settings) -> Vec<Finding> {
         }
     }
     let index = MemoryIndex::with_scale_targets(entries);
-    for (n, (i, prefix, is_hpa)) in places.iter().enumerate() {
-        if !is_hpa {
-            continue;
-        }
-        let origin = Origin(u32::try_from(n).unwrap());
-        for d in lint_document(chunks[*i].text, prefix, origin, &index, settings) {
+    for (i, chunk) in chunks.iter().enumerate() {
+        let hpas: Vec<(&FieldPath, Origin)> = places
+            .iter()
+            .enumerate()
+            .filter(|(_, (j, _, is_hpa))| *j == i && *is_hpa)
+            .map(|(n, (_, prefix, _))| (prefix, Origin(u32::try_from(n).unwrap())))
+            .collect();
+        for d in lint_document(chunk.text, &hpas, &index, settings) {
             let (j, prefix, _) = &places[d.subject.origin.0 as usize];
-            let pos = locate(chunks[*j].text, prefix, std::slice::from_ref(&d))[0];
+            let pos = locate(chunks[*j].text, &[(prefix, &d)])[0];
             findings.push(Finding {
                 line: line_of(*j, pos.line),
                 column: pos.column,

@@ -151,31 +151,35 @@ pub fn template_finding(settings: &Settings) -> Option<Diagnostic> {
     )
 }
 
-/// Lints the object at `prefix` of a document read again whole, known to the
-/// index as `origin`: the findings of [`lint_hpa`]. Its own findings are
-/// located in `text` by [`locate`]; the others are about objects elsewhere.
+/// Lints objects of a document read again whole: each given by where it is
+/// in the document and how the index knows it (the findings of [`lint_hpa`]).
+/// Findings about these objects are located in `text` by [`locate`]; the
+/// others are about objects elsewhere.
 pub fn lint_document(
     text: &str,
-    prefix: &FieldPath,
-    origin: Origin,
+    objects: &[(&FieldPath, Origin)],
     index: &dyn Index,
     settings: &Settings,
 ) -> Vec<Diagnostic> {
     let document = source::read_document(text, &|_, _| &ALL);
-    let Some((value, _)) = document.values.into_iter().find(|(_, p)| p == prefix) else {
-        return Vec::new();
-    };
-    let Some(object) = Object::new(value, origin, &settings.default_namespace) else {
-        return Vec::new();
-    };
-    lint_hpa(&object, Operation::Create, index, settings)
+    let mut out = Vec::new();
+    for (value, prefix) in document.values {
+        let Some(&(_, origin)) = objects.iter().find(|(p, _)| **p == prefix) else {
+            continue;
+        };
+        if let Some(object) = Object::new(value, origin, &settings.default_namespace) {
+            out.extend(lint_hpa(&object, Operation::Create, index, settings));
+        }
+    }
+    out
 }
 
-/// Where findings about an object are in its document's text.
-pub fn locate(text: &str, prefix: &FieldPath, diagnostics: &[Diagnostic]) -> Vec<Pos> {
-    let paths: Vec<FieldPath> = diagnostics
+/// Where findings are in their document's text, each about the object at the
+/// given path of the document.
+pub fn locate(text: &str, findings: &[(&FieldPath, &Diagnostic)]) -> Vec<Pos> {
+    let paths: Vec<FieldPath> = findings
         .iter()
-        .map(|d| prefix.join(&d.source_path))
+        .map(|(prefix, d)| prefix.join(&d.source_path))
         .collect();
     source::locate(text, &paths)
 }
