@@ -172,9 +172,7 @@ fn unread_input_is_never_called_clean() {
 fn indented_documents_are_read() {
     let broken = HPA_MAX_ZERO.replace("maxReplicas: 1", "maxReplicas: 0");
     let indented: String = broken.lines().map(|l| format!("  {l}\n")).collect();
-    let json = format!(
-        " {{\"apiVersion\": \"autoscaling/v2\", \"kind\": \"HorizontalPodAutoscaler\", \"metadata\": {{\"name\": \"j\"}}, \"spec\": {{\"maxReplicas\": 0}}}}"
-    );
+    let json = r#" {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "j"}, "spec": {"maxReplicas": 0}}"#.to_owned();
     for text in [indented, json] {
         let (code, out) = run(text, "json");
         let report: Value = serde_json::from_str(&out).unwrap();
