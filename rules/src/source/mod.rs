@@ -206,4 +206,38 @@ mod tests {
         assert!(short.starts_with(&"é".repeat(QUOTE_LIMIT)));
         assert!(short.ends_with("… (200 bytes)"));
     }
+
+    /// Text made of YAML's syntax characters, line breaks of every style and
+    /// multi-byte characters, where parsers and positions go wrong.
+    fn yamlish() -> impl proptest::strategy::Strategy<Value = String> {
+        proptest::string::string_regex(
+            "([a-z0-9 :\\-\\[\\]{},&*!|>'\"#%@`?~.]|\\n|\\r|\\r\\n|é|🦀|\u{2028}|\u{feff}|\t){0,120}",
+        )
+        .expect("a valid pattern")
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Reading and locating never panic; every position is a character
+        /// boundary inside the text; the documents cover the text in order.
+        #[test]
+        fn reading_any_text_is_safe(text in yamlish()) {
+            let mut end = 0;
+            for chunk in split_documents(&text) {
+                proptest::prop_assert!(chunk.offset >= end);
+                end = chunk.offset + chunk.text.len();
+                let document = whole(chunk.text);
+                for problem in &document.problems {
+                    proptest::prop_assert!(problem.pos.offset <= chunk.text.len());
+                    proptest::prop_assert!(chunk.text.is_char_boundary(problem.pos.offset));
+                }
+                let paths = [FieldPath::fields("a.b"), FieldPath::fields("a").index(0), FieldPath::root()];
+                for pos in locate(chunk.text, &paths) {
+                    proptest::prop_assert!(chunk.text.is_char_boundary(pos.offset));
+                    proptest::prop_assert!(chunk.text.is_char_boundary(pos.offset + pos.len));
+                }
+            }
+        }
+    }
 }

@@ -1,0 +1,269 @@
+//! A mutation fuzzer over the real-world corpus and the examples, run through
+//! the binary: whatever the input, hpa-lint never crashes, every position is on
+//! a character of the file, text and JSON report the same places, the output
+//! is the same twice, and every object a full read sees is counted.
+//!
+//! The test command runs a bounded number of mutants; a longer run (see the
+//! README) sets `HPA_LINT_FUZZ_CASES` and `HPA_LINT_FUZZ_SEED`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+use hpa_lint_rules::source::{ALL, read_document, split_documents};
+use serde_json::Value;
+
+/// A small deterministic generator (xorshift64*), so a seed reproduces a run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// Text that has broken parsers and renderers before.
+const INSERTS: [&str; 24] = [
+    "é",
+    "🦀",
+    "\u{2028}",
+    "\u{feff}",
+    "：",
+    "\r",
+    "\r\n",
+    "\t",
+    "&a ",
+    "*a",
+    "!!int ",
+    "!!str ",
+    "!custom ",
+    "<<: ",
+    "{{ .Values.x }}",
+    "---\n",
+    "...\n",
+    "- ",
+    ": ",
+    "[",
+    "{",
+    "\"",
+    "'",
+    "#",
+];
+const NUMBERS: [&str; 8] = [
+    "99999999999999999999999",
+    "18446744073709551615",
+    "-9223372036854775809",
+    "1e400",
+    ".inf",
+    "0x7fffffff",
+    "010",
+    "1_000",
+];
+
+fn char_boundary_at(text: &str, rng: &mut Rng) -> usize {
+    let mut at = rng.below(text.len() + 1);
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// One random change to `text`, keeping it UTF-8.
+fn mutate(text: &str, seeds: &[String], rng: &mut Rng) -> String {
+    let at = char_boundary_at(text, rng);
+    match rng.below(9) {
+        0 => format!("{}{}{}", &text[..at], rng.pick(&INSERTS), &text[at..]),
+        1 => {
+            let end = char_boundary_at(&text[at..], rng) + at;
+            format!("{}{}", &text[..at], &text[end..])
+        }
+        2 => {
+            let other = rng.pick(seeds);
+            let from = char_boundary_at(other, rng);
+            let to = from + char_boundary_at(&other[from..], rng).min(400);
+            let to = (to..=other.len())
+                .find(|&i| other.is_char_boundary(i))
+                .unwrap_or(other.len());
+            format!("{}{}{}", &text[..at], &other[from..to], &text[at..])
+        }
+        3 => text.replace('\n', "\r"),
+        4 => text.replace('\n', "\r\n"),
+        5 => {
+            let digits = text[at..]
+                .find(|c: char| c.is_ascii_digit())
+                .map(|i| at + i);
+            match digits {
+                Some(start) => {
+                    let end = text[start..]
+                        .find(|c: char| !c.is_ascii_digit())
+                        .map_or(text.len(), |i| start + i);
+                    format!("{}{}{}", &text[..start], rng.pick(&NUMBERS), &text[end..])
+                }
+                None => text.to_owned(),
+            }
+        }
+        6 => format!("{text}\n---\n{text}"),
+        7 => text.lines().map(|l| format!("  {l}\n")).collect(),
+        _ => {
+            // Swap a character for another one.
+            let Some(c) = text[at..].chars().next() else {
+                return text.to_owned();
+            };
+            let replacement = rng.pick(&INSERTS).chars().next().unwrap_or('x');
+            format!("{}{replacement}{}", &text[..at], &text[at + c.len_utf8()..])
+        }
+    }
+}
+
+fn seeds() -> Vec<String> {
+    let mut paths = Vec::new();
+    let mut dirs = vec![
+        repo_root().join("tests/corpus/realworld"),
+        repo_root().join("examples"),
+    ];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path
+                .extension()
+                .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
+            {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// What a full read of a file counts: objects, or none for a template.
+fn objects_in(text: &str) -> usize {
+    let documents: Vec<_> = split_documents(text)
+        .iter()
+        .map(|chunk| read_document(chunk.text, &|_, _| &ALL))
+        .collect();
+    if documents.iter().any(|d| d.template.is_some()) {
+        return 0;
+    }
+    documents
+        .iter()
+        .flat_map(|d| &d.values)
+        .filter(|(v, _)| v["apiVersion"].is_string() && v["kind"].is_string())
+        .count()
+}
+
+fn run(dir: &Path, format: &str) -> (i32, String) {
+    let output = hpa_lint()
+        .args(["--format", format, "--color", "never", "--select", "all"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn mutants_of_real_manifests_keep_every_promise() {
+    let cases = env_number("HPA_LINT_FUZZ_CASES", 300) as usize;
+    let seed = env_number("HPA_LINT_FUZZ_SEED", 0x5eed);
+    let seeds = seeds();
+    let mut rng = Rng(seed | 1);
+    // Under target/, kept when the test fails, so a failure can be replayed.
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mutants-{seed}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut texts = Vec::with_capacity(cases);
+    for i in 0..cases {
+        let mut text = rng.pick(&seeds).clone();
+        for _ in 0..=rng.below(3) {
+            text = mutate(&text, &seeds, &mut rng);
+        }
+        write(&dir, &format!("m{i:05}.yaml"), &text);
+        texts.push(text);
+    }
+    let keep = || format!("mutants kept in {} (seed {seed})", dir.display());
+
+    let (code, json) = run(&dir, "json");
+    assert!(code == 0 || code == 1, "exit {code}; {}", keep());
+    let report: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}; {}", keep()));
+    assert_eq!(run(&dir, "json").1, json, "two runs differ; {}", keep());
+
+    // Every position is on a character of its line.
+    let name_of = |file: &str| {
+        Path::new(file)
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
+    let mut json_places = Vec::new();
+    for d in report["diagnostics"].as_array().unwrap() {
+        let file = name_of(d["file"].as_str().unwrap());
+        let i: usize = file[1..6].parse().unwrap();
+        let (line, column) = (
+            d["line"].as_u64().unwrap() as usize,
+            d["column"].as_u64().unwrap() as usize,
+        );
+        // The end of a file that ends with a line break is on a last, empty line.
+        let lines: Vec<&str> = hpa_lint_rules::source::lines::lines(&texts[i])
+            .map(|l| l.text)
+            .chain([""])
+            .collect();
+        let width = lines.get(line - 1).map_or(0, |l| l.chars().count());
+        assert!(
+            line <= lines.len() && column <= width + 1,
+            "{file}:{line}:{column} is outside the file; {}",
+            keep()
+        );
+        json_places.push(format!("{file}:{line}:{column}"));
+    }
+
+    // Text output points at the same places.
+    let (text_code, text) = run(&dir, "text");
+    assert_eq!(text_code, code, "{}", keep());
+    let text_places: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("--> "))
+        .map(name_of)
+        .collect();
+    assert_eq!(
+        text_places,
+        json_places,
+        "text and JSON disagree; {}",
+        keep()
+    );
+
+    // Every object a full read sees is counted.
+    let objects: usize = texts.iter().map(|t| objects_in(t)).sum();
+    assert_eq!(report["summary"]["objects"], objects, "{}", keep());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
