@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::Deserialize;
-use serde_saphyr::Spanned;
+use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
 
 use crate::object::group_of;
 use crate::registry;
@@ -156,13 +156,8 @@ impl Config {
         }
         let options = serde_saphyr::options! { with_snippet: false };
         serde_saphyr::from_str_with_options(text, options).map_err(|error| ConfigError {
-            message: error
-                .without_snippet()
-                .to_string()
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .to_owned(),
+            // The user-facing wording, without the library's advice to its callers.
+            message: UserMessageFormatter.format_message(&error).into_owned(),
             position: error
                 .location()
                 .map(|l| (l.line() as usize, l.column() as usize)),
@@ -296,5 +291,19 @@ mod tests {
         );
         let config = Config::parse("kubeVersion: \"1.99\"\n").unwrap();
         assert_eq!(config.kube_version().unwrap_err().position, Some((1, 14)));
+    }
+
+    #[test]
+    fn parse_errors_are_worded_for_the_user() {
+        for (text, expected) in [
+            ("rules: {}\n---\nrules: {}\n", "multiple"),
+            ("rules: {a: off, a: off}\n", "duplicate mapping key `a`"),
+        ] {
+            let error = Config::parse(text).unwrap_err();
+            assert!(error.message.contains(expected), "{error}");
+            for advice in ["from_str_multiple", "DuplicateKeyPolicy", " at line "] {
+                assert!(!error.message.contains(advice), "{error}");
+            }
+        }
     }
 }
