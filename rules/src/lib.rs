@@ -6,6 +6,7 @@
 //! [`Diagnostic`]s. Nothing here does I/O, logs or knows which front end called it.
 
 pub mod config;
+pub mod controller;
 pub mod diagnostic;
 pub mod index;
 pub mod lint;

@@ -95,6 +95,68 @@ impl Quantity {
         self.approx
     }
 
+    /// `MilliValue()`: the value in thousandths, rounded away from zero as the
+    /// API server rounds (`1.0001m` is 2); `None` when it does not fit an int64.
+    pub fn milli_value(&self) -> Option<i64> {
+        i64::try_from(self.scaled(3)?).ok()
+    }
+
+    /// `AsApproximateFloat64()` of the quantity as the controller reads it: the
+    /// API server stores the canonical form (`0.3` becomes `300m`, read as
+    /// `300 × 10⁻³`), whose float can differ from the written one's.
+    pub fn stored_f64(&self) -> Option<f64> {
+        // Canonical form: the value at nano precision without trailing zeros,
+        // its exponent lowered to a multiple of 3 (`AsCanonicalBytes`).
+        let nano = self.scaled(9)?;
+        let (mut amount, mut exponent) = (nano, -9_i32);
+        while amount != 0 && amount % 10 == 0 {
+            amount /= 10;
+            exponent += 1;
+        }
+        match exponent.rem_euclid(3) {
+            1 => (amount, exponent) = (amount * 10, exponent - 1),
+            2 => (amount, exponent) = (amount * 100, exponent - 2),
+            _ => {}
+        }
+        let base = amount as f64;
+        Some(if exponent == 0 {
+            base
+        } else {
+            base * crate::controller::go::pow10(exponent)
+        })
+    }
+
+    /// `ceil(|value| × 10^exp10)` with the value's sign, exactly.
+    fn scaled(&self, exp10: i32) -> Option<i128> {
+        let parts = scan(&self.text).ok()?;
+        let (base, exponent) = interpret_suffix(parts.suffix)?;
+        let denom = parts.denom.trim_end_matches('0');
+        let mut digits: i128 = 0;
+        for digit in parts.num.bytes().chain(denom.bytes()) {
+            digits = digits
+                .checked_mul(10)?
+                .checked_add(i128::from(digit - b'0'))?;
+        }
+        let denom_len = i32::try_from(denom.len()).ok()?;
+        let (numerator, shift) = match base {
+            Base::Decimal => (digits, exponent.checked_add(exp10)?.checked_sub(denom_len)?),
+            Base::Binary => (
+                digits.checked_mul(1_i128.checked_shl(u32::try_from(exponent).ok()?)?)?,
+                exp10.checked_sub(denom_len)?,
+            ),
+        };
+        let magnitude = if shift >= 0 {
+            numerator.checked_mul(10_i128.checked_pow(shift.unsigned_abs())?)?
+        } else {
+            ceil_div_pow10(numerator, shift.unsigned_abs())
+        };
+        Some(if parts.negative {
+            -magnitude
+        } else {
+            magnitude
+        })
+    }
+
     /// A quantity as it appears in a manifest's JSON: a string, or a bare
     /// number (YAML `cpu: 1`); `None` for anything else or a bad string.
     pub fn from_json(value: &serde_json::Value) -> Option<Self> {
@@ -187,6 +249,15 @@ fn scan(text: &str) -> Result<Parts<'_>, QuantityError> {
         denom,
         suffix: &text[suffix_start..],
     })
+}
+
+/// `ceil(n / 10^p)` for `n ≥ 0`.
+fn ceil_div_pow10(n: i128, p: u32) -> i128 {
+    match 10_i128.checked_pow(p) {
+        Some(divisor) => n / divisor + i128::from(n % divisor != 0),
+        // 10^p exceeds every i128: a non-zero value rounds up to one unit.
+        None => i128::from(n != 0),
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -306,6 +377,34 @@ mod tests {
         assert_eq!(approx(serde_json::json!(0.25)), Some(0.25));
         assert_eq!(approx(serde_json::json!(true)), None);
         assert_eq!(approx(serde_json::json!("1K")), None);
+    }
+
+    #[test]
+    fn converts_to_milli_units_rounding_up() {
+        let milli = |t| Quantity::parse(t).unwrap().milli_value();
+        assert_eq!(milli("500m"), Some(500));
+        assert_eq!(milli("1"), Some(1000));
+        assert_eq!(milli("1.5Gi"), Some(1_610_612_736_000));
+        assert_eq!(milli("256Mi"), Some(268_435_456_000));
+        assert_eq!(milli("0.0001"), Some(1));
+        assert_eq!(milli("1.0001m"), Some(2));
+        assert_eq!(milli("1e-20"), Some(1));
+        assert_eq!(milli("2e3"), Some(2_000_000));
+        assert_eq!(milli("3200m"), Some(3200));
+        assert_eq!(milli("0"), Some(0));
+        assert_eq!(milli("-1.5"), Some(-1500));
+        assert_eq!(milli("10E"), None);
+    }
+
+    #[test]
+    fn reads_floats_as_the_controller_does() {
+        let stored = |t| Quantity::parse(t).unwrap().stored_f64().unwrap();
+        // `0.3` is stored as `300m`: 300 × 0.001 rounds to 0.3, not 3 × 0.1.
+        assert_eq!(stored("0.3"), 0.3);
+        assert_eq!(stored("300m"), 0.3);
+        assert_eq!(stored("0.05"), 50.0 * 0.001);
+        assert_eq!(stored("2"), 2.0);
+        assert_eq!(stored("1500m"), 1.5);
     }
 
     #[test]

@@ -1,0 +1,511 @@
+//! Normalization of the metrics' recommendation: without `behavior` (the
+//! legacy path, C6) and with it (C7), and the scale events that policies count
+//! (C7.5). Windows and periods use the strict boundary of C2.2: an entry of age
+//! `a` is inside a window of `w` iff `a < w`, expired iff `a >= w`.
+
+use super::flags::{ControllerFlags, Millis};
+use super::go::{ceil_i32, f64_to_i32};
+use crate::model::hpa::{Behavior, ScalingRules};
+
+/// `ScaleUpLimit`: a policy (or the legacy cap) held a scale-up back.
+pub const SCALE_UP_LIMIT: &str = "ScaleUpLimit";
+/// `ScaleDownLimit`: a policy held a scale-down back.
+pub const SCALE_DOWN_LIMIT: &str = "ScaleDownLimit";
+/// `TooManyReplicas`: `maxReplicas` capped the count.
+pub const TOO_MANY_REPLICAS: &str = "TooManyReplicas";
+/// `TooFewReplicas`: `minReplicas` raised the count.
+pub const TOO_FEW_REPLICAS: &str = "TooFewReplicas";
+/// `DesiredWithinRange`: nothing capped the count.
+pub const DESIRED_WITHIN_RANGE: &str = "DesiredWithinRange";
+/// `ScaleUpStabilized`.
+pub const SCALE_UP_STABILIZED: &str = "ScaleUpStabilized";
+/// `ScaleDownStabilized`.
+pub const SCALE_DOWN_STABILIZED: &str = "ScaleDownStabilized";
+/// `ReadyForNewScale`.
+pub const READY_FOR_NEW_SCALE: &str = "ReadyForNewScale";
+
+/// Whether an entry stamped `at` is inside a window of `window` ms at `now`.
+fn inside(at: Millis, now: Millis, window: Millis) -> bool {
+    now - at < window
+}
+
+/// An unnormalized recommendation, as the controller records it (C2.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Recommendation {
+    /// The desired count from the metrics.
+    pub replicas: i32,
+    /// When it was recorded.
+    pub at: Millis,
+}
+
+/// A scale event: the size of one change of the replica count (C7.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScaleEvent {
+    /// `|new − previous|`.
+    pub change: i32,
+    /// When the change was made.
+    pub at: Millis,
+    /// Marked for reuse: older than the direction's longest policy period.
+    pub outdated: bool,
+}
+
+/// What the controller remembers of one HPA between syncs (C2.3).
+#[derive(Clone, Debug, Default)]
+pub struct Memory {
+    /// `None` until the first sync records the current count (C3.1 step 4).
+    pub recommendations: Option<Vec<Recommendation>>,
+    /// Scale-up events (only with `behavior`).
+    pub up_events: Vec<ScaleEvent>,
+    /// Scale-down events (only with `behavior`).
+    pub down_events: Vec<ScaleEvent>,
+}
+
+/// `selectPolicy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Select {
+    /// The policy allowing the largest change (also any unknown value, as in Go).
+    Max,
+    /// The policy allowing the smallest change.
+    Min,
+    /// No change in this direction.
+    Disabled,
+}
+
+/// A policy's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PolicyKind {
+    /// `Pods`: a number of pods.
+    Pods,
+    /// `Percent`: a percentage of the count at the period's start.
+    Percent,
+}
+
+/// `HPAScalingPolicy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Policy {
+    /// Type.
+    pub kind: PolicyKind,
+    /// `value`.
+    pub value: i32,
+    /// `periodSeconds`.
+    pub period_seconds: i32,
+}
+
+impl Policy {
+    /// The period in milliseconds.
+    pub fn period(&self) -> Millis {
+        Millis::from(self.period_seconds) * 1000
+    }
+
+    /// The policy's limit from `start` replicas (C7.3): Percent rounds up when
+    /// scaling up and truncates when scaling down, in f64 as Go does.
+    pub fn limit(&self, start: i32, up: bool) -> i32 {
+        match (self.kind, up) {
+            (PolicyKind::Pods, true) => start.wrapping_add(self.value),
+            (PolicyKind::Pods, false) => start.wrapping_sub(self.value),
+            (PolicyKind::Percent, true) => {
+                ceil_i32(f64::from(start) * (1.0 + f64::from(self.value) / 100.0))
+            }
+            (PolicyKind::Percent, false) => {
+                f64_to_i32(f64::from(start) * (1.0 - f64::from(self.value) / 100.0))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.kind {
+            PolicyKind::Pods => write!(f, "Pods {} per {}s", self.value, self.period_seconds),
+            PolicyKind::Percent => {
+                write!(f, "Percent {} per {}s", self.value, self.period_seconds)
+            }
+        }
+    }
+}
+
+/// One direction's rules as the controller uses them: defaulted (C7.1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rules {
+    /// `stabilizationWindowSeconds`.
+    pub window_seconds: i32,
+    /// `selectPolicy`.
+    pub select: Select,
+    /// `policies`.
+    pub policies: Vec<Policy>,
+    /// `tolerance`, when set and honoured (C5.2).
+    pub tolerance: Option<f64>,
+}
+
+impl Rules {
+    /// From the API server's defaulted rules; a still unset window takes
+    /// `default_window` seconds (the scale-down flag, C7.1).
+    pub fn from_spec(rules: &ScalingRules, default_window: i32) -> Self {
+        let policies = rules
+            .policies
+            .iter()
+            .flatten()
+            .map(|p| Policy {
+                kind: if p.type_ == "Percent" {
+                    PolicyKind::Percent
+                } else {
+                    PolicyKind::Pods
+                },
+                value: p.value,
+                period_seconds: p.period_seconds,
+            })
+            .collect();
+        Self {
+            window_seconds: rules.stabilization_window_seconds.unwrap_or(default_window),
+            select: match rules.select_policy.as_deref() {
+                Some("Min") => Select::Min,
+                Some("Disabled") => Select::Disabled,
+                _ => Select::Max,
+            },
+            policies,
+            tolerance: rules.tolerance.as_ref().and_then(|q| q.stored_f64()),
+        }
+    }
+
+    /// The stabilization window in milliseconds.
+    pub fn window(&self) -> Millis {
+        Millis::from(self.window_seconds) * 1000
+    }
+
+    /// `getLongestPolicyPeriod`.
+    fn longest_period(&self) -> Millis {
+        self.policies
+            .iter()
+            .map(Policy::period)
+            .max()
+            .unwrap_or(0)
+            .max(0)
+    }
+
+    /// Each policy's limit at `current` given the recent events (C7.3).
+    pub fn policy_limits(&self, current: i32, memory: &Memory, now: Millis, up: bool) -> Vec<i32> {
+        self.policies
+            .iter()
+            .map(|policy| {
+                let added = changes_within(&memory.up_events, policy.period(), now);
+                let deleted = changes_within(&memory.down_events, policy.period(), now);
+                let start = current.wrapping_sub(added).wrapping_add(deleted);
+                policy.limit(start, up)
+            })
+            .collect()
+    }
+
+    /// The direction's limit (`calculateScaleUpLimitWithScalingRules`,
+    /// `calculateScaleDownLimitWithBehaviors`): `Max` takes the largest change,
+    /// `Min` the smallest, `Disabled` keeps `current`.
+    pub fn limit(&self, current: i32, memory: &Memory, now: Millis, up: bool) -> i32 {
+        let limits = self.policy_limits(current, memory, now, up);
+        self.select_limit(current, &limits, up)
+    }
+
+    /// Picks among policy limits under `selectPolicy`.
+    pub fn select_limit(&self, current: i32, limits: &[i32], up: bool) -> i32 {
+        let largest_change = match self.select {
+            Select::Disabled => return current,
+            Select::Max => true,
+            Select::Min => false,
+        };
+        let pick_max = largest_change == up;
+        let init = if pick_max { i32::MIN } else { i32::MAX };
+        limits.iter().fold(
+            init,
+            |acc, &l| if pick_max { acc.max(l) } else { acc.min(l) },
+        )
+    }
+}
+
+/// `HorizontalPodAutoscalerBehavior` as the controller uses it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EffectiveBehavior {
+    /// `scaleUp`.
+    pub scale_up: Rules,
+    /// `scaleDown`.
+    pub scale_down: Rules,
+}
+
+impl EffectiveBehavior {
+    /// From the API server's defaulted behavior (`Hpa::behavior`) and the flags.
+    pub fn new(behavior: &Behavior, flags: &ControllerFlags) -> Self {
+        // `int32(window.Seconds())`: the flag truncated to whole seconds.
+        let flag_window = i32::try_from(flags.downscale_stabilization / 1000).unwrap_or(i32::MAX);
+        let up = behavior
+            .scale_up
+            .clone()
+            .unwrap_or_else(|| crate::model::hpa::default_scaling_rules("scaleUp"));
+        let down = behavior
+            .scale_down
+            .clone()
+            .unwrap_or_else(|| crate::model::hpa::default_scaling_rules("scaleDown"));
+        Self {
+            scale_up: Rules::from_spec(&up, 0),
+            scale_down: Rules::from_spec(&down, flag_window),
+        }
+    }
+}
+
+/// `getReplicasChangePerPeriod`: the changes inside the period (outdated
+/// marks are ignored).
+fn changes_within(events: &[ScaleEvent], period: Millis, now: Millis) -> i32 {
+    events
+        .iter()
+        .filter(|e| inside(e.at, now, period))
+        .fold(0_i32, |sum, e| sum.wrapping_add(e.change))
+}
+
+/// Records `desired` in the slot `slot` (an expired entry) or at the end.
+fn record(recommendations: &mut Vec<Recommendation>, slot: Option<usize>, entry: Recommendation) {
+    match slot {
+        Some(i) => recommendations[i] = entry,
+        None => recommendations.push(entry),
+    }
+}
+
+/// The outcome of normalization.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Normalized {
+    /// The stabilized recommendation.
+    pub stabilized: i32,
+    /// The replica count after the limits: what the controller sets.
+    pub desired: i32,
+    /// `AbleToScale` reason: `ReadyForNewScale`, `ScaleUpStabilized` or `ScaleDownStabilized`.
+    pub able_to_scale: &'static str,
+    /// `ScalingLimited` reason; `True` unless it is `DesiredWithinRange`.
+    pub scaling_limited: &'static str,
+}
+
+/// Legacy stabilization (C6.1): the maximum of `desired` and the
+/// recommendations of the last `window`, whatever the direction.
+pub fn stabilize_legacy(
+    recommendations: &mut Vec<Recommendation>,
+    desired: i32,
+    now: Millis,
+    window: Millis,
+) -> i32 {
+    let mut stabilized = desired;
+    let mut slot = None;
+    for (i, rec) in recommendations.iter().enumerate() {
+        if inside(rec.at, now, window) {
+            stabilized = stabilized.max(rec.replicas);
+        } else {
+            slot = Some(i);
+        }
+    }
+    record(
+        recommendations,
+        slot,
+        Recommendation {
+            replicas: desired,
+            at: now,
+        },
+    );
+    stabilized
+}
+
+/// `convertDesiredReplicasWithRules` (C6.2): `minReplicas`, and the cap
+/// `max(factor × current, 4)` or `maxReplicas`.
+pub fn convert_legacy(
+    current: i32,
+    desired: i32,
+    min: i32,
+    max: i32,
+    factor: f64,
+) -> (i32, &'static str) {
+    let up_limit = f64_to_i32((factor * f64::from(current)).max(4.0));
+    let (allowed, why) = if max > up_limit {
+        (up_limit, SCALE_UP_LIMIT)
+    } else {
+        (max, TOO_MANY_REPLICAS)
+    };
+    if desired < min {
+        (min, TOO_FEW_REPLICAS)
+    } else if desired > allowed {
+        (allowed, why)
+    } else {
+        (desired, DESIRED_WITHIN_RANGE)
+    }
+}
+
+/// `normalizeDesiredReplicas` (C6).
+pub fn normalize_legacy(
+    recommendations: &mut Vec<Recommendation>,
+    current: i32,
+    desired: i32,
+    min: i32,
+    max: i32,
+    flags: &ControllerFlags,
+    now: Millis,
+) -> Normalized {
+    let stabilized = stabilize_legacy(recommendations, desired, now, flags.downscale_stabilization);
+    let (result, why) = convert_legacy(current, stabilized, min, max, flags.scale_up_limit_factor);
+    Normalized {
+        stabilized,
+        desired: result,
+        able_to_scale: if stabilized == desired {
+            READY_FOR_NEW_SCALE
+        } else {
+            SCALE_DOWN_STABILIZED
+        },
+        scaling_limited: why,
+    }
+}
+
+/// `stabilizeRecommendationWithBehaviors` (C7.2): `current` clamped between
+/// the lowest recommendation of the up window and the highest of the down
+/// window; records `desired`.
+pub fn stabilize_with_behavior(
+    recommendations: &mut Vec<Recommendation>,
+    behavior: &EffectiveBehavior,
+    current: i32,
+    desired: i32,
+    now: Millis,
+) -> (i32, &'static str) {
+    let (up_window, down_window) = (behavior.scale_up.window(), behavior.scale_down.window());
+    let (mut min_up, mut max_down) = (desired, desired);
+    let mut slot = None;
+    for (i, rec) in recommendations.iter().enumerate() {
+        let in_up = inside(rec.at, now, up_window);
+        let in_down = inside(rec.at, now, down_window);
+        if in_up {
+            min_up = min_up.min(rec.replicas);
+        }
+        if in_down {
+            max_down = max_down.max(rec.replicas);
+        }
+        if !in_up && !in_down {
+            slot = Some(i);
+        }
+    }
+    let stabilized = current.max(min_up).min(max_down);
+    record(
+        recommendations,
+        slot,
+        Recommendation {
+            replicas: desired,
+            at: now,
+        },
+    );
+    let reason = if desired >= current {
+        SCALE_UP_STABILIZED
+    } else {
+        SCALE_DOWN_STABILIZED
+    };
+    (stabilized, reason)
+}
+
+/// `convertDesiredReplicasWithBehaviorRate` (C7.3).
+pub fn convert_with_behavior(
+    behavior: &EffectiveBehavior,
+    memory: &Memory,
+    current: i32,
+    desired: i32,
+    min: i32,
+    max: i32,
+    now: Millis,
+) -> (i32, &'static str) {
+    if desired > current {
+        let limit = behavior
+            .scale_up
+            .limit(current, memory, now, true)
+            .max(current);
+        let (allowed, why) = if max > limit {
+            (limit, SCALE_UP_LIMIT)
+        } else {
+            (max, TOO_MANY_REPLICAS)
+        };
+        if desired > allowed {
+            return (allowed, why);
+        }
+    } else if desired < current {
+        let limit = behavior
+            .scale_down
+            .limit(current, memory, now, false)
+            .min(current);
+        let (allowed, why) = if min < limit {
+            (limit, SCALE_DOWN_LIMIT)
+        } else {
+            (min, TOO_FEW_REPLICAS)
+        };
+        if desired < allowed {
+            return (allowed, why);
+        }
+    }
+    (desired, DESIRED_WITHIN_RANGE)
+}
+
+/// `normalizeDesiredReplicasWithBehaviors` (C7).
+pub fn normalize_with_behavior(
+    memory: &mut Memory,
+    behavior: &EffectiveBehavior,
+    current: i32,
+    desired: i32,
+    min: i32,
+    max: i32,
+    now: Millis,
+) -> Normalized {
+    let recommendations = memory.recommendations.get_or_insert_with(Vec::new);
+    let (stabilized, reason) =
+        stabilize_with_behavior(recommendations, behavior, current, desired, now);
+    let (result, why) = convert_with_behavior(behavior, memory, current, stabilized, min, max, now);
+    Normalized {
+        stabilized,
+        desired: result,
+        able_to_scale: if stabilized == desired {
+            READY_FOR_NEW_SCALE
+        } else {
+            reason
+        },
+        scaling_limited: why,
+    }
+}
+
+/// `storeScaleEvent` (C7.5): after a successful rescale, with `behavior` only.
+/// Events older than the direction's longest period are marked outdated; the
+/// new one takes the last outdated slot, or is appended.
+pub fn store_scale_event(
+    memory: &mut Memory,
+    behavior: Option<&EffectiveBehavior>,
+    previous: i32,
+    new: i32,
+    now: Millis,
+) {
+    let Some(behavior) = behavior else {
+        return;
+    };
+    let (events, rules, change) = if new > previous {
+        (
+            &mut memory.up_events,
+            &behavior.scale_up,
+            new.wrapping_sub(previous),
+        )
+    } else {
+        (
+            &mut memory.down_events,
+            &behavior.scale_down,
+            previous.wrapping_sub(new),
+        )
+    };
+    let longest = rules.longest_period();
+    let mut slot = None;
+    for (i, event) in events.iter_mut().enumerate() {
+        if !inside(event.at, now, longest) {
+            event.outdated = true;
+        }
+        if event.outdated {
+            slot = Some(i);
+        }
+    }
+    let event = ScaleEvent {
+        change,
+        at: now,
+        outdated: false,
+    };
+    match slot {
+        Some(i) => events[i] = event,
+        None => events.push(event),
+    }
+}
