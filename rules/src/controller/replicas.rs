@@ -106,8 +106,9 @@ pub struct Proposal {
     pub average: i64,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Group {
+/// How `groupPods` files a pod (C5.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Group {
     Ready,
     Unready,
     Missing,
@@ -115,7 +116,7 @@ enum Group {
 }
 
 /// `groupPods` (C5.3): readiness is judged only for the `cpu` resource.
-fn group(
+pub(crate) fn group(
     pod: &PodState,
     sample: Option<&Sample>,
     cpu: bool,
@@ -406,14 +407,22 @@ pub fn average_of_total(
     (replicas, average)
 }
 
-/// The sum of external values, capped at `MaxInt64` (C5.7).
-pub fn external_sum(values: &[i64]) -> i64 {
+/// The sum of external values (C5.7, C5.8): capped at `MaxInt64` before an
+/// overflow for a `Value` target, and set to it once the sum has wrapped
+/// negative for an `AverageValue` target, as the two Go functions do.
+pub fn external_sum(values: &[i64], average_value: bool) -> i64 {
     let mut sum = 0_i64;
     for &v in values {
-        if v > 0 && sum > i64::MAX - v {
+        if average_value {
+            sum = sum.wrapping_add(v);
+            if sum < 0 {
+                return i64::MAX;
+            }
+        } else if v > 0 && sum > i64::MAX - v {
             return i64::MAX;
+        } else {
+            sum += v;
         }
-        sum += v;
     }
     sum
 }
