@@ -31,6 +31,11 @@ pub enum Command {
         /// The rule's name, e.g. `invalid-scaling-policy`.
         rule: String,
     },
+    /// Show the behavior the HPA controller will use: every default written
+    /// out, the fastest scale-up and scale-down, which policy sets each step.
+    Behavior(crate::behavior::BehaviorArgs),
+    /// Simulate the HPA controller under a load trace: replicas over time.
+    Simulate(Box<crate::simulate::SimulateArgs>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -233,8 +233,27 @@ fn locate_in(
         .collect()
 }
 
-/// Runs the whole pipeline.
-pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
+/// Every object of the input (step 1), indexed as the rules see it, with
+/// what reading found: what the `behavior` and `simulate` commands read.
+pub struct Inventory {
+    pub index: MemoryIndex,
+    places: Vec<Place>,
+    /// The HPAs, by file and document.
+    hpas: BTreeMap<usize, BTreeMap<usize, Vec<Origin>>>,
+    findings: Vec<Finding>,
+    summary: Summary,
+    pub input_errors: Vec<String>,
+}
+
+impl Inventory {
+    /// The file an object of the index was read from.
+    pub fn file<'s>(&self, origin: Origin, sources: &'s [SourceFile]) -> &'s str {
+        &sources[self.places[origin.0 as usize].file].name
+    }
+}
+
+/// Step 1: reads every file.
+pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
     let scans: Vec<FileScan> = sources
         .par_iter()
         .enumerate()
@@ -276,6 +295,26 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
         }
     }
     let index = MemoryIndex::with_scale_targets(entries);
+    Inventory {
+        index,
+        places,
+        hpas,
+        findings,
+        summary,
+        input_errors,
+    }
+}
+
+/// Runs the whole pipeline.
+pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
+    let Inventory {
+        index,
+        places,
+        hpas,
+        mut findings,
+        mut summary,
+        mut input_errors,
+    } = read(sources, settings);
 
     // Step 2: lint the HPAs, file by file. A finding counts when it is
     // located in a linted file, or when a linted file's object (an HPA) caused

@@ -1,11 +1,14 @@
 //! `hpa-lint`: lints Kubernetes HorizontalPodAutoscalers in files and directories.
 
 mod args;
+mod behavior;
 mod check;
 mod commands;
 mod emit;
+mod hpas;
 mod input;
 mod settings;
+mod simulate;
 
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
@@ -27,6 +30,8 @@ fn main() -> ExitCode {
         Some(Command::Check(args)) => check(&args),
         Some(Command::Rules { format }) => commands::rules(format),
         Some(Command::Explain { rule }) => commands::explain(&rule),
+        Some(Command::Behavior(args)) => behavior::run(&args),
+        Some(Command::Simulate(args)) => simulate::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

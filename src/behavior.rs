@@ -1,0 +1,402 @@
+//! `hpa-lint behavior`: the behavior the HPA controller will use, with every
+//! default written out and marked, and what it means in time: the fastest
+//! scale-up and scale-down, and which policy sets the step at which count.
+
+use std::io::{self, Write};
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use hpa_lint_rules::controller::flags::format_duration;
+use hpa_lint_rules::controller::normalize::{Rules, Select};
+use hpa_lint_rules::controller::velocity::{self, Limiter, Path};
+use hpa_lint_rules::controller::{Autoscaler, ControllerFlags};
+use hpa_lint_rules::mutate::BehaviorDefaults;
+use hpa_lint_rules::{Object, PatchOp};
+use serde_json::{Value, json};
+
+use crate::hpas::{self, ControllerArgs, Found, InputArgs};
+
+#[derive(Debug, Args)]
+pub struct BehaviorArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub controller: ControllerArgs,
+    /// `text` for people, `json` for tools.
+    #[arg(long, value_enum, default_value_t = BehaviorFormat::Text)]
+    pub format: BehaviorFormat,
+    /// Instead, print the HPAs with their effective behavior written out, as
+    /// the admission webhook's mutation writes it.
+    #[arg(long, value_enum)]
+    pub output: Option<Output>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BehaviorFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    Yaml,
+}
+
+const DIRECTIONS: [(&str, bool); 2] = [("scaleUp", true), ("scaleDown", false)];
+const FIELDS: [&str; 4] = [
+    "stabilizationWindowSeconds",
+    "selectPolicy",
+    "policies",
+    "tolerance",
+];
+
+pub fn run(args: &BehaviorArgs) -> Result<u8> {
+    let flags = args.controller.flags()?;
+    let (found, settings) = hpas::read(&args.input)?;
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    if args.output == Some(Output::Yaml) {
+        write_yaml(&found, &flags, &settings, &mut out)?;
+    } else {
+        let reports: Vec<Report> = found
+            .iter()
+            .map(|f| Report::new(f, Autoscaler::new(&f.hpa, flags.clone(), &settings)))
+            .collect();
+        match args.format {
+            BehaviorFormat::Text => {
+                for (i, report) in reports.iter().enumerate() {
+                    if i > 0 {
+                        writeln!(out)?;
+                    }
+                    report.text(&mut out)?;
+                }
+            }
+            BehaviorFormat::Json => {
+                let hpas: Vec<Value> = reports.iter().map(Report::json).collect();
+                serde_json::to_writer_pretty(&mut out, &json!({ "hpas": hpas }))?;
+                writeln!(out)?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(0)
+}
+
+/// What the command says about one HPA.
+struct Report<'f> {
+    found: &'f Found,
+    autoscaler: Autoscaler,
+    up: Path,
+    down: Path,
+}
+
+impl<'f> Report<'f> {
+    fn new(found: &'f Found, autoscaler: Autoscaler) -> Self {
+        let up = velocity::fastest(&autoscaler, true);
+        let down = velocity::fastest(&autoscaler, false);
+        Self {
+            found,
+            autoscaler,
+            up,
+            down,
+        }
+    }
+
+    fn flags(&self) -> &ControllerFlags {
+        &self.autoscaler.flags
+    }
+
+    /// Whether the manifest itself sets `field` of a direction.
+    fn is_written(&self, direction: &str, field: &str) -> bool {
+        let pointer = format!("/spec/behavior/{direction}/{field}");
+        self.found
+            .object
+            .value
+            .pointer(&pointer)
+            .is_some_and(|v| !v.is_null())
+    }
+
+    /// Where a field's value comes from when the manifest does not set it.
+    fn default_note(&self, direction: &str, field: &str) -> Option<&'static str> {
+        if self.is_written(direction, field) {
+            return None;
+        }
+        Some(match (direction, field) {
+            (_, "tolerance") => "default: --tolerance",
+            ("scaleDown", "stabilizationWindowSeconds") => "default: --downscale-stabilization",
+            _ => "default",
+        })
+    }
+
+    fn rules(&self, up: bool) -> Option<&Rules> {
+        self.autoscaler
+            .behavior
+            .as_ref()
+            .map(|b| if up { &b.scale_up } else { &b.scale_down })
+    }
+
+    fn field_value(&self, up: bool, field: &str) -> Value {
+        let Some(rules) = self.rules(up) else {
+            return Value::Null;
+        };
+        match field {
+            "stabilizationWindowSeconds" => json!(rules.window_seconds),
+            "selectPolicy" => json!(select_name(rules.select)),
+            "policies" => rules
+                .policies
+                .iter()
+                .map(|p| json!({"type": format!("{:?}", p.kind), "value": p.value, "periodSeconds": p.period_seconds}))
+                .collect(),
+            _ => {
+                let tolerances = self.autoscaler.tolerances;
+                json!(if up { tolerances.up } else { tolerances.down })
+            }
+        }
+    }
+
+    fn text(&self, out: &mut impl Write) -> io::Result<()> {
+        let a = &self.autoscaler;
+        let period = format_duration(self.flags().sync_period);
+        writeln!(
+            out,
+            "HorizontalPodAutoscaler {} ({})",
+            self.found.key(),
+            self.found.file
+        )?;
+        writeln!(out, "  replicas: {} to {}", a.min_replicas, a.max_replicas)?;
+        if a.behavior.is_none() {
+            writeln!(
+                out,
+                "  no `behavior`: the controller's legacy path applies, not the documented defaults:"
+            )?;
+            writeln!(
+                out,
+                "    scale-up:   at most max(2 × current, 4) replicas per sync (every {period})"
+            )?;
+            writeln!(
+                out,
+                "    scale-down: the highest recommendation of the last {} (--downscale-stabilization), no rate limit",
+                format_duration(self.flags().downscale_stabilization)
+            )?;
+            writeln!(
+                out,
+                "    tolerance:  {} (--tolerance)",
+                self.flags().tolerance
+            )?;
+            writeln!(
+                out,
+                "    `hpa-lint behavior --output yaml` writes the defaults out; that switches the HPA to them"
+            )?;
+        }
+        for (direction, up) in DIRECTIONS {
+            let Some(rules) = self.rules(up) else {
+                continue;
+            };
+            writeln!(out, "  {direction}:")?;
+            for field in FIELDS {
+                let note = self
+                    .default_note(direction, field)
+                    .map(|n| format!("  # {n}"))
+                    .unwrap_or_default();
+                let value = match field {
+                    "stabilizationWindowSeconds" => rules.window_seconds.to_string(),
+                    "selectPolicy" => select_name(rules.select).to_owned(),
+                    "policies" => String::new(),
+                    _ => self.field_value(up, field).to_string(),
+                };
+                let separator = if value.is_empty() { "" } else { " " };
+                writeln!(out, "    {field}:{separator}{value}{note}")?;
+                if field == "policies" {
+                    for policy in &rules.policies {
+                        writeln!(out, "      - {policy}")?;
+                    }
+                }
+            }
+        }
+        for (label, path, up) in [
+            ("fastest scale-up", &self.up, true),
+            ("fastest scale-down", &self.down, false),
+        ] {
+            writeln!(
+                out,
+                "  {label} ({} → {}): {}",
+                path.from,
+                path.to,
+                self.describe(path, up)
+            )?;
+        }
+        self.step_table(out)
+    }
+
+    /// `2 → 6 → 12 → 24 → 48 → 50 in 1m15s`, with the delay before the first step.
+    fn describe(&self, path: &Path, up: bool) -> String {
+        if path.from == path.to {
+            return "nothing to do: minReplicas equals maxReplicas".to_owned();
+        }
+        let Some(arrival) = path.arrival else {
+            return match path.steps.last() {
+                Some((_, replicas)) => format!("stops at {replicas}: never reaches {}", path.to),
+                None => "never scales".to_owned(),
+            };
+        };
+        let counts: Vec<String> = std::iter::once(path.from)
+            .chain(path.steps.iter().map(|s| s.1))
+            .map(|c| c.to_string())
+            .collect();
+        let first = path.first_change().unwrap_or(0);
+        let held = first - self.flags().sync_period;
+        let delay = if held > 0 {
+            let why = if up { "scale-up" } else { "scale-down" };
+            format!(
+                " (the {why} stabilization window holds the first step until {})",
+                format_duration(first)
+            )
+        } else {
+            String::new()
+        };
+        let limit = match path.main_limiter() {
+            Some(Limiter::Policies(policies)) => {
+                let rules = self.rules(up).expect("policies limit only with behavior");
+                let names: Vec<String> = policies
+                    .iter()
+                    .map(|&i| rules.policies[i].to_string())
+                    .collect();
+                format!("; limited by {}", names.join(" and "))
+            }
+            Some(Limiter::LegacyLimit) => {
+                "; limited by the legacy max(2 × current, 4) per sync".to_owned()
+            }
+            None => String::new(),
+        };
+        format!(
+            "{} in {}{delay}{limit}",
+            counts.join(" → "),
+            format_duration(arrival)
+        )
+    }
+
+    fn step_table(&self, out: &mut impl Write) -> io::Result<()> {
+        let a = &self.autoscaler;
+        let Some(behavior) = &a.behavior else {
+            return Ok(());
+        };
+        let mut counts =
+            velocity::turning_points(&behavior.scale_up, true, a.min_replicas, a.max_replicas);
+        counts.extend(velocity::turning_points(
+            &behavior.scale_down,
+            false,
+            a.min_replicas,
+            a.max_replicas,
+        ));
+        counts.sort_unstable();
+        counts.dedup();
+        writeln!(
+            out,
+            "  largest step per period (no scale event in the period):"
+        )?;
+        writeln!(out, "    {:>8}  {:<40}  scale-down", "replicas", "scale-up")?;
+        for count in counts {
+            let cell = |rules: &Rules, up: bool| {
+                let row = &velocity::steps(rules, up, &[count])[0];
+                if rules.select == Select::Disabled {
+                    return "disabled".to_owned();
+                }
+                let names: Vec<String> = row
+                    .winners
+                    .iter()
+                    .map(|&i| rules.policies[i].to_string())
+                    .collect();
+                format!("to {} ({})", row.limit.max(0), names.join(", "))
+            };
+            writeln!(
+                out,
+                "    {count:>8}  {:<40}  {}",
+                cell(&behavior.scale_up, true),
+                cell(&behavior.scale_down, false)
+            )?;
+        }
+        Ok(())
+    }
+
+    fn json(&self) -> Value {
+        let key = &self.found.object.key;
+        let behavior = self.autoscaler.behavior.as_ref().map(|_| {
+            let direction = |name: &str, up: bool| -> Value {
+                FIELDS
+                    .iter()
+                    .map(|&field| {
+                        let value = json!({
+                            "value": self.field_value(up, field),
+                            "default": self.default_note(name, field).is_some(),
+                        });
+                        (field.to_owned(), value)
+                    })
+                    .collect::<serde_json::Map<_, _>>()
+                    .into()
+            };
+            json!({"scaleUp": direction("scaleUp", true), "scaleDown": direction("scaleDown", false)})
+        });
+        let path = |path: &Path| {
+            json!({
+                "from": path.from,
+                "to": path.to,
+                "steps": path.steps.iter().map(|(t, r)| json!({"time": t / 1000, "replicas": r})).collect::<Vec<_>>(),
+                "seconds": path.arrival.map(|t| t / 1000),
+            })
+        };
+        json!({
+            "namespace": key.namespace,
+            "name": key.name,
+            "file": self.found.file,
+            "minReplicas": self.autoscaler.min_replicas,
+            "maxReplicas": self.autoscaler.max_replicas,
+            "legacy": self.autoscaler.behavior.is_none(),
+            "behavior": behavior,
+            "scaleUp": path(&self.up),
+            "scaleDown": path(&self.down),
+        })
+    }
+}
+
+fn select_name(select: Select) -> &'static str {
+    match select {
+        Select::Max => "Max",
+        Select::Min => "Min",
+        Select::Disabled => "Disabled",
+    }
+}
+
+/// Each HPA with the behavior the webhook's mutation writes into it (the
+/// built-in defaults, with `--downscale-stabilization` as the scale-down window).
+fn write_yaml(
+    found: &[Found],
+    flags: &ControllerFlags,
+    settings: &hpa_lint_rules::Settings,
+    out: &mut impl Write,
+) -> Result<()> {
+    let window =
+        json!({"scaleDown": {"stabilizationWindowSeconds": flags.downscale_stabilization / 1000}});
+    let defaults =
+        BehaviorDefaults::with_overrides(&window, settings).map_err(anyhow::Error::msg)?;
+    for f in found {
+        let value = apply(&f.object, &defaults.patch(&f.object));
+        let yaml = serde_saphyr::to_string(&value).context("writing YAML")?;
+        write!(out, "---\n{yaml}")?;
+    }
+    Ok(())
+}
+
+/// Applies the mutation's `add` operations to a copy of the object.
+fn apply(object: &Object, ops: &[PatchOp]) -> Value {
+    let mut value = object.value.clone();
+    for op in ops {
+        if let PatchOp::Add { path, value: added } = op {
+            let pointer = path.pointer();
+            let (parent, key) = pointer.rsplit_once('/').unwrap_or(("", &pointer));
+            let key = key.replace("~1", "/").replace("~0", "~");
+            if let Some(Value::Object(map)) = value.pointer_mut(parent) {
+                map.insert(key, added.clone());
+            }
+        }
+    }
+    value
+}

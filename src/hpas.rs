@@ -1,0 +1,192 @@
+//! The HPAs the `behavior` and `simulate` commands work on: read with the
+//! linter's input pipeline, picked with `--hpa`, and checked to be objects
+//! the API server accepts (the controller never sees the others).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Result, bail};
+use clap::Args;
+use hpa_lint_rules::controller::{ControllerFlags, Millis, parse_duration};
+use hpa_lint_rules::index::Index;
+use hpa_lint_rules::model::hpa::Hpa;
+use hpa_lint_rules::registry::Category;
+use hpa_lint_rules::{Lookup, Object, Operation, Settings, Severity, lint};
+
+use crate::args::{CheckArgs, ColorChoice, Format};
+use crate::{check, input, settings};
+
+/// Which manifests to read, and the cluster they are for.
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// Files and directories with the HPAs and their targets; `-` reads
+    /// standard input.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+
+    /// The HPA to use, as `[NAMESPACE/]NAME` (default: every HPA, or the only one).
+    #[arg(long, value_name = "[NAMESPACE/]NAME")]
+    pub hpa: Option<String>,
+
+    /// Kubernetes version the manifests are for (1.23 to 1.37) [default: 1.36].
+    #[arg(long, value_name = "VERSION", env = "HPA_LINT_KUBE_VERSION")]
+    pub kube_version: Option<String>,
+
+    /// Feature gate overrides, e.g. `HPAConfigurableTolerance=false`.
+    #[arg(long, value_name = "GATES")]
+    pub feature_gates: Option<String>,
+
+    /// Namespace of objects that name none [default: default].
+    #[arg(long, short = 'n')]
+    pub namespace: Option<String>,
+
+    /// Configuration file (default: the nearest `.hpa-lint.yaml`).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+/// The kube-controller-manager flags, without their
+/// `horizontal-pod-autoscaler-` prefix; durations as `90s`, `5m` or seconds.
+#[derive(Debug, Args)]
+pub struct ControllerArgs {
+    /// `--horizontal-pod-autoscaler-sync-period`.
+    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration)]
+    pub sync_period: Millis,
+    /// `--horizontal-pod-autoscaler-tolerance`.
+    #[arg(long, value_name = "RATIO", default_value_t = 0.1)]
+    pub tolerance: f64,
+    /// `--horizontal-pod-autoscaler-downscale-stabilization`.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub downscale_stabilization: Millis,
+    /// `--horizontal-pod-autoscaler-cpu-initialization-period`.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub cpu_initialization_period: Millis,
+    /// `--horizontal-pod-autoscaler-initial-readiness-delay`.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    pub initial_readiness_delay: Millis,
+}
+
+impl ControllerArgs {
+    pub fn flags(&self) -> Result<ControllerFlags> {
+        if self.sync_period <= 0 {
+            bail!("--sync-period must be longer than 0s");
+        }
+        if !(self.tolerance.is_finite() && self.tolerance >= 0.0) {
+            bail!("--tolerance must be a number of at least 0");
+        }
+        let mut flags = ControllerFlags::default();
+        flags.sync_period = self.sync_period;
+        flags.tolerance = self.tolerance;
+        flags.downscale_stabilization = self.downscale_stabilization;
+        flags.cpu_initialization_period = self.cpu_initialization_period;
+        flags.initial_readiness_delay = self.initial_readiness_delay;
+        Ok(flags)
+    }
+}
+
+/// One HPA of the input.
+pub struct Found {
+    pub object: Arc<Object>,
+    pub hpa: Hpa,
+    pub file: String,
+    /// Its scale target, when the input has it.
+    pub target: Option<Arc<Object>>,
+}
+
+impl Found {
+    /// `namespace/name`.
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.object.key.namespace, self.object.key.name)
+    }
+}
+
+/// Reads the input and returns the HPAs `--hpa` picks (every one without it)
+/// with the settings. Unreadable input is an error, and so is an HPA the API
+/// server would reject when `--hpa` names it; without `--hpa` such HPAs are
+/// skipped with a note on standard error.
+pub fn read(args: &InputArgs) -> Result<(Vec<Found>, Settings)> {
+    let check_args = CheckArgs {
+        paths: args.paths.clone(),
+        context: Vec::new(),
+        format: Format::Text,
+        config: args.config.clone(),
+        isolated: false,
+        kube_version: args.kube_version.clone(),
+        feature_gates: args.feature_gates.clone(),
+        namespace: args.namespace.clone(),
+        select: Vec::new(),
+        ignore: Vec::new(),
+        deny_warnings: false,
+        color: ColorChoice::Never,
+    };
+    let resolved = settings::resolve(&check_args)?;
+    let settings = resolved.settings;
+    let (sources, errors) = input::collect(
+        &args.paths,
+        &[],
+        &resolved.ignore_paths,
+        &resolved.config_dir,
+    )
+    .map_err(anyhow::Error::msg)?;
+    let inventory = check::read(&sources, &settings);
+    if let Some(error) = errors.iter().chain(&inventory.input_errors).next() {
+        bail!("{error}");
+    }
+    let wanted = args.hpa.as_deref().map(|h| match h.split_once('/') {
+        Some((namespace, name)) => (Some(namespace), name),
+        None => (None, h),
+    });
+    let index = &inventory.index;
+    let mut found = Vec::new();
+    for i in 0..index.len() {
+        let Some(object) = index.object(i) else {
+            continue;
+        };
+        let Some(hpa) = Hpa::decode(&object, &settings, None) else {
+            continue;
+        };
+        let key = &object.key;
+        if wanted.is_some_and(|(namespace, name)| {
+            name != key.name || namespace.is_some_and(|n| n != key.namespace)
+        }) {
+            continue;
+        }
+        let errors: Vec<String> = lint(&object, Operation::Create, index, &settings)
+            .into_iter()
+            .filter(|d| d.rule.category == Category::ApiServer && d.severity == Severity::Error)
+            .map(|d| d.field_message())
+            .collect();
+        if !errors.is_empty() || !hpa.decodable {
+            let problem = format!(
+                "HorizontalPodAutoscaler {}/{} is invalid, the API server would reject it ({}); `hpa-lint` reports it",
+                key.namespace,
+                key.name,
+                errors.join("; ")
+            );
+            if wanted.is_some() {
+                bail!(problem);
+            }
+            eprintln!("hpa-lint: skipped: {problem}");
+            continue;
+        }
+        let target = match index.get(&hpa.target(&key.namespace)) {
+            Lookup::Found(target) => Some(target),
+            _ => None,
+        };
+        let file = inventory.file(object.origin, &sources).to_owned();
+        found.push(Found {
+            object,
+            hpa,
+            file,
+            target,
+        });
+    }
+    found.sort_by_key(Found::key);
+    if found.is_empty() {
+        match &args.hpa {
+            Some(name) => bail!("no HorizontalPodAutoscaler `{name}` in the input"),
+            None => bail!("no HorizontalPodAutoscaler in the input"),
+        }
+    }
+    Ok((found, settings))
+}
