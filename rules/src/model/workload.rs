@@ -379,6 +379,15 @@ impl<'a> PodTemplate<'a> {
         })
     }
 
+    /// The pod-level request (or, the API server copying it, limit) for `resource`.
+    pub fn pod_level_request(&self, resource: &str) -> Option<&'a Value> {
+        ["requests", "limits"].iter().find_map(|field| {
+            self.value
+                .pointer(&format!("/spec/resources/{field}"))
+                .and_then(|v| v.get(resource))
+        })
+    }
+
     /// `metadata.labels` of the template.
     pub fn labels(&self) -> Option<&'a Map<String, Value>> {
         self.value.pointer("/metadata/labels")?.as_object()

@@ -1,0 +1,278 @@
+//! `--plot FILE.svg`: demand, the per-pod metric against its target, and
+//! replicas with their bounds and the syncs where stabilization or a limit
+//! held the count back. Written to a temporary file and renamed, so a failed
+//! run leaves no half-written picture.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, anyhow};
+use hpa_lint_rules::controller::flags::format_duration;
+use hpa_lint_rules::controller::reconcile::{MetricKind, MetricResult, ResourceTarget};
+use plotters::prelude::*;
+
+use super::Run;
+use super::output::{has_metrics, units};
+
+const WIDTH: u32 = 960;
+const PANEL: u32 = 260;
+const COLORS: [RGBColor; 4] = [
+    RGBColor(31, 119, 180),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+];
+const LIMITED: RGBColor = RGBColor(214, 39, 40);
+const STABILIZED: RGBColor = RGBColor(255, 127, 14);
+const BOUND: RGBColor = RGBColor(150, 150, 150);
+
+pub fn write(run: &Run<'_>, path: &Path) -> Result<()> {
+    let svg = render(run).map_err(|e| anyhow!("drawing {}: {e}", path.display()))?;
+    let file_name = path
+        .file_name()
+        .context("--plot needs a file name")?
+        .to_string_lossy();
+    let temporary = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
+    std::fs::write(&temporary, svg).with_context(|| format!("writing {}", temporary.display()))?;
+    std::fs::rename(&temporary, path).map_err(|e| {
+        let _ = std::fs::remove_file(&temporary);
+        anyhow!("writing {}: {e}", path.display())
+    })
+}
+
+/// Seconds on the x axis.
+fn x(ms: i64) -> f64 {
+    ms as f64 / 1000.0
+}
+
+/// Points of a value that holds from one sync to the next.
+fn steps(times: &[i64], values: &[f64]) -> Vec<(f64, f64)> {
+    let mut points = Vec::with_capacity(values.len() * 2);
+    for (i, (&t, &v)) in times.iter().zip(values).enumerate() {
+        points.push((x(t), v));
+        if let Some(&next) = times.get(i + 1) {
+            points.push((x(next), v));
+        }
+    }
+    points
+}
+
+type Panel<'a, 'b> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+fn panel<'a>(
+    area: &Panel<'a, '_>,
+    title: &str,
+    y_label: &str,
+    end: f64,
+    top: f64,
+    series: Vec<(String, RGBColor, Vec<(f64, f64)>)>,
+    marks: Vec<(RGBColor, Vec<(f64, f64)>)>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 16))
+        .margin(8)
+        .x_label_area_size(28)
+        .y_label_area_size(56)
+        .build_cartesian_2d(0.0..end.max(1.0), 0.0..(top * 1.1).max(1.0))?;
+    chart
+        .configure_mesh()
+        .light_line_style(RGBColor(235, 235, 235))
+        .x_label_formatter(&|s| format_duration((*s * 1000.0) as i64))
+        .y_desc(y_label)
+        .draw()?;
+    for (label, color, points) in series {
+        chart
+            .draw_series(LineSeries::new(points, color.stroke_width(2)))?
+            .label(label)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+            });
+    }
+    for (color, points) in marks {
+        chart.draw_series(
+            points
+                .into_iter()
+                .map(|p| Circle::new(p, 4, color.filled())),
+        )?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BOUND)
+        .draw()?;
+    Ok(())
+}
+
+fn render(run: &Run<'_>) -> Result<String, Box<dyn std::error::Error>> {
+    let a = run.autoscaler;
+    let times: Vec<i64> = run.steps.iter().map(|s| s.time).collect();
+    let end = x(*times.last().unwrap_or(&0));
+    let metrics: Vec<(usize, usize)> = (0..a.metrics.len())
+        .filter_map(|m| run.column_of(m).map(|c| (m, c)))
+        .collect();
+    let panels = if has_metrics(run) { 3 } else { 1 };
+    let mut svg = String::new();
+    {
+        let root =
+            SVGBackend::with_string(&mut svg, (WIDTH, PANEL * panels + 40)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let (title, body) = root.split_vertically(40);
+        title.titled(
+            &format!("HorizontalPodAutoscaler {}", run.found.key()),
+            ("sans-serif", 20),
+        )?;
+        let areas = body.split_evenly((panels as usize, 1));
+        if has_metrics(run) {
+            let mut demand = Vec::new();
+            let mut per_pod = Vec::new();
+            let (mut demand_top, mut per_pod_top) = (0.0_f64, 0.0_f64);
+            for (n, &(m, column)) in metrics.iter().enumerate() {
+                let kind = &a.metrics[m];
+                let color = COLORS[n % COLORS.len()];
+                let values: Vec<f64> = run.demand.iter().map(|d| units(d[column])).collect();
+                demand_top = values.iter().copied().fold(demand_top, f64::max);
+                demand.push((
+                    format!("{} (total)", kind.name()),
+                    color,
+                    steps(&times, &values),
+                ));
+                let (current, goal): (Vec<f64>, f64) = match kind {
+                    MetricKind::Resource {
+                        target: ResourceTarget::Utilization(u),
+                        ..
+                    } => (
+                        run.steps
+                            .iter()
+                            .map(|s| match s.outcome.metrics.get(m) {
+                                Some(MetricResult::Proposed {
+                                    utilization: Some(u),
+                                    ..
+                                }) => f64::from(*u),
+                                _ => 0.0,
+                            })
+                            .collect(),
+                        f64::from(*u),
+                    ),
+                    _ => (
+                        run.steps
+                            .iter()
+                            .map(|s| match s.outcome.metrics.get(m) {
+                                Some(MetricResult::Proposed { current, .. }) => units(*current),
+                                _ => 0.0,
+                            })
+                            .collect(),
+                        match kind {
+                            MetricKind::Resource {
+                                target: ResourceTarget::AverageValue(t),
+                                ..
+                            }
+                            | MetricKind::Pods { target: t, .. }
+                            | MetricKind::Value { target: t, .. }
+                            | MetricKind::AverageOfTotal { target: t, .. } => units(*t),
+                            _ => 0.0,
+                        },
+                    ),
+                };
+                per_pod_top = current
+                    .iter()
+                    .copied()
+                    .fold(per_pod_top.max(goal), f64::max);
+                let unit = if matches!(
+                    kind,
+                    MetricKind::Resource {
+                        target: ResourceTarget::Utilization(_),
+                        ..
+                    }
+                ) {
+                    " %"
+                } else {
+                    ""
+                };
+                per_pod.push((
+                    format!("{}{unit}", kind.name()),
+                    color,
+                    steps(&times, &current),
+                ));
+                per_pod.push((
+                    format!("{} target", kind.name()),
+                    BOUND,
+                    vec![(0.0, goal), (end, goal)],
+                ));
+            }
+            panel(
+                &areas[0],
+                "demand",
+                "total",
+                end,
+                demand_top,
+                demand,
+                Vec::new(),
+            )?;
+            panel(
+                &areas[1],
+                "per-pod metric and target",
+                "per pod",
+                end,
+                per_pod_top,
+                per_pod,
+                Vec::new(),
+            )?;
+        }
+        let replicas: Vec<f64> = run
+            .steps
+            .iter()
+            .map(|s| f64::from(s.outcome.desired))
+            .collect();
+        let top = replicas
+            .iter()
+            .copied()
+            .fold(f64::from(a.max_replicas), f64::max);
+        let mut series = vec![("replicas".to_owned(), COLORS[0], steps(&times, &replicas))];
+        if !has_metrics(run) {
+            let recommended: Vec<f64> = run
+                .steps
+                .iter()
+                .map(|s| f64::from(s.outcome.recommendation.unwrap_or(s.current)))
+                .collect();
+            series.push((
+                "recommendation".to_owned(),
+                COLORS[1],
+                steps(&times, &recommended),
+            ));
+        }
+        for (label, bound) in [
+            ("maxReplicas", a.max_replicas),
+            ("minReplicas", a.min_replicas),
+        ] {
+            series.push((
+                label.to_owned(),
+                BOUND,
+                vec![(0.0, f64::from(bound)), (end, f64::from(bound))],
+            ));
+        }
+        let mark = |wanted: &dyn Fn(&hpa_lint_rules::controller::normalize::Normalized) -> bool| -> Vec<(f64, f64)> {
+            run.steps
+                .iter()
+                .filter(|s| s.outcome.normalized.as_ref().is_some_and(wanted))
+                .map(|s| (x(s.time), f64::from(s.outcome.desired)))
+                .collect()
+        };
+        let limited =
+            mark(&|n| n.scaling_limited == "ScaleUpLimit" || n.scaling_limited == "ScaleDownLimit");
+        let stabilized = mark(&|n| n.able_to_scale.ends_with("Stabilized"));
+        series.push(("limited by a policy".to_owned(), LIMITED, Vec::new()));
+        series.push(("held by stabilization".to_owned(), STABILIZED, Vec::new()));
+        let last = areas.last().expect("one panel at least");
+        panel(
+            last,
+            "replicas",
+            "replicas",
+            end,
+            top,
+            series,
+            vec![(STABILIZED, stabilized), (LIMITED, limited)],
+        )?;
+        root.present()?;
+    }
+    Ok(svg)
+}

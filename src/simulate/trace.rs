@@ -1,0 +1,287 @@
+//! Load traces: a CSV file (`time` then `replicas` or one column per metric)
+//! or Prometheus `query_range` responses (a `matrix`) per metric. Every
+//! problem is an error naming the file and the line (CSV) or the sample
+//! (JSON); values are quantities, converted to milli-units as the API server
+//! converts them (rounded up).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use hpa_lint_rules::controller::{Millis, parse_duration};
+use hpa_lint_rules::model::quantity::Quantity;
+use serde_json::Value;
+
+/// Larger trace files are refused rather than read into memory.
+pub const MAX_TRACE_BYTES: u64 = 256 << 20;
+
+/// What a trace gives at each of its times.
+#[derive(Debug, PartialEq)]
+pub enum Columns {
+    /// The controller's raw recommendation.
+    Replicas,
+    /// Named metrics, values in milli-units.
+    Metrics(Vec<String>),
+}
+
+/// A trace: rows of values from their time on, until the next row.
+#[derive(Debug)]
+pub struct Trace {
+    pub columns: Columns,
+    /// `(time, values)`, times strictly increasing from 0.
+    pub rows: Vec<(Millis, Vec<i64>)>,
+}
+
+impl Trace {
+    /// The last row's time.
+    pub fn end(&self) -> Millis {
+        self.rows.last().map_or(0, |r| r.0)
+    }
+}
+
+fn read_text(path: &Path) -> Result<String> {
+    let name = path.display();
+    let size = std::fs::metadata(path)
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?
+        .len();
+    if size > MAX_TRACE_BYTES {
+        bail!(
+            "{name}: the trace is {} MiB, larger than the limit of {} MiB",
+            size >> 20,
+            MAX_TRACE_BYTES >> 20
+        );
+    }
+    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{name}: not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// A value in milli-units: a non-negative quantity (`3.2`, `3200m`, `256Mi`).
+fn milli(text: &str) -> Result<i64, String> {
+    let quantity =
+        Quantity::parse(text).map_err(|_| format!("`{text}` is not a number or quantity"))?;
+    if quantity.is_negative() {
+        return Err(format!("`{text}` is negative"));
+    }
+    quantity
+        .milli_value()
+        .ok_or_else(|| format!("`{text}` is too large"))
+}
+
+/// Reads a CSV trace; `metrics` are the HPA's metric names.
+pub fn read_csv(path: &Path, metrics: &[String]) -> Result<Trace> {
+    let name = path.display().to_string();
+    let text = read_text(path)?;
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.trim()))
+        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'));
+    let Some((header_line, header)) = lines.next() else {
+        bail!("{name}: the trace is empty: expected a header such as `time,replicas`");
+    };
+    let at = |line: usize, message: String| anyhow::anyhow!("{name}:{line}: {message}");
+    let header: Vec<&str> = header.split(',').map(str::trim).collect();
+    if header[0] != "time" {
+        return Err(at(
+            header_line,
+            format!("the first column must be `time`, not `{}`", header[0]),
+        ));
+    }
+    let names = &header[1..];
+    let columns = if names == ["replicas"] {
+        Columns::Replicas
+    } else {
+        for (i, column) in names.iter().enumerate() {
+            if !metrics.iter().any(|m| m == column) {
+                let known = if metrics.is_empty() {
+                    "none".to_owned()
+                } else {
+                    metrics.join(", ")
+                };
+                return Err(at(
+                    header_line,
+                    format!(
+                        "unknown column `{column}`: the HPA's metrics are {known}, or use a single `replicas` column"
+                    ),
+                ));
+            }
+            if names[..i].contains(column) {
+                return Err(at(header_line, format!("column `{column}` appears twice")));
+            }
+        }
+        if let Some(missing) = metrics.iter().find(|m| !names.contains(&m.as_str())) {
+            return Err(at(
+                header_line,
+                format!("no column for the HPA's metric `{missing}`"),
+            ));
+        }
+        Columns::Metrics(names.iter().map(|c| (*c).to_owned()).collect())
+    };
+    let mut rows: Vec<(Millis, Vec<i64>)> = Vec::new();
+    for (line, row) in lines {
+        let fields: Vec<&str> = row.split(',').map(str::trim).collect();
+        if fields.len() != header.len() {
+            return Err(at(
+                line,
+                format!("{} fields, the header has {}", fields.len(), header.len()),
+            ));
+        }
+        let time = parse_time(fields[0]).map_err(|e| at(line, e))?;
+        check_order(&rows, time).map_err(|e| at(line, e))?;
+        let values = fields[1..]
+            .iter()
+            .map(|v| match columns {
+                Columns::Replicas => v
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|r| *r >= 0)
+                    .map(i64::from)
+                    .ok_or_else(|| format!("`{v}` is not a replica count")),
+                Columns::Metrics(_) => milli(v),
+            })
+            .collect::<Result<Vec<i64>, String>>()
+            .map_err(|e| at(line, e))?;
+        rows.push((time, values));
+    }
+    if rows.is_empty() {
+        bail!("{name}: the trace has a header but no rows");
+    }
+    Ok(Trace { columns, rows })
+}
+
+fn parse_time(text: &str) -> Result<Millis, String> {
+    if text.starts_with('-') {
+        return Err(format!("negative time `{text}`"));
+    }
+    parse_duration(text).map_err(|_| {
+        format!("invalid time `{text}`: expected seconds or a duration such as `90s`, `5m`")
+    })
+}
+
+/// Times start at 0 and increase strictly.
+fn check_order(rows: &[(Millis, Vec<i64>)], time: Millis) -> Result<(), String> {
+    match rows.last() {
+        None if time != 0 => Err(format!(
+            "the first row is at {}s; the trace must start at time 0",
+            time as f64 / 1000.0
+        )),
+        Some((previous, _)) if time <= *previous => Err(format!(
+            "time {}s is not after the previous row's {}s: times must increase",
+            time as f64 / 1000.0,
+            *previous as f64 / 1000.0
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// One Prometheus series: `(unix time in ms, milli-units)`.
+type Series = Vec<(Millis, i64)>;
+
+/// Reads the `matrix` of a Prometheus `query_range` response.
+fn read_matrix(path: &Path) -> Result<Vec<Series>> {
+    let name = path.display().to_string();
+    let text = read_text(path)?;
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{name}:{}:{}: not JSON: {e}", e.line(), e.column()))?;
+    let data = value.get("data").unwrap_or(&Value::Null);
+    if data.get("resultType").and_then(Value::as_str) != Some("matrix") {
+        bail!(
+            "{name}: not a Prometheus `query_range` response: expected `data.resultType` `matrix`"
+        );
+    }
+    let Some(result) = data.get("result").and_then(Value::as_array) else {
+        bail!("{name}: `data.result` is not a list");
+    };
+    let mut all = Vec::new();
+    for (i, series) in result.iter().enumerate() {
+        let Some(values) = series.get("values").and_then(Value::as_array) else {
+            bail!("{name}: data.result[{i}] has no `values`");
+        };
+        let mut samples: Series = Vec::with_capacity(values.len());
+        for (j, sample) in values.iter().enumerate() {
+            let at = |message: String| {
+                anyhow::anyhow!("{name}: data.result[{i}].values[{j}]: {message}")
+            };
+            let (Some(time), Some(text)) = (sample.get(0), sample.get(1).and_then(Value::as_str))
+            else {
+                return Err(at("expected [time, \"value\"]".to_owned()));
+            };
+            let time = time
+                .as_number()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            let time = parse_duration(&time).map_err(|_| at(format!("invalid time `{time}`")))?;
+            if samples
+                .last()
+                .is_some_and(|(previous, _)| time <= *previous)
+            {
+                return Err(at("times must increase".to_owned()));
+            }
+            samples.push((time, milli(text).map_err(at)?));
+        }
+        if !samples.is_empty() {
+            all.push(samples);
+        }
+    }
+    if all.is_empty() {
+        bail!("{name}: the response has no samples");
+    }
+    Ok(all)
+}
+
+/// Reads `NAME=FILE.json` Prometheus traces, one per metric. Time 0 is the
+/// latest first sample, so every metric has a value from 0 on; a metric's
+/// value is the sum of its series, each holding its last sample.
+pub fn read_prometheus(files: &BTreeMap<String, &Path>, metrics: &[String]) -> Result<Trace> {
+    for name in files.keys() {
+        if !metrics.contains(name) {
+            bail!(
+                "--trace {name}=…: unknown metric `{name}`: the HPA's metrics are {}",
+                metrics.join(", ")
+            );
+        }
+    }
+    if let Some(missing) = metrics.iter().find(|m| !files.contains_key(*m)) {
+        bail!("no trace for the HPA's metric `{missing}`: add --trace {missing}=FILE");
+    }
+    let columns: Vec<String> = files.keys().cloned().collect();
+    let series: Vec<Vec<Series>> = files
+        .values()
+        .map(|p| read_matrix(p))
+        .collect::<Result<_>>()?;
+    let start = series.iter().flatten().map(|s| s[0].0).max().unwrap_or(0);
+    let mut times: Vec<Millis> = series
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|s| s.0)
+        .filter(|t| *t > start)
+        .collect();
+    times.push(start);
+    times.sort_unstable();
+    times.dedup();
+    let rows = times
+        .into_iter()
+        .map(|time| {
+            let values = series
+                .iter()
+                .map(|metric| {
+                    metric.iter().fold(0_i64, |sum, s| {
+                        let at = s.partition_point(|(t, _)| *t <= time);
+                        sum.saturating_add(s[at - 1].1)
+                    })
+                })
+                .collect();
+            (time - start, values)
+        })
+        .collect();
+    Ok(Trace {
+        columns: Columns::Metrics(columns),
+        rows,
+    })
+}
