@@ -65,7 +65,7 @@ fn panel<'a>(
     end: f64,
     top: f64,
     series: Vec<(String, RGBColor, Vec<(f64, f64)>)>,
-    marks: Vec<(RGBColor, Vec<(f64, f64)>)>,
+    marks: Vec<(&str, RGBColor, Vec<(f64, f64)>)>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 16))
@@ -87,18 +87,22 @@ fn panel<'a>(
                 PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
             });
     }
-    for (color, points) in marks {
-        chart.draw_series(
-            points
-                .into_iter()
-                .map(|p| Circle::new(p, 4, color.filled())),
-        )?;
+    for (label, color, points) in marks {
+        chart
+            .draw_series(
+                points
+                    .into_iter()
+                    .map(|p| Circle::new(p, 3, color.filled())),
+            )?
+            .label(label)
+            .legend(move |(x, y)| Circle::new((x + 8, y), 3, color.filled()));
     }
+    // A see-through legend: the lines stay visible under it.
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BOUND)
+        .background_style(TRANSPARENT)
+        .border_style(TRANSPARENT)
         .draw()?;
     Ok(())
 }
@@ -227,7 +231,17 @@ fn render(run: &Run<'_>) -> Result<String, Box<dyn std::error::Error>> {
             .iter()
             .copied()
             .fold(f64::from(a.max_replicas), f64::max);
-        let mut series = vec![("replicas".to_owned(), COLORS[0], steps(&times, &replicas))];
+        // The bounds first, so that the replicas are drawn over them.
+        let mut series: Vec<_> = [
+            ("maxReplicas", a.max_replicas),
+            ("minReplicas", a.min_replicas),
+        ]
+        .into_iter()
+        .map(|(label, bound)| {
+            let line = vec![(0.0, f64::from(bound)), (end, f64::from(bound))];
+            (label.to_owned(), BOUND, line)
+        })
+        .collect();
         if !has_metrics(run) {
             let recommended: Vec<f64> = run
                 .steps
@@ -240,16 +254,7 @@ fn render(run: &Run<'_>) -> Result<String, Box<dyn std::error::Error>> {
                 steps(&times, &recommended),
             ));
         }
-        for (label, bound) in [
-            ("maxReplicas", a.max_replicas),
-            ("minReplicas", a.min_replicas),
-        ] {
-            series.push((
-                label.to_owned(),
-                BOUND,
-                vec![(0.0, f64::from(bound)), (end, f64::from(bound))],
-            ));
-        }
+        series.push(("replicas".to_owned(), COLORS[0], steps(&times, &replicas)));
         let mark = |wanted: &dyn Fn(&hpa_lint_rules::controller::normalize::Normalized) -> bool| -> Vec<(f64, f64)> {
             run.steps
                 .iter()
@@ -260,18 +265,12 @@ fn render(run: &Run<'_>) -> Result<String, Box<dyn std::error::Error>> {
         let limited =
             mark(&|n| n.scaling_limited == "ScaleUpLimit" || n.scaling_limited == "ScaleDownLimit");
         let stabilized = mark(&|n| n.able_to_scale.ends_with("Stabilized"));
-        series.push(("limited by a policy".to_owned(), LIMITED, Vec::new()));
-        series.push(("held by stabilization".to_owned(), STABILIZED, Vec::new()));
+        let marks = vec![
+            ("held by stabilization", STABILIZED, stabilized),
+            ("limited by a policy", LIMITED, limited),
+        ];
         let last = areas.last().expect("one panel at least");
-        panel(
-            last,
-            "replicas",
-            "replicas",
-            end,
-            top,
-            series,
-            vec![(STABILIZED, stabilized), (LIMITED, limited)],
-        )?;
+        panel(last, "replicas", "replicas", end, top, series, marks)?;
         root.present()?;
     }
     Ok(svg)
