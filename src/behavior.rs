@@ -305,7 +305,17 @@ impl<'f> Report<'f> {
                     .iter()
                     .map(|&i| rules.policies[i].to_string())
                     .collect();
-                format!("to {} ({})", row.limit.max(0), names.join(", "))
+                // The bounds cap what a policy allows.
+                let (bound, name) = if up {
+                    (a.max_replicas, "maxReplicas")
+                } else {
+                    (a.min_replicas, "minReplicas")
+                };
+                if (up && row.limit > bound) || (!up && row.limit < bound) {
+                    format!("to {bound} ({name}; {})", names.join(", "))
+                } else {
+                    format!("to {} ({})", row.limit, names.join(", "))
+                }
             };
             writeln!(
                 out,

@@ -43,6 +43,10 @@ pub struct InputArgs {
     /// Configuration file (default: the nearest `.hpa-lint.yaml`).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+
+    /// Ignore any configuration file.
+    #[arg(long, conflicts_with = "config")]
+    pub isolated: bool,
 }
 
 /// The kube-controller-manager flags, without their
@@ -110,7 +114,7 @@ pub fn read(args: &InputArgs) -> Result<(Vec<Found>, Settings)> {
         context: Vec::new(),
         format: Format::Text,
         config: args.config.clone(),
-        isolated: false,
+        isolated: args.isolated,
         kube_version: args.kube_version.clone(),
         feature_gates: args.feature_gates.clone(),
         namespace: args.namespace.clone(),
