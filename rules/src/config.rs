@@ -10,6 +10,7 @@
 //! scalableKinds:
 //!   - {apiVersion: example.com/v1, kind: Worker}
 //! ignorePaths: ["charts/**", "vendor/"]
+//! slowScaleUpThreshold: 10m
 //! ```
 //!
 //! Unknown keys, rule names, levels and gates are errors with their position.
@@ -44,6 +45,8 @@ pub struct Config {
     /// Globs of paths the CLI skips.
     #[serde(default)]
     pub ignore_paths: Vec<String>,
+    /// `slow-scale-up`'s threshold, a duration such as `10m`.
+    pub slow_scale_up_threshold: Option<Spanned<String>>,
     /// Settings of the admission webhook (the CLI ignores them).
     #[serde(default)]
     pub webhook: WebhookConfig,
@@ -205,6 +208,10 @@ impl Config {
         if let Some(namespace) = &self.namespace {
             settings.default_namespace.clone_from(namespace);
         }
+        if let Some(threshold) = &self.slow_scale_up_threshold {
+            settings.slow_scale_up_threshold = crate::controller::parse_duration(&threshold.value)
+                .map_err(|e| at(threshold, e))?;
+        }
         Ok(())
     }
 }
@@ -234,6 +241,14 @@ mod tests {
         assert_eq!(settings.severity(rule("scaling-disabled")), None);
         assert!(settings.is_custom_scalable("example.com", "Worker"));
         assert_eq!(config.ignore_paths, ["vendor/"]);
+        let config = Config::parse("slowScaleUpThreshold: 3m\n").unwrap();
+        config.apply(&mut settings).unwrap();
+        assert_eq!(settings.slow_scale_up_threshold, 180_000);
+        let config = Config::parse("slowScaleUpThreshold: soon\n").unwrap();
+        assert_eq!(
+            config.apply(&mut settings).unwrap_err().position,
+            Some((1, 23))
+        );
     }
 
     #[test]

@@ -192,6 +192,9 @@ pub struct Settings {
     pub default_namespace: String,
     /// Custom kinds with a `/scale` subresource (besides the built-in list).
     pub scalable_kinds: Vec<GroupKind>,
+    /// `slow-scale-up` reports an HPA whose fastest scale-up from
+    /// `minReplicas` to `maxReplicas` takes longer (milliseconds; 10 min).
+    pub slow_scale_up_threshold: i64,
     /// Configured level of each rule, indexed like [`registry::ALL`]; `None`
     /// keeps the rule's default.
     levels: Vec<Option<Level>>,
@@ -212,6 +215,7 @@ impl Settings {
             feature_gates: FeatureGates::defaults(kube_version),
             default_namespace: "default".to_owned(),
             scalable_kinds: Vec::new(),
+            slow_scale_up_threshold: 600_000,
             levels: vec![None; registry::ALL.len()],
         }
     }

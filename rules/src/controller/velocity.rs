@@ -64,6 +64,11 @@ impl Path {
 /// been there long before); every sync from then on recommends the other
 /// bound, as sustained demand does.
 pub fn fastest(autoscaler: &Autoscaler, up: bool) -> Path {
+    fastest_within(autoscaler, up, HORIZON)
+}
+
+/// [`fastest`], followed for `horizon` at most.
+pub fn fastest_within(autoscaler: &Autoscaler, up: bool, horizon: Millis) -> Path {
     let (from, to) = if up {
         (autoscaler.min_replicas, autoscaler.max_replicas)
     } else {
@@ -80,7 +85,7 @@ pub fn fastest(autoscaler: &Autoscaler, up: bool) -> Path {
     };
     let mut current = from;
     let mut now = 0;
-    while path.arrival.is_none() && now <= HORIZON {
+    while path.arrival.is_none() && now <= horizon {
         let recommendation = if now == 0 { from } else { to };
         let rules = autoscaler
             .behavior

@@ -6,6 +6,7 @@ pub mod deprecated_api_version;
 pub mod duplicate_key;
 pub mod duplicate_target;
 pub mod helm_template;
+pub mod ineffective_policy;
 pub mod invalid_annotations;
 pub mod invalid_container_name;
 pub mod invalid_field_type;
@@ -32,6 +33,7 @@ pub mod min_equals_max;
 pub mod pdb_blocks_eviction;
 pub mod scaling_disabled;
 pub mod single_replica_floor;
+pub mod slow_scale_up;
 pub mod target_missing_requests;
 pub mod target_not_found;
 pub mod target_not_scalable;
@@ -71,6 +73,8 @@ pub static ALL: &[&Rule] = &[
     &invalid_tolerance::RULE,
     &min_equals_max::RULE,
     &scaling_disabled::RULE,
+    &slow_scale_up::RULE,
+    &ineffective_policy::RULE,
     &target_not_found::RULE,
     &target_not_scalable::RULE,
     &target_missing_requests::RULE,
