@@ -56,6 +56,11 @@ fn steps(times: &[i64], values: &[f64]) -> Vec<(f64, f64)> {
     points
 }
 
+/// A labelled line: its points.
+type Line = (String, RGBColor, Vec<(f64, f64)>);
+/// Labelled markers at points.
+type Marks<'l> = (&'l str, RGBColor, Vec<(f64, f64)>);
+
 type Panel<'a, 'b> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 fn panel<'a>(
@@ -64,8 +69,8 @@ fn panel<'a>(
     y_label: &str,
     end: f64,
     top: f64,
-    series: Vec<(String, RGBColor, Vec<(f64, f64)>)>,
-    marks: Vec<(&str, RGBColor, Vec<(f64, f64)>)>,
+    series: Vec<Line>,
+    marks: Vec<Marks<'_>>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 16))

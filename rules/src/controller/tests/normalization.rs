@@ -879,7 +879,8 @@ fn store_scale_events() {
     // Go: TestStoreScaleEvents (C7.5): (change, age in seconds), then the
     // events after storing a change of 5 as (change, outdated).
     type Gen = Option<(i32, i32, i32, i32, i32)>;
-    let cases: Vec<(&str, Vec<(i32, i64)>, Vec<(i32, bool)>, Gen, i32)> = vec![
+    type Case = (&'static str, Vec<(i32, i64)>, Vec<(i32, bool)>, Gen, i32);
+    let cases: Vec<Case> = vec![
         (
             "empty entries with default behavior",
             vec![],
