@@ -20,9 +20,9 @@ use std::sync::Arc;
 use hpa_lint_rules::source::lines::{
     ceil_char_boundary, count_breaks, floor_char_boundary, line_around,
 };
-use hpa_lint_rules::source::{Chunk, Pos, split_documents};
+use hpa_lint_rules::source::{ALL, Chunk, Pos, read_document, split_documents};
 use hpa_lint_rules::workspace::{Found, lint_document, locate, scan_document, template_finding};
-use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Origin, Settings, Severity};
+use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Object, Origin, Settings, Severity};
 use rayon::prelude::*;
 
 use crate::input::SourceFile;
@@ -246,9 +246,35 @@ pub struct Inventory {
 }
 
 impl Inventory {
-    /// The file an object of the index was read from.
-    pub fn file<'s>(&self, origin: Origin, sources: &'s [SourceFile]) -> &'s str {
-        &sources[self.places[origin.0 as usize].file].name
+    /// The HPAs of the input, whole (the index keeps only what lookups read
+    /// of them), with the file each is in.
+    pub fn hpas<'s>(
+        &self,
+        sources: &'s [SourceFile],
+        settings: &Settings,
+    ) -> Vec<(Object, &'s str)> {
+        let mut out = Vec::new();
+        for (&file, documents) in &self.hpas {
+            let source = &sources[file];
+            let Ok(text) = source.read() else {
+                continue;
+            };
+            for origins in documents.values() {
+                let Some(document) = self.places[origins[0].0 as usize].text(&text) else {
+                    continue;
+                };
+                for (value, prefix) in read_document(document, &|_, _| &ALL).values {
+                    let found = origins
+                        .iter()
+                        .find(|o| self.places[o.0 as usize].prefix == prefix);
+                    if let Some(&origin) = found {
+                        let object = Object::new(value, origin, &settings.default_namespace);
+                        out.extend(object.map(|o| (o, &*source.name)));
+                    }
+                }
+            }
+        }
+        out
     }
 }
 

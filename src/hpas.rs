@@ -142,10 +142,7 @@ pub fn read(args: &InputArgs) -> Result<(Vec<Found>, Settings)> {
     });
     let index = &inventory.index;
     let mut found = Vec::new();
-    for i in 0..index.len() {
-        let Some(object) = index.object(i) else {
-            continue;
-        };
+    for (object, file) in inventory.hpas(&sources, &settings) {
         let Some(hpa) = Hpa::decode(&object, &settings, None) else {
             continue;
         };
@@ -177,11 +174,10 @@ pub fn read(args: &InputArgs) -> Result<(Vec<Found>, Settings)> {
             Lookup::Found(target) => Some(target),
             _ => None,
         };
-        let file = inventory.file(object.origin, &sources).to_owned();
         found.push(Found {
-            object,
+            object: Arc::new(object),
             hpa,
-            file,
+            file: file.to_owned(),
             target,
         });
     }
