@@ -21,11 +21,13 @@ use hpa_lint_rules::source::lines::{
     ceil_char_boundary, count_breaks, floor_char_boundary, line_around,
 };
 use hpa_lint_rules::source::{ALL, Chunk, Pos, read_document, split_documents};
-use hpa_lint_rules::workspace::{Found, lint_document, locate, scan_document, template_finding};
+use hpa_lint_rules::workspace::{
+    Found, Scan, lint_document, locate, scan_document, template_finding,
+};
 use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Object, Origin, Settings, Severity};
 use rayon::prelude::*;
 
-use crate::input::SourceFile;
+use crate::input::{Opened, SourceFile};
 
 /// A diagnostic with its place in the input.
 pub struct Finding {
@@ -123,9 +125,9 @@ impl Place {
         }
     }
 
-    /// The document's text, if the file still has it.
-    fn text<'t>(&self, file: &'t str) -> Option<&'t str> {
-        file.get(self.offset..self.offset + self.len)
+    /// The document's text, read again.
+    fn text(&self, file: &Opened<'_>) -> Option<String> {
+        file.range(self.offset, self.len).ok()
     }
 
     fn finding(&self, diagnostic: Diagnostic, name: &Arc<str>, text: &str, pos: Pos) -> Finding {
@@ -150,68 +152,88 @@ struct FileScan {
     error: Option<String>,
 }
 
-/// Documents of a file at least this large are read in parallel.
-const PARALLEL_BYTES: usize = 256 << 10;
+/// Blocks with at least this many documents have them read in parallel.
+const PARALLEL_DOCUMENTS: usize = 8;
 
-/// Step 1 for one file.
+/// Step 1 for one document.
+fn scan_chunk<'t>(
+    file: usize,
+    document: usize,
+    chunk: &Chunk<'t>,
+    settings: &Settings,
+) -> (Place, &'t str, Scan) {
+    let place = Place::new(file, document, chunk, FieldPath::root());
+    (place, chunk.text, scan_document(chunk.text, settings))
+}
+
+/// Step 1 for one file, block by block.
 fn scan_file(id: usize, source: &SourceFile, settings: &Settings) -> FileScan {
-    let text = match source.read() {
-        Ok(text) => text,
-        Err(error) => {
-            return FileScan {
-                error: Some(format!("{}: {error}", source.name)),
-                ..FileScan::default()
-            };
+    let mut file = FileScan::default();
+    let mut template = None;
+    let read = source.blocks(|block| {
+        if template.is_some() {
+            return;
         }
-    };
-    let chunks = split_documents(&text);
-    let read =
-        |(document, chunk): (usize, &Chunk<'_>)| (document, scan_document(chunk.text, settings));
-    let scans: Vec<_> = if text.len() >= PARALLEL_BYTES {
-        chunks.par_iter().enumerate().map(read).collect()
-    } else {
-        chunks.iter().enumerate().map(read).collect()
-    };
-    let mut file = FileScan {
-        documents: chunks.len(),
-        ..FileScan::default()
-    };
-    // A template is not YAML: the file is reported once and skipped.
-    if let Some((document, at)) = scans.iter().find_map(|(d, s)| Some((*d, s.template?))) {
-        let chunk = &chunks[document];
-        let place = Place::new(id, document, chunk, FieldPath::root());
-        let pos = Pos {
-            line: count_breaks(&chunk.text[..at]) + 1,
-            column: chunk.text[..at]
-                .rsplit(['\n', '\r'])
-                .next()
-                .map_or(0, |l| l.chars().count())
-                + 1,
-            offset: at,
-            len: 2,
+        let chunks: Vec<Chunk<'_>> = split_documents(&block.text)
+            .into_iter()
+            .map(|chunk| Chunk {
+                offset: block.offset + chunk.offset,
+                line_offset: block.line_offset + chunk.line_offset,
+                ..chunk
+            })
+            .collect();
+        let first = file.documents;
+        file.documents += chunks.len();
+        let read = |(i, chunk)| scan_chunk(id, first + i, chunk, settings);
+        let scans: Vec<_> = if chunks.len() >= PARALLEL_DOCUMENTS {
+            chunks.par_iter().enumerate().map(read).collect()
+        } else {
+            chunks.iter().enumerate().map(read).collect()
         };
-        file.findings.extend(
-            template_finding(settings).map(|d| place.finding(d, &source.name, chunk.text, pos)),
-        );
-        return file;
-    }
-    for (document, scan) in scans {
-        let chunk = &chunks[document];
-        file.objects += scan.objects;
-        let place = Place::new(id, document, chunk, FieldPath::root());
-        for (diagnostic, pos) in scan.findings {
-            file.findings
-                .push(place.finding(diagnostic, &source.name, chunk.text, pos));
+        for (place, text, scan) in scans {
+            // A template is not YAML: the file is reported once and skipped.
+            if let Some(at) = scan.template {
+                let pos = Pos {
+                    line: count_breaks(&text[..at]) + 1,
+                    column: text[..at]
+                        .rsplit(['\n', '\r'])
+                        .next()
+                        .map_or(0, |l| l.chars().count())
+                        + 1,
+                    offset: at,
+                    len: 2,
+                };
+                template = Some(
+                    template_finding(settings).map(|d| place.finding(d, &source.name, text, pos)),
+                );
+                return;
+            }
+            file.objects += scan.objects;
+            for (diagnostic, pos) in scan.findings {
+                file.findings
+                    .push(place.finding(diagnostic, &source.name, text, pos));
+            }
+            for found in scan.found {
+                let place = Place {
+                    prefix: found.prefix.clone(),
+                    ..place.clone()
+                };
+                file.found.push((place, found));
+            }
         }
-        for found in scan.found {
-            let place = Place {
-                prefix: found.prefix.clone(),
-                ..place.clone()
-            };
-            file.found.push((place, found));
-        }
+    });
+    match (read, template) {
+        (Err(error), _) => FileScan {
+            error: Some(format!("{}: {error}", source.name)),
+            ..FileScan::default()
+        },
+        (Ok(()), Some(finding)) => FileScan {
+            documents: file.documents,
+            findings: finding.into_iter().collect(),
+            ..FileScan::default()
+        },
+        (Ok(()), None) => file,
     }
-    file
 }
 
 /// Locates findings about objects of one document in its text.
@@ -256,14 +278,14 @@ impl Inventory {
         let mut out = Vec::new();
         for (&file, documents) in &self.hpas {
             let source = &sources[file];
-            let Ok(text) = source.read() else {
+            let Ok(opened) = source.open() else {
                 continue;
             };
             for origins in documents.values() {
-                let Some(document) = self.places[origins[0].0 as usize].text(&text) else {
+                let Some(document) = self.places[origins[0].0 as usize].text(&opened) else {
                     continue;
                 };
-                for (value, prefix) in read_document(document, &|_, _| &ALL).values {
+                for (value, prefix) in read_document(&document, &|_, _| &ALL).values {
                     let found = origins
                         .iter()
                         .find(|o| self.places[o.0 as usize].prefix == prefix);
@@ -351,12 +373,12 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
         .into_par_iter()
         .map(|(file, documents)| {
             let source = &sources[file];
-            let Ok(text) = source.read() else {
+            let Ok(opened) = source.open() else {
                 return (Vec::new(), Vec::new());
             };
             let lint_one = |origins: &Vec<Origin>| {
                 let place = &places[origins[0].0 as usize];
-                let Some(document) = place.text(&text) else {
+                let Some(document) = place.text(&opened) else {
                     return (Vec::new(), Vec::new());
                 };
                 let objects: Vec<(&FieldPath, Origin)> = origins
@@ -364,11 +386,11 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
                     .map(|&o| (&places[o.0 as usize].prefix, o))
                     .collect();
                 let (own, others): (Vec<Diagnostic>, Vec<Diagnostic>) =
-                    lint_document(document, &objects, &index, settings)
+                    lint_document(&document, &objects, &index, settings)
                         .into_iter()
                         .filter(|d| !(source.context && in_context(d.subject.origin)))
                         .partition(|d| origins.contains(&d.subject.origin));
-                (locate_in(document, own, &places, &source.name), others)
+                (locate_in(&document, own, &places, &source.name), others)
             };
             let documents: Vec<Vec<Origin>> = documents.into_values().collect();
             let results: Vec<_> = if documents.len() > 64 {
@@ -403,13 +425,15 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
         .into_par_iter()
         .map(|(file, documents)| {
             let source = &sources[file];
-            let text = source.read().unwrap_or_default();
+            let Ok(opened) = source.open() else {
+                return Vec::new();
+            };
             documents
                 .into_values()
                 .flat_map(|diagnostics| {
                     let place = &places[diagnostics[0].subject.origin.0 as usize];
-                    let document = place.text(&text).unwrap_or_default();
-                    locate_in(document, diagnostics, &places, &source.name)
+                    let document = place.text(&opened).unwrap_or_default();
+                    locate_in(&document, diagnostics, &places, &source.name)
                 })
                 .collect()
         })

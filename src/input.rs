@@ -12,65 +12,279 @@ use std::sync::Arc;
 
 use std::sync::{Mutex, PoisonError};
 
+use hpa_lint_rules::source::lines::count_breaks;
+use hpa_lint_rules::source::split_documents;
 use ignore::overrides::{Override, OverrideBuilder};
 use ignore::{WalkBuilder, WalkState};
 
-/// Larger files are refused rather than read into memory.
-pub const MAX_FILE_BYTES: u64 = 256 << 20;
+/// A single document larger than this is refused (documents are held whole
+/// while they are read; files of any size are read in blocks).
+pub const MAX_DOCUMENT_BYTES: usize = 256 << 20;
+
+/// Files are read in blocks of whole documents of at least this size.
+const BLOCK_BYTES: usize = 1 << 20;
 
 const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 
-/// One input: a file, or standard input (held in memory).
+/// Where an input's bytes are.
+enum Bytes {
+    /// A file, opened when read.
+    Path(PathBuf),
+    /// Standard input, copied to an unnamed temporary file so that it is
+    /// never held whole and can be read again.
+    Spooled(std::fs::File),
+    /// Standard input held in memory, when no temporary file can be made.
+    Memory(Vec<u8>),
+    /// Standard input that could not be read.
+    Failed(String),
+}
+
+/// One input: a file, or standard input.
 pub struct SourceFile {
     /// The name shown in output.
     pub name: Arc<str>,
     /// Read for lookups only (`--context`): nothing is reported about it.
     pub context: bool,
-    path: Option<PathBuf>,
-    stdin: Option<Result<Arc<str>, String>>,
+    bytes: Bytes,
 }
 
-impl SourceFile {
-    /// The file's text, checked to be UTF-8 text and not too large.
-    pub fn read(&self) -> Result<Arc<str>, String> {
-        match (&self.stdin, &self.path) {
-            (Some(text), _) => text.clone(),
-            (None, Some(path)) => read_file(path).map(Arc::from),
-            (None, None) => Err("no input".to_owned()),
+/// A piece of a file cut between documents: whole documents only.
+pub struct Block {
+    /// The text of the documents.
+    pub text: String,
+    /// Byte offset of the text in the file (after a byte-order mark).
+    pub offset: usize,
+    /// Lines before the text in the file.
+    pub line_offset: usize,
+}
+
+/// An input opened for reading ranges of it again.
+pub enum Opened<'a> {
+    File(std::fs::File, usize),
+    Borrowed(&'a std::fs::File, usize),
+    Memory(&'a [u8], usize),
+}
+
+impl Opened<'_> {
+    /// The text at `offset..offset + len` (as [`Block`] offsets count).
+    pub fn range(&self, offset: usize, len: usize) -> Result<String, String> {
+        let mut buf = vec![0; len];
+        match self {
+            Opened::File(file, base) => read_exact_at(file, &mut buf, base + offset),
+            Opened::Borrowed(file, base) => read_exact_at(file, &mut buf, base + offset),
+            Opened::Memory(bytes, base) => {
+                let start = base + offset;
+                match bytes.get(start..start + len) {
+                    Some(range) => {
+                        buf.copy_from_slice(range);
+                        Ok(())
+                    }
+                    None => Err(std::io::ErrorKind::UnexpectedEof.into()),
+                }
+            }
+        }
+        .map_err(|e| e.to_string())?;
+        String::from_utf8(buf).map_err(|e| e.to_string())
+    }
+
+    fn read_at(&self, buf: &mut [u8], offset: usize) -> std::io::Result<usize> {
+        match self {
+            Opened::File(file, _) => read_at(file, buf, offset),
+            Opened::Borrowed(file, _) => read_at(file, buf, offset),
+            Opened::Memory(bytes, _) => {
+                let rest = bytes.get(offset..).unwrap_or_default();
+                let n = rest.len().min(buf.len());
+                buf[..n].copy_from_slice(&rest[..n]);
+                Ok(n)
+            }
+        }
+    }
+
+    /// The input's size in bytes, when it is known.
+    fn len(&self) -> Option<usize> {
+        match self {
+            Opened::File(file, _) => file.metadata().ok().map(|m| m.len() as usize),
+            Opened::Borrowed(file, _) => file.metadata().ok().map(|m| m.len() as usize),
+            Opened::Memory(bytes, _) => Some(bytes.len()),
+        }
+    }
+
+    /// A reader from `base` on, for reading the whole input in order.
+    fn reader(&self, base: usize) -> std::io::Result<Box<dyn Read + '_>> {
+        use std::io::{Seek, SeekFrom};
+        let mut file: &std::fs::File = match self {
+            Opened::File(file, _) => file,
+            Opened::Borrowed(file, _) => file,
+            Opened::Memory(bytes, _) => return Ok(Box::new(bytes.get(base..).unwrap_or_default())),
+        };
+        file.seek(SeekFrom::Start(base as u64))?;
+        Ok(Box::new(file))
+    }
+
+    fn with_base(self, base: usize) -> Self {
+        match self {
+            Opened::File(file, _) => Opened::File(file, base),
+            Opened::Borrowed(file, _) => Opened::Borrowed(file, base),
+            Opened::Memory(bytes, _) => Opened::Memory(bytes, base),
         }
     }
 }
 
-fn read_file(path: &Path) -> Result<String, String> {
-    let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
-    if size > MAX_FILE_BYTES {
-        return Err(format!(
-            "file is {} MiB, larger than the limit of {} MiB",
-            size >> 20,
-            MAX_FILE_BYTES >> 20
-        ));
-    }
-    decode(std::fs::read(path).map_err(|e| e.to_string())?)
+/// Reads at an offset without moving a shared file position, so threads can
+/// read one file at once.
+fn read_at(file: &std::fs::File, buf: &mut [u8], offset: usize) -> std::io::Result<usize> {
+    #[cfg(unix)]
+    return std::os::unix::fs::FileExt::read_at(file, buf, offset as u64);
+    #[cfg(windows)]
+    return std::os::windows::fs::FileExt::seek_read(file, buf, offset as u64);
 }
 
-/// Checks that bytes are UTF-8 text (a BOM is dropped).
-fn decode(mut bytes: Vec<u8>) -> Result<String, String> {
-    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
-        bytes.drain(..3);
+fn read_exact_at(
+    file: &std::fs::File,
+    mut buf: &mut [u8],
+    mut offset: usize,
+) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        match read_at(file, buf, offset)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                offset += n;
+            }
+        }
     }
-    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
+    Ok(())
+}
+
+/// Checks the start of a file: not UTF-16, not binary; a UTF-8 byte-order
+/// mark is skipped (its length is returned).
+fn check_start(head: &[u8]) -> Result<usize, String> {
+    if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
         return Err("file is UTF-16; convert it to UTF-8".to_owned());
     }
-    let head = &bytes[..bytes.len().min(8192)];
-    if memchr::memchr(0, head).is_some() {
+    if memchr::memchr(0, &head[..head.len().min(8192)]).is_some() {
         return Err("binary file (contains NUL bytes), not YAML or JSON".to_owned());
     }
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "file is not valid UTF-8 (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        )
+    Ok(if head.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        3
+    } else {
+        0
     })
+}
+
+impl SourceFile {
+    /// Opens the input for reading (ranges of it, or blocks).
+    pub fn open(&self) -> Result<Opened<'_>, String> {
+        let opened = match &self.bytes {
+            Bytes::Path(path) => {
+                Opened::File(std::fs::File::open(path).map_err(|e| e.to_string())?, 0)
+            }
+            Bytes::Spooled(file) => Opened::Borrowed(file, 0),
+            Bytes::Memory(bytes) => Opened::Memory(bytes, 0),
+            Bytes::Failed(error) => return Err(error.clone()),
+        };
+        let mut head = vec![0; 8192];
+        let n = opened.read_at(&mut head, 0).map_err(|e| e.to_string())?;
+        let base = check_start(&head[..n])?;
+        Ok(opened.with_base(base))
+    }
+
+    /// Reads the input in blocks of whole documents, checked to be UTF-8,
+    /// calling `each` on each block in order. Memory holds one block (and a
+    /// document that is larger than a block) at a time.
+    pub fn blocks(&self, mut each: impl FnMut(Block)) -> Result<(), String> {
+        let opened = self.open()?;
+        let base = match &opened {
+            Opened::File(_, base) | Opened::Borrowed(_, base) | Opened::Memory(_, base) => *base,
+        };
+        let mut reader = opened.reader(base).map_err(|e| e.to_string())?;
+        let mut buf: Vec<u8> = Vec::new();
+        let (mut offset, mut line_offset) = (0, 0);
+        // Where to look for a cut next: after a failed look, once the buffer
+        // has doubled, so a huge document is not split over and over.
+        let mut next_look = BLOCK_BYTES;
+        let mut left = opened.len().unwrap_or(usize::MAX).saturating_sub(base);
+        loop {
+            // One read for a file smaller than a block: reading to the end of an
+            // unknown size would probe in small steps.
+            buf.reserve(left.min(BLOCK_BYTES) + 1);
+            let n = (&mut reader)
+                .take(BLOCK_BYTES as u64)
+                .read_to_end(&mut buf)
+                .map_err(|e| e.to_string())?;
+            left = left.saturating_sub(n);
+            let end = n == 0;
+            let invalid =
+                |at: usize| format!("file is not valid UTF-8 (invalid byte at offset {at})");
+            if end {
+                // The rest is whole documents: handed over without a copy.
+                if !buf.is_empty() {
+                    let text = String::from_utf8(std::mem::take(&mut buf))
+                        .map_err(|e| invalid(base + offset + e.utf8_error().valid_up_to()))?;
+                    each(Block {
+                        text,
+                        offset,
+                        line_offset,
+                    });
+                }
+                return Ok(());
+            }
+            if buf.len() < next_look {
+                continue;
+            }
+            let valid = match std::str::from_utf8(&buf) {
+                Ok(text) => text.len(),
+                Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                Err(e) => return Err(invalid(base + offset + e.valid_up_to())),
+            };
+            let text = std::str::from_utf8(&buf[..valid]).expect("checked above");
+            // Up to the start of the last document, which may go on.
+            let cut = match split_documents(text).last() {
+                Some(last) if last.offset > 0 => last.offset,
+                _ => 0,
+            };
+            if cut == 0 {
+                next_look = buf.len() * 2;
+                if buf.len() > MAX_DOCUMENT_BYTES {
+                    return Err(format!(
+                        "a document at line {} is larger than {} MiB",
+                        line_offset + 1,
+                        MAX_DOCUMENT_BYTES >> 20
+                    ));
+                }
+                continue;
+            }
+            let block = text[..cut].to_owned();
+            let breaks = count_breaks(&block);
+            each(Block {
+                text: block,
+                offset,
+                line_offset,
+            });
+            offset += cut;
+            line_offset += breaks;
+            buf.drain(..cut);
+            next_look = BLOCK_BYTES;
+        }
+    }
+}
+
+/// Standard input, copied to a temporary file (or, failing that, memory).
+fn read_stdin() -> Bytes {
+    let stdin = std::io::stdin();
+    match tempfile::tempfile() {
+        Ok(mut file) => match std::io::copy(&mut stdin.lock(), &mut file) {
+            Ok(_) => Bytes::Spooled(file),
+            Err(e) => Bytes::Failed(e.to_string()),
+        },
+        Err(_) => {
+            let mut bytes = Vec::new();
+            match stdin.lock().read_to_end(&mut bytes) {
+                Ok(_) => Bytes::Memory(bytes),
+                Err(e) => Bytes::Failed(e.to_string()),
+            }
+        }
+    }
 }
 
 fn ignore_matcher(globs: &[String], root: &Path) -> Result<Override, String> {
@@ -156,14 +370,7 @@ pub fn collect(
     };
     for path in paths {
         if path.as_os_str() == "-" {
-            stdin.get_or_insert_with(|| {
-                let mut bytes = Vec::new();
-                std::io::stdin()
-                    .read_to_end(&mut bytes)
-                    .map_err(|e| e.to_string())
-                    .and_then(|_| decode(bytes))
-                    .map(Arc::from)
-            });
+            stdin.get_or_insert_with(read_stdin);
         } else if path.is_dir() {
             walk(path, &ignored, &cwd, &mut files, &mut errors);
         } else if !path.exists() {
@@ -177,20 +384,21 @@ pub fn collect(
         walk(dir, &ignored, &cwd, &mut context_files, &mut errors);
     }
     let mut sources = to_sources(files, false);
-    if let Some(text) = stdin {
+    if let Some(bytes) = stdin {
         sources.push(SourceFile {
             name: Arc::from("<stdin>"),
             context: false,
-            path: None,
-            stdin: Some(text),
+            bytes,
         });
     }
     // A file given both ways is linted; `./a.yaml` and `a.yaml` are the same file.
     let absolute = |path: &Path| -> PathBuf { cwd.join(path).components().collect() };
     let linted: std::collections::HashSet<PathBuf> = sources
         .iter()
-        .filter_map(|s| s.path.as_deref())
-        .map(absolute)
+        .filter_map(|s| match &s.bytes {
+            Bytes::Path(path) => Some(absolute(path)),
+            _ => None,
+        })
         .collect();
     context_files.retain(|path| !linted.contains(&absolute(path)));
     sources.extend(to_sources(context_files, true));
@@ -211,8 +419,7 @@ fn to_sources(mut files: Vec<PathBuf>, context: bool) -> Vec<SourceFile> {
                     .to_string(),
             ),
             context,
-            path: Some(path),
-            stdin: None,
+            bytes: Bytes::Path(path),
         })
         .collect()
 }

@@ -3,6 +3,7 @@
 //! A diagnostic has no source position: the webhook's objects have none. Front ends
 //! turn [`Diagnostic::source_path`] into a position when they have a source text.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::Serialize;
@@ -157,8 +158,9 @@ pub struct Diagnostic {
     pub reason: Option<Reason>,
     /// What is wrong. For API-server rules, the server's text after the path.
     pub message: String,
-    /// What to do about it.
-    pub help: Option<String>,
+    /// What to do about it (most help texts are fixed: they are not copied
+    /// into every finding).
+    pub help: Option<Cow<'static, str>>,
     /// A JSON Patch that fixes it, when one is safe to apply.
     pub fix: Option<Vec<PatchOp>>,
 }
@@ -175,7 +177,7 @@ impl Diagnostic {
     }
 
     /// Sets the help line.
-    pub fn help(&mut self, text: impl Into<String>) -> &mut Self {
+    pub fn help(&mut self, text: impl Into<Cow<'static, str>>) -> &mut Self {
         self.help = Some(text.into());
         self
     }

@@ -127,8 +127,7 @@ impl MemoryIndex {
         entries: impl IntoIterator<Item = (Stored, Option<ObjectRef>)>,
     ) -> Self {
         let mut index = Self::default();
-        let mut scalers: HashMap<ObjectRef, Vec<Arc<Object>>> = HashMap::new();
-        // Autoscalers are grouped per target once the input is complete.
+        let mut scalers: HashMap<ObjectRef, Vec<usize>> = HashMap::new();
         for (i, (stored, target)) in entries.into_iter().enumerate() {
             let key = stored.key();
             let first = match index.by_ref.entry(key.to_ref()) {
@@ -149,15 +148,18 @@ impl MemoryIndex {
                     .or_default()
                     .push(i);
                 if let Some(target) = target {
-                    let object = stored.object().expect("readable");
-                    scalers.entry(target).or_default().push(object);
+                    scalers.entry(target).or_default().push(i);
                 }
             }
             index.entries.push(stored);
         }
+        // Autoscalers are grouped per target once the input is complete, each
+        // group from its objects parsed for the moment.
         index.scalers = scalers
             .into_iter()
-            .map(|(target, objects)| {
+            .map(|(target, members)| {
+                let objects: Vec<Arc<Object>> =
+                    members.iter().filter_map(|&i| index.object(i)).collect();
                 let autoscalers = Autoscalers::new(objects.iter().map(Arc::as_ref));
                 (target, Arc::new(autoscalers))
             })

@@ -2,6 +2,7 @@
 //! have; everything about which rule runs, at which severity, and what is
 //! suppressed happens here.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Reason, Severity, Subject};
@@ -186,7 +187,7 @@ pub fn input_finding(
     subject: Subject,
     path: FieldPath,
     message: String,
-    help: Option<&str>,
+    help: Option<&'static str>,
 ) -> Option<Diagnostic> {
     Some(Diagnostic {
         rule,
@@ -196,7 +197,7 @@ pub fn input_finding(
         path,
         reason: None,
         message,
-        help: help.map(str::to_owned),
+        help: help.map(Cow::Borrowed),
         fix: None,
     })
 }
@@ -405,7 +406,7 @@ pub fn check_suppressions(object: &Object, settings: &Settings) -> Vec<Diagnosti
                 path,
                 reason: None,
                 message,
-                help: Some(invalid_suppression::HELP.to_owned()),
+                help: Some(Cow::Borrowed(invalid_suppression::HELP)),
                 fix: None,
             })
         })

@@ -94,7 +94,7 @@ pub fn emit(outcome: &Outcome, color: bool, out: &mut dyn Write) -> io::Result<(
             .id(diagnostic.rule.name)
             .element(snippet);
         if let Some(help) = &diagnostic.help {
-            group = group.element(Level::HELP.message(help.as_str()));
+            group = group.element(Level::HELP.message(help.as_ref()));
         }
         let mut rendered = renderer.render(&[group]);
         // The renderer counts columns within the excerpt; a long line's excerpt

@@ -16,6 +16,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
+use hpa_lint_bench::corpus::Layout;
 use nix::sys::resource::{UsageWho, getrusage};
 use serde_json::Value;
 
@@ -298,7 +299,7 @@ fn run(args: &Args) -> Result<()> {
     };
     if !corpus.exists() {
         eprintln!("generating {} ...", corpus.display());
-        let stats = hpa_lint_bench::corpus::generate(&corpus, 120, 1)
+        let stats = hpa_lint_bench::corpus::generate(&corpus, 120, 1, Layout::Monorepo)
             .map_err(|e| format!("generating {}: {e}", corpus.display()))?;
         eprintln!("{stats}");
     }

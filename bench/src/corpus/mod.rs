@@ -48,8 +48,26 @@ const TEAMS: &[&str] = &[
     "partners",
 ];
 
-/// The share of the corpus, in percent, taken by CRDs.
-const CRD_PERCENT: u64 = 30;
+/// How the repository is laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Files of several documents, some of them `List`s or JSON; CRDs are
+    /// 30 % of the bytes.
+    Monorepo,
+    /// One object per file (a few KB each), the way many GitOps repositories
+    /// are kept; CRDs are 5 % of the bytes.
+    OnePerFile,
+}
+
+impl Layout {
+    /// The share of the corpus, in percent, taken by CRDs.
+    fn crd_percent(self) -> u64 {
+        match self {
+            Layout::Monorepo => 30,
+            Layout::OnePerFile => 5,
+        }
+    }
+}
 
 /// One YAML document: a Kubernetes object in block style.
 pub(crate) struct Doc {
@@ -110,6 +128,7 @@ pub(crate) struct Writer {
     root: PathBuf,
     rng: Rng,
     stats: Stats,
+    layout: Layout,
 }
 
 /// How a file's documents are laid out.
@@ -135,8 +154,17 @@ impl Writer {
         *self.stats.defects.entry(kind).or_default() += 1;
     }
 
-    /// Writes `docs` to `path` (relative to the corpus root) in `form`.
+    /// Writes `docs` to `path` (relative to the corpus root) in `form`, or
+    /// each to a file of its own in the one-per-file layout.
     fn write(&mut self, path: &str, form: Form, docs: Vec<Doc>) -> io::Result<()> {
+        if self.layout == Layout::OnePerFile && docs.len() > 1 {
+            let stem = path.strip_suffix(".yaml").unwrap_or(path);
+            for (i, doc) in docs.into_iter().enumerate() {
+                let name = format!("{stem}-{i}-{}.yaml", doc.kind.to_lowercase());
+                self.write(&name, Form::Yaml, vec![doc])?;
+            }
+            return Ok(());
+        }
         let stats = &mut self.stats;
         stats.files += 1;
         stats.hpas += docs
@@ -205,7 +233,7 @@ impl Writer {
 /// Generates a corpus of about `size_mb` MB (10^6 bytes) in `out`, which must
 /// not exist. It is written to `<out>.partial` first, so an interrupted run
 /// leaves no half corpus at `out`.
-pub fn generate(out: &Path, size_mb: u64, seed: u64) -> io::Result<Stats> {
+pub fn generate(out: &Path, size_mb: u64, seed: u64, layout: Layout) -> io::Result<Stats> {
     if out.exists() {
         return Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
@@ -222,9 +250,10 @@ pub fn generate(out: &Path, size_mb: u64, seed: u64) -> io::Result<Stats> {
         root: partial.clone(),
         rng: Rng::new(seed),
         stats: Stats::default(),
+        layout,
     };
     let target = size_mb * 1_000_000;
-    let crd_budget = target * CRD_PERCENT / 100 / CLUSTERS.len() as u64;
+    let crd_budget = target * layout.crd_percent() / 100 / CLUSTERS.len() as u64;
     for (cluster, _) in CLUSTERS {
         crd::write_all(&mut w, &format!("clusters/{cluster}/crds"), crd_budget)?;
     }

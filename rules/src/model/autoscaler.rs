@@ -63,6 +63,9 @@ pub struct Member {
     pub key: ObjectKey,
     /// Whether it is a KEDA ScaledObject (which creates an HPA of its own).
     pub keda: bool,
+    /// The listed ScaledObject that created it, if one did: then it is part
+    /// of that ScaledObject, not an autoscaler of its own.
+    creator: Option<usize>,
 }
 
 /// The autoscalers of one workload (HPAs and KEDA ScaledObjects), each once.
@@ -72,12 +75,10 @@ pub struct Member {
 pub struct Autoscalers {
     /// Every autoscaler, in input order.
     all: Vec<Member>,
-    /// Indices into `all` of the distinct autoscalers: an HPA that a listed
-    /// ScaledObject created is part of that ScaledObject.
-    distinct: Vec<usize>,
-    /// For each autoscaler a listed ScaledObject created, that ScaledObject.
-    creator: HashMap<ObjectRef, usize>,
-    position: HashMap<ObjectRef, usize>,
+    /// How many are autoscalers of their own.
+    distinct: usize,
+    /// Where each one is in `all`, once there are too many to search.
+    position: Option<HashMap<ObjectRef, usize>>,
 }
 
 /// The other autoscalers of a workload, as one of them sees them.
@@ -89,40 +90,61 @@ pub struct Peers<'a> {
     pub first: Vec<&'a Member>,
 }
 
+/// Beyond this many autoscalers, a workload's are found through a map.
+const FEW: usize = 8;
+
+/// Whether `key` is the object `reference` names.
+fn is(key: &ObjectKey, reference: &ObjectRef) -> bool {
+    key.name == reference.name
+        && key.kind == reference.kind
+        && key.namespace == reference.namespace
+        && key.group() == reference.group
+}
+
 impl Autoscalers {
     /// Groups the autoscalers of one workload (one object per reference).
     pub fn new<'o>(objects: impl IntoIterator<Item = &'o Object>) -> Self {
         let objects: Vec<&Object> = objects.into_iter().collect();
-        let all: Vec<Member> = objects
-            .iter()
-            .map(|object| Member {
-                key: object.key.clone(),
-                keda: is_keda_scaled_object(object),
-            })
-            .collect();
-        let position: HashMap<ObjectRef, usize> = all
-            .iter()
-            .enumerate()
-            .map(|(i, member)| (member.key.to_ref(), i))
-            .collect();
-        let find_creator = |object: &Object| {
-            owners(object)
-                .filter_map(|o| position.get(&o).copied())
-                .find(|&i| all[i].keda)
+        let mut this = Self {
+            all: objects
+                .iter()
+                .map(|object| Member {
+                    key: object.key.clone(),
+                    keda: is_keda_scaled_object(object),
+                    creator: None,
+                })
+                .collect(),
+            distinct: 0,
+            position: None,
         };
-        let creator: HashMap<ObjectRef, usize> = objects
-            .iter()
-            .filter_map(|object| Some((object.key.to_ref(), find_creator(object)?)))
-            .collect();
-        let distinct = (0..all.len())
-            .filter(|&i| !creator.contains_key(&all[i].key.to_ref()))
-            .collect();
-        Self {
-            all,
-            distinct,
-            creator,
-            position,
+        if this.all.len() > FEW {
+            this.position = Some(
+                this.all
+                    .iter()
+                    .enumerate()
+                    .map(|(i, member)| (member.key.to_ref(), i))
+                    .collect(),
+            );
         }
+        for (i, object) in objects.iter().enumerate() {
+            this.all[i].creator = this.creator_of(object);
+        }
+        this.distinct = this.all.iter().filter(|m| m.creator.is_none()).count();
+        this
+    }
+
+    fn position(&self, reference: &ObjectRef) -> Option<usize> {
+        match &self.position {
+            Some(map) => map.get(reference).copied(),
+            None => self.all.iter().position(|m| is(&m.key, reference)),
+        }
+    }
+
+    /// The listed ScaledObject that created `object`, if one did.
+    fn creator_of(&self, object: &Object) -> Option<usize> {
+        owners(object)
+            .filter_map(|owner| self.position(&owner))
+            .find(|&i| self.all[i].keda)
     }
 
     /// Every autoscaler, in input order.
@@ -133,27 +155,24 @@ impl Autoscalers {
     /// The autoscalers other than `this` (and than the ScaledObject that
     /// created it, or the HPA it created), at most `limit` of them named.
     pub fn peers(&self, this: &Object, limit: usize) -> Peers<'_> {
-        let this_ref = this.key.to_ref();
-        let own = self.position.get(&this_ref).copied();
+        let own = self.position(&this.key.to_ref());
         // The ScaledObject that created `this`, even when `this` is not listed.
-        let creator = self.creator.get(&this_ref).copied().or_else(|| {
-            owners(this)
-                .filter_map(|o| self.position.get(&o).copied())
-                .find(|&i| self.all[i].keda)
-        });
+        let creator = own
+            .and_then(|i| self.all[i].creator)
+            .or_else(|| self.creator_of(this));
         let excluded = |i: usize| Some(i) == own || Some(i) == creator;
-        let is_distinct = |i: &usize| !self.creator.contains_key(&self.all[*i].key.to_ref());
+        let is_distinct = |i: &usize| self.all[*i].creator.is_none();
         let mut left_out: Vec<usize> = own.into_iter().chain(creator).filter(is_distinct).collect();
         left_out.dedup();
-        let count = self.distinct.len() - left_out.len();
-        let first = self
-            .distinct
-            .iter()
-            .filter(|&&i| !excluded(i))
+        let first = (0..self.all.len())
+            .filter(|i| is_distinct(i) && !excluded(*i))
             .take(limit)
-            .map(|&i| &self.all[i])
+            .map(|i| &self.all[i])
             .collect();
-        Peers { count, first }
+        Peers {
+            count: self.distinct - left_out.len(),
+            first,
+        }
     }
 }
 
