@@ -329,3 +329,52 @@ fn messages_say_what_is_wrong_in_the_file() {
         }
     }
 }
+
+#[test]
+fn streams_larger_than_a_block_keep_exact_positions() {
+    // About 3 MB: documents cross the 1 MiB reading blocks, with multi-byte
+    // characters and every line-break style around the cuts.
+    let mut text = String::new();
+    let mut expected = Vec::new();
+    let breaks = ["\n", "\r\n", "\r"];
+    for i in 0..6000 {
+        let br = breaks[i % 3];
+        let doc = format!(
+            "---{br}apiVersion: v1{br}kind: ConfigMap{br}metadata: {{name: c{i}}}{br}data: {{text: \"{}\"}}{br}",
+            "é".repeat(150 + i % 50)
+        );
+        text.push_str(&doc);
+        if i % 997 == 0 {
+            let line = hpa_lint_rules::source::lines::count_breaks(&text) + 2;
+            expected.push(line as u64);
+            text.push_str(&format!("---{br}a: [unclosed{br}"));
+        }
+    }
+    assert!(text.len() > 2_500_000, "{}", text.len());
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "stream.yaml", &text);
+    let from_file = json_output(hpa_lint().arg(dir.path().join("stream.yaml")));
+    let lines: Vec<u64> = from_file["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, expected);
+    assert_eq!(from_file["summary"]["documents"], 6000 + expected.len());
+    let (_, from_stdin) = run(text, "json");
+    let from_stdin: Value = serde_json::from_str(&from_stdin).unwrap();
+    assert_eq!(
+        from_stdin["diagnostics"],
+        from_file["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let mut d = d.clone();
+                d["file"] = "<stdin>".into();
+                d
+            })
+            .collect::<Value>()
+    );
+}
