@@ -52,7 +52,7 @@ pub struct SourceFile {
 pub struct Block {
     /// The text of the documents.
     pub text: String,
-    /// Byte offset of the text in the file (after a byte-order mark).
+    /// Byte offset of the text in the file.
     pub offset: usize,
     /// Lines before the text in the file.
     pub line_offset: usize,
@@ -60,73 +60,50 @@ pub struct Block {
 
 /// An input opened for reading ranges of it again.
 pub enum Opened<'a> {
-    File(std::fs::File, usize),
-    Borrowed(&'a std::fs::File, usize),
-    Memory(&'a [u8], usize),
+    File(std::fs::File),
+    Borrowed(&'a std::fs::File),
+    Memory(&'a [u8]),
 }
 
 impl Opened<'_> {
-    /// The text at `offset..offset + len` (as [`Block`] offsets count).
+    /// The text at `offset..offset + len`, as [`Block`] offsets count.
     pub fn range(&self, offset: usize, len: usize) -> Result<String, String> {
         let mut buf = vec![0; len];
         match self {
-            Opened::File(file, base) => read_exact_at(file, &mut buf, base + offset),
-            Opened::Borrowed(file, base) => read_exact_at(file, &mut buf, base + offset),
-            Opened::Memory(bytes, base) => {
-                let start = base + offset;
-                match bytes.get(start..start + len) {
-                    Some(range) => {
-                        buf.copy_from_slice(range);
-                        Ok(())
-                    }
-                    None => Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Opened::File(file) => read_exact_at(file, &mut buf, offset),
+            Opened::Borrowed(file) => read_exact_at(file, &mut buf, offset),
+            Opened::Memory(bytes) => match bytes.get(offset..offset + len) {
+                Some(range) => {
+                    buf.copy_from_slice(range);
+                    Ok(())
                 }
-            }
+                None => Err(std::io::ErrorKind::UnexpectedEof.into()),
+            },
         }
         .map_err(|e| e.to_string())?;
         String::from_utf8(buf).map_err(|e| e.to_string())
     }
 
-    fn read_at(&self, buf: &mut [u8], offset: usize) -> std::io::Result<usize> {
-        match self {
-            Opened::File(file, _) => read_at(file, buf, offset),
-            Opened::Borrowed(file, _) => read_at(file, buf, offset),
-            Opened::Memory(bytes, _) => {
-                let rest = bytes.get(offset..).unwrap_or_default();
-                let n = rest.len().min(buf.len());
-                buf[..n].copy_from_slice(&rest[..n]);
-                Ok(n)
-            }
-        }
-    }
-
     /// The input's size in bytes, when it is known.
     fn len(&self) -> Option<usize> {
         match self {
-            Opened::File(file, _) => file.metadata().ok().map(|m| m.len() as usize),
-            Opened::Borrowed(file, _) => file.metadata().ok().map(|m| m.len() as usize),
-            Opened::Memory(bytes, _) => Some(bytes.len()),
+            Opened::File(file) => file.metadata().ok().map(|m| m.len() as usize),
+            Opened::Borrowed(file) => file.metadata().ok().map(|m| m.len() as usize),
+            Opened::Memory(bytes) => Some(bytes.len()),
         }
     }
 
-    /// A reader from `base` on, for reading the whole input in order.
-    fn reader(&self, base: usize) -> std::io::Result<Box<dyn Read + '_>> {
+    /// A reader from the start, for reading the whole input in order.
+    fn reader(&self) -> std::io::Result<Box<dyn Read + '_>> {
         use std::io::{Seek, SeekFrom};
         let mut file: &std::fs::File = match self {
-            Opened::File(file, _) => file,
-            Opened::Borrowed(file, _) => file,
-            Opened::Memory(bytes, _) => return Ok(Box::new(bytes.get(base..).unwrap_or_default())),
+            Opened::File(file) => file,
+            Opened::Borrowed(file) => file,
+            Opened::Memory(bytes) => return Ok(Box::new(*bytes)),
         };
-        file.seek(SeekFrom::Start(base as u64))?;
+        // A spooled input is shared: its position is wherever it was left.
+        file.seek(SeekFrom::Start(0))?;
         Ok(Box::new(file))
-    }
-
-    fn with_base(self, base: usize) -> Self {
-        match self {
-            Opened::File(file, _) => Opened::File(file, base),
-            Opened::Borrowed(file, _) => Opened::Borrowed(file, base),
-            Opened::Memory(bytes, _) => Opened::Memory(bytes, base),
-        }
     }
 }
 
@@ -175,18 +152,14 @@ fn check_start(head: &[u8]) -> Result<usize, String> {
 impl SourceFile {
     /// Opens the input for reading (ranges of it, or blocks).
     pub fn open(&self) -> Result<Opened<'_>, String> {
-        let opened = match &self.bytes {
+        Ok(match &self.bytes {
             Bytes::Path(path) => {
-                Opened::File(std::fs::File::open(path).map_err(|e| e.to_string())?, 0)
+                Opened::File(std::fs::File::open(path).map_err(|e| e.to_string())?)
             }
-            Bytes::Spooled(file) => Opened::Borrowed(file, 0),
-            Bytes::Memory(bytes) => Opened::Memory(bytes, 0),
+            Bytes::Spooled(file) => Opened::Borrowed(file),
+            Bytes::Memory(bytes) => Opened::Memory(bytes),
             Bytes::Failed(error) => return Err(error.clone()),
-        };
-        let mut head = vec![0; 8192];
-        let n = opened.read_at(&mut head, 0).map_err(|e| e.to_string())?;
-        let base = check_start(&head[..n])?;
-        Ok(opened.with_base(base))
+        })
     }
 
     /// Reads the input in blocks of whole documents, checked to be UTF-8,
@@ -194,33 +167,37 @@ impl SourceFile {
     /// document that is larger than a block) at a time.
     pub fn blocks(&self, mut each: impl FnMut(Block)) -> Result<(), String> {
         let opened = self.open()?;
-        let base = match &opened {
-            Opened::File(_, base) | Opened::Borrowed(_, base) | Opened::Memory(_, base) => *base,
-        };
-        let mut reader = opened.reader(base).map_err(|e| e.to_string())?;
+        let mut reader = opened.reader().map_err(|e| e.to_string())?;
         let mut buf: Vec<u8> = Vec::new();
         let (mut offset, mut line_offset) = (0, 0);
         // Where to look for a cut next: after a failed look, once the buffer
         // has doubled, so a huge document is not split over and over.
         let mut next_look = BLOCK_BYTES;
-        let mut left = opened.len().unwrap_or(usize::MAX).saturating_sub(base);
+        let mut left = opened.len();
+        let mut first = true;
         loop {
             // One read for a file smaller than a block: reading to the end of an
             // unknown size would probe in small steps.
-            buf.reserve(left.min(BLOCK_BYTES) + 1);
+            buf.reserve(left.unwrap_or(BLOCK_BYTES).min(BLOCK_BYTES) + 1);
             let n = (&mut reader)
                 .take(BLOCK_BYTES as u64)
                 .read_to_end(&mut buf)
                 .map_err(|e| e.to_string())?;
-            left = left.saturating_sub(n);
-            let end = n == 0;
+            left = left.map(|left| left.saturating_sub(n));
+            if first {
+                first = false;
+                // Offsets count from the file's start, a byte-order mark included.
+                offset = check_start(&buf)?;
+                buf.drain(..offset);
+            }
+            let end = n == 0 || left == Some(0);
             let invalid =
                 |at: usize| format!("file is not valid UTF-8 (invalid byte at offset {at})");
             if end {
                 // The rest is whole documents: handed over without a copy.
                 if !buf.is_empty() {
                     let text = String::from_utf8(std::mem::take(&mut buf))
-                        .map_err(|e| invalid(base + offset + e.utf8_error().valid_up_to()))?;
+                        .map_err(|e| invalid(offset + e.utf8_error().valid_up_to()))?;
                     each(Block {
                         text,
                         offset,
@@ -235,7 +212,7 @@ impl SourceFile {
             let valid = match std::str::from_utf8(&buf) {
                 Ok(text) => text.len(),
                 Err(e) if e.error_len().is_none() => e.valid_up_to(),
-                Err(e) => return Err(invalid(base + offset + e.valid_up_to())),
+                Err(e) => return Err(invalid(offset + e.valid_up_to())),
             };
             let text = std::str::from_utf8(&buf[..valid]).expect("checked above");
             // Up to the start of the last document, which may go on.

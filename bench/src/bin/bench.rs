@@ -17,21 +17,28 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
 use hpa_lint_bench::corpus::Layout;
+use hpa_lint_rules::source::{Keep, compose, split_documents};
 use nix::sys::resource::{UsageWho, getrusage};
 use serde_json::Value;
 
-/// Measures hpa-lint on a generated GitOps corpus: MB/s, documents/s and peak
-/// memory, next to floors measured in the same run.
+/// Measures hpa-lint on generated inputs of three shapes, next to floors
+/// measured in the same run.
 #[derive(Parser)]
 struct Args {
-    /// The corpus (generated there, 120 MB, seed 1, if absent)
-    /// [default: target/bench-corpus].
+    /// The shapes to measure [default: all three].
+    #[arg(long, value_enum)]
+    profile: Vec<Profile>,
+    /// Where the generated inputs are kept (generated when absent)
+    /// [default: target/bench-corpora].
     #[arg(long)]
-    corpus: Option<PathBuf>,
+    corpora: Option<PathBuf>,
     /// The hpa-lint binary [default: target/release/hpa-lint].
     #[arg(long)]
     hpa_lint: Option<PathBuf>,
-    /// Runs of each corpus measurement.
+    /// Another hpa-lint binary measured the same way (an earlier release).
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+    /// Runs of each measurement.
     #[arg(long, default_value_t = 5)]
     runs: usize,
     /// Runs of the one-file measurement.
@@ -44,26 +51,53 @@ struct Args {
     role: Option<Role>,
 }
 
+/// The shapes of input.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Profile {
+    /// A GitOps monorepo: multi-document files, Lists, JSON, large CRDs (120 MB).
+    Gitops,
+    /// One object per file, a few KB each (100 MB).
+    SmallFiles,
+    /// One 50 MB stream on standard input, as `helm template | hpa-lint -`.
+    Stream,
+}
+
+impl Profile {
+    const ALL: [Profile; 3] = [Profile::Gitops, Profile::SmallFiles, Profile::Stream];
+
+    fn name(self) -> &'static str {
+        match self {
+            Profile::Gitops => "gitops",
+            Profile::SmallFiles => "small-files",
+            Profile::Stream => "stream",
+        }
+    }
+}
+
 /// What this binary runs as in the child processes.
 #[derive(Subcommand)]
 enum Role {
-    /// Run a command and report its wall time, peak RSS and exit code on stderr.
+    /// Run a command (with standard input from a file) and report its wall
+    /// time, peak RSS and exit code on stderr.
     #[command(hide = true)]
     Measure {
+        #[arg(long)]
+        stdin: Option<PathBuf>,
         #[arg(trailing_var_arg = true, required = true)]
         command: Vec<OsString>,
     },
-    /// Run a floor on a corpus and print `files bytes documents`.
+    /// Run a floor on an input (a directory or a file) and print `files bytes documents`.
     #[command(hide = true)]
-    Floor { floor: Floor, corpus: PathBuf },
+    Floor { floor: Floor, input: PathBuf },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Floor {
-    /// Walk the corpus and read every file as UTF-8 text.
+    /// Walk the input and read every file as UTF-8 text.
     Read,
-    /// The same, and parse every document into `serde_json::Value`.
-    Parse,
+    /// The same, and check every document's syntax: one pass of the YAML
+    /// parser over every byte, building nothing.
+    Syntax,
 }
 
 /// The line a `measure` child ends its stderr with.
@@ -96,8 +130,8 @@ type Result<T, E = String> = std::result::Result<T, E>;
 fn main() -> ExitCode {
     let args = Args::parse();
     let result = match &args.role {
-        Some(Role::Measure { command }) => measure_role(command),
-        Some(Role::Floor { floor, corpus }) => floor_role(*floor, corpus),
+        Some(Role::Measure { stdin, command }) => measure_role(stdin.as_deref(), command),
+        Some(Role::Floor { floor, input }) => floor_role(*floor, input),
         None => run(&args),
     };
     match result {
@@ -109,11 +143,17 @@ fn main() -> ExitCode {
     }
 }
 
-fn measure_role(command: &[OsString]) -> Result<()> {
+fn measure_role(stdin: Option<&Path>, command: &[OsString]) -> Result<()> {
+    let input = match stdin {
+        Some(path) => {
+            Stdio::from(fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?)
+        }
+        None => Stdio::null(),
+    };
     let start = Instant::now();
     let status = Command::new(&command[0])
         .args(&command[1..])
-        .stdin(Stdio::null())
+        .stdin(input)
         .status()
         .map_err(|e| format!("{}: {e}", command[0].to_string_lossy()))?;
     let wall = start.elapsed();
@@ -144,53 +184,64 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-/// Parser limits like the CLI's (which sets them per document).
-fn parse_options() -> serde_saphyr::Options {
-    serde_saphyr::options! {
-        budget: serde_saphyr::budget! {
-            max_depth: 100,
-            max_nodes: 2_000_000,
-            max_events: 8_000_000,
-        },
-    }
-}
+/// A keep that builds nothing: reading a document with it is the syntax
+/// check alone.
+static NOTHING: Keep = Keep::Fields(&[]);
 
-fn floor_role(floor: Floor, corpus: &Path) -> Result<()> {
+fn floor_role(floor: Floor, input: &Path) -> Result<()> {
     let mut files = Vec::new();
-    walk(corpus, &mut files)?;
+    if input.is_dir() {
+        walk(input, &mut files)?;
+    } else {
+        files.push(input.to_path_buf());
+    }
     let next = AtomicUsize::new(0);
     let threads = thread::available_parallelism().map_or(2, |n| n.get());
-    // Each thread reads (and parses) the next file until none is left.
+    // Each thread reads (and checks) the next file until none is left; a
+    // single file's documents are shared out the same way.
+    let texts: Vec<String> = if files.len() == 1 {
+        vec![fs::read_to_string(&files[0]).map_err(|e| format!("{}: {e}", files[0].display()))?]
+    } else {
+        Vec::new()
+    };
+    let chunks = texts
+        .first()
+        .map(|t| split_documents(t))
+        .unwrap_or_default();
     let work = || -> Result<(usize, usize)> {
         let (mut bytes, mut documents) = (0, 0);
+        if !texts.is_empty() {
+            while let Some(chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) {
+                if let Floor::Syntax = floor {
+                    compose(chunk.text, &|_, _| &NOTHING);
+                }
+                documents += 1;
+            }
+            return Ok((bytes, documents));
+        }
         while let Some(path) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
             let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
             bytes += text.len();
-            if let Floor::Parse = floor {
-                let values: Vec<Value> =
-                    serde_saphyr::from_multiple_with_options(&text, parse_options())
-                        .map_err(|e| format!("{}: {e}", path.display()))?;
-                documents += values.len();
+            for chunk in split_documents(&text) {
+                if let Floor::Syntax = floor {
+                    compose(chunk.text, &|_, _| &NOTHING);
+                }
+                documents += 1;
             }
         }
         Ok((bytes, documents))
     };
     let totals = thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                thread::Builder::new()
-                    // Parsing recurses per nesting level, as in the CLI.
-                    .stack_size(16 << 20)
-                    .spawn_scoped(scope, work)
-                    .map_err(|e| e.to_string())
-            })
-            .collect::<Result<_>>()?;
+        let workers: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
         workers
             .into_iter()
             .map(|w| w.join().map_err(|_| "a worker panicked".to_owned())?)
             .collect::<Result<Vec<_>>>()
     })?;
-    let bytes: usize = totals.iter().map(|t| t.0).sum();
+    let bytes = match texts.first() {
+        Some(text) => text.len(),
+        None => totals.iter().map(|t| t.0).sum(),
+    };
     let documents: usize = totals.iter().map(|t| t.1).sum();
     println!("{} {bytes} {documents}", files.len());
     Ok(())
@@ -204,10 +255,20 @@ struct Sample {
     stdout: String,
 }
 
-/// Runs `command` as a child of a `measure` child; its stdout is kept or discarded.
-fn measure(exe: &Path, command: &[&std::ffi::OsStr], keep_stdout: bool) -> Result<Sample> {
-    let output = Command::new(exe)
-        .arg("measure")
+/// Runs `command` as a child of a `measure` child, with standard input from
+/// `stdin` if given; its stdout is kept or discarded.
+fn measure(
+    exe: &Path,
+    stdin: Option<&Path>,
+    command: &[&std::ffi::OsStr],
+    keep_stdout: bool,
+) -> Result<Sample> {
+    let mut child = Command::new(exe);
+    child.arg("measure");
+    if let Some(stdin) = stdin {
+        child.arg("--stdin").arg(stdin);
+    }
+    let output = child
         .args(command)
         .stdin(Stdio::null())
         .stdout(if keep_stdout {
@@ -237,17 +298,14 @@ fn measure(exe: &Path, command: &[&std::ffi::OsStr], keep_stdout: bool) -> Resul
 }
 
 /// A floor's run, with the `files bytes documents` it printed.
-fn run_floor(exe: &Path, floor: &str, corpus: &Path) -> Result<(Sample, [u64; 3])> {
-    let sample = measure(
-        exe,
-        &[
-            exe.as_os_str(),
-            "floor".as_ref(),
-            floor.as_ref(),
-            corpus.as_os_str(),
-        ],
-        true,
-    )?;
+fn run_floor(exe: &Path, floor: &str, input: &Path) -> Result<(Sample, [u64; 3])> {
+    let command = [
+        exe.as_os_str(),
+        "floor".as_ref(),
+        floor.as_ref(),
+        input.as_os_str(),
+    ];
+    let sample = measure(exe, None, &command, true)?;
     let counts: Vec<u64> = sample
         .stdout
         .split_whitespace()
@@ -280,6 +338,10 @@ impl Line {
         walls[rank.clamp(1, walls.len()) - 1]
     }
 
+    fn median(&self) -> f64 {
+        self.quantile(0.5).as_secs_f64()
+    }
+
     fn min(&self) -> Duration {
         self.walls.iter().copied().min().unwrap_or_default()
     }
@@ -289,73 +351,109 @@ impl Line {
     }
 }
 
+/// Generates a profile's input under `corpora` unless it is there.
+fn prepare(profile: Profile, corpora: &Path) -> Result<PathBuf> {
+    let path = |name: &str| corpora.join(name);
+    let generate = |dir: &Path, size_mb, seed, layout| -> Result<()> {
+        if dir.exists() {
+            return Ok(());
+        }
+        eprintln!("generating {} ...", dir.display());
+        let stats = hpa_lint_bench::corpus::generate(dir, size_mb, seed, layout)
+            .map_err(|e| format!("generating {}: {e}", dir.display()))?;
+        eprintln!("{stats}");
+        Ok(())
+    };
+    fs::create_dir_all(corpora).map_err(|e| format!("{}: {e}", corpora.display()))?;
+    match profile {
+        Profile::Gitops => {
+            generate(&path("gitops"), 120, 1, Layout::Monorepo)?;
+            Ok(path("gitops"))
+        }
+        Profile::SmallFiles => {
+            generate(&path("small-files"), 100, 2, Layout::OnePerFile)?;
+            Ok(path("small-files"))
+        }
+        Profile::Stream => {
+            let stream = path("stream.yaml");
+            if !stream.exists() {
+                generate(&path("small-files"), 100, 2, Layout::OnePerFile)?;
+                write_stream(&path("small-files"), &stream, 50_000_000)?;
+            }
+            Ok(stream)
+        }
+    }
+}
+
+/// Concatenates the documents of `dir` (in path order) into one stream of
+/// about `bytes`, as a rendered chart or kustomization is.
+fn write_stream(dir: &Path, out: &Path, bytes: usize) -> Result<()> {
+    let mut files = Vec::new();
+    walk(dir, &mut files)?;
+    files.sort();
+    let mut stream = String::with_capacity(bytes + (1 << 20));
+    for file in files {
+        if stream.len() >= bytes {
+            break;
+        }
+        let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        // JSON files are one object each; a stream holds YAML documents.
+        if text.trim_start().starts_with('{') {
+            continue;
+        }
+        stream.push_str("---\n");
+        stream.push_str(&text.replace("\r\n", "\n"));
+        if !stream.ends_with('\n') {
+            stream.push('\n');
+        }
+    }
+    let partial = out.with_extension("partial");
+    fs::write(&partial, stream).map_err(|e| format!("{}: {e}", partial.display()))?;
+    fs::rename(&partial, out).map_err(|e| format!("{}: {e}", out.display()))
+}
+
+/// The measurements of one profile.
+struct Measured {
+    profile: Profile,
+    input: PathBuf,
+    files: u64,
+    bytes: u64,
+    documents: u64,
+    summary: Value,
+    /// floor 1, floor 2, hpa-lint, and the baseline if one was given.
+    lines: Vec<(String, Line)>,
+}
+
 fn run(args: &Args) -> Result<()> {
     let exe = env::current_exe().map_err(|e| e.to_string())?;
     let bin_dir = exe.parent().ok_or("no directory for this executable")?;
-    let corpus = match &args.corpus {
-        Some(corpus) => corpus.clone(),
-        // target/release/bench → target/bench-corpus
-        None => bin_dir.parent().unwrap_or(bin_dir).join("bench-corpus"),
-    };
-    if !corpus.exists() {
-        eprintln!("generating {} ...", corpus.display());
-        let stats = hpa_lint_bench::corpus::generate(&corpus, 120, 1, Layout::Monorepo)
-            .map_err(|e| format!("generating {}: {e}", corpus.display()))?;
-        eprintln!("{stats}");
-    }
-    let hpa_lint = match &args.hpa_lint {
-        Some(path) => path.clone(),
-        None => bin_dir.join("hpa-lint"),
-    };
+    let target_dir = bin_dir.parent().unwrap_or(bin_dir);
+    let corpora = args
+        .corpora
+        .clone()
+        .unwrap_or_else(|| target_dir.join("bench-corpora"));
+    let hpa_lint = args
+        .hpa_lint
+        .clone()
+        .unwrap_or_else(|| bin_dir.join("hpa-lint"));
     if !hpa_lint.is_file() {
         return Err(format!(
             "{} not found: build it with `cargo build --release -p hpa-lint`",
             hpa_lint.display()
         ));
     }
-    let one_file = env::temp_dir().join("hpa-lint-bench-one-file.yaml");
-    fs::write(&one_file, ONE_FILE).map_err(|e| format!("{}: {e}", one_file.display()))?;
-    let lint_corpus = [
-        hpa_lint.as_os_str(),
-        "--format".as_ref(),
-        "json".as_ref(),
-        corpus.as_os_str(),
-    ];
-
-    // Warm the page cache, count, and check that hpa-lint reads the same corpus.
-    eprintln!("warming up ...");
-    let (_, [files, bytes, _]) = run_floor(&exe, "read", &corpus)?;
-    let (_, [_, _, documents]) = run_floor(&exe, "parse", &corpus)?;
-    let summary = check_summary(&measure(&exe, &lint_corpus, true)?, files, documents)?;
-    let facts = Facts {
-        corpus: corpus.clone(),
-        files,
-        bytes,
-        documents,
-        summary,
+    let profiles = if args.profile.is_empty() {
+        Profile::ALL.to_vec()
+    } else {
+        args.profile.clone()
     };
-
-    let mut lines: [Line; 3] = Default::default();
-    for run in 1..=args.runs {
-        eprintln!("run {run}/{} ...", args.runs);
-        lines[0].add(&run_floor(&exe, "read", &corpus)?.0);
-        lines[1].add(&run_floor(&exe, "parse", &corpus)?.0);
-        let sample = measure(&exe, &lint_corpus, false)?;
-        if sample.code > 1 {
-            return Err(format!("hpa-lint exited with {}", sample.code));
-        }
-        lines[2].add(&sample);
+    let mut measured = Vec::new();
+    for profile in profiles {
+        let input = prepare(profile, &corpora)?;
+        measured.push(measure_profile(&exe, args, &hpa_lint, profile, input)?);
     }
-    let mut one = Line::default();
-    for _ in 0..args.one_file_runs {
-        let sample = measure(&exe, &[hpa_lint.as_os_str(), one_file.as_os_str()], false)?;
-        if sample.code > 1 {
-            return Err(format!("hpa-lint exited with {} on one file", sample.code));
-        }
-        one.add(&sample);
-    }
-
-    let report = report(&facts, args, &lines, &one).map_err(|e| e.to_string())?;
+    let one = measure_one_file(&exe, args, &hpa_lint)?;
+    let report = report(args, &measured, &one).map_err(|e| e.to_string())?;
     print!("{report}");
     if let Some(out) = &args.out {
         fs::write(out, &report).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -363,114 +461,190 @@ fn run(args: &Args) -> Result<()> {
     Ok(())
 }
 
+/// The command that lints `input`: a directory as arguments, a stream on stdin.
+fn lint_command<'a>(
+    hpa_lint: &'a Path,
+    profile: Profile,
+    input: &'a Path,
+) -> (Vec<&'a std::ffi::OsStr>, Option<&'a Path>) {
+    let mut command = vec![hpa_lint.as_os_str(), "--format".as_ref(), "json".as_ref()];
+    if profile == Profile::Stream {
+        command.push("-".as_ref());
+        (command, Some(input))
+    } else {
+        command.push(input.as_os_str());
+        (command, None)
+    }
+}
+
+fn measure_profile(
+    exe: &Path,
+    args: &Args,
+    hpa_lint: &Path,
+    profile: Profile,
+    input: PathBuf,
+) -> Result<Measured> {
+    // Warm the page cache, count, and check that hpa-lint reads the same input.
+    eprintln!("{}: warming up ...", profile.name());
+    let (_, [files, bytes, documents]) = run_floor(exe, "syntax", &input)?;
+    let mut binaries = vec![("hpa-lint --format json".to_owned(), hpa_lint.to_path_buf())];
+    if let Some(baseline) = &args.baseline {
+        binaries.push((
+            format!("baseline: {}", baseline.display()),
+            baseline.clone(),
+        ));
+    }
+    let (command, stdin) = lint_command(hpa_lint, profile, &input);
+    let summary = check_summary(&measure(exe, stdin, &command, true)?, profile, files)?;
+    let mut lines: Vec<(String, Line)> = vec![
+        ("floor 1: read every file".to_owned(), Line::default()),
+        (
+            "floor 2: check every document's syntax (one parser pass, nothing built)".to_owned(),
+            Line::default(),
+        ),
+    ];
+    lines.extend(
+        binaries
+            .iter()
+            .map(|(name, _)| (name.clone(), Line::default())),
+    );
+    for run in 1..=args.runs {
+        eprintln!("{}: run {run}/{} ...", profile.name(), args.runs);
+        lines[0].1.add(&run_floor(exe, "read", &input)?.0);
+        lines[1].1.add(&run_floor(exe, "syntax", &input)?.0);
+        for (i, (_, binary)) in binaries.iter().enumerate() {
+            let (command, stdin) = lint_command(binary, profile, &input);
+            let sample = measure(exe, stdin, &command, false)?;
+            if sample.code > 1 {
+                return Err(format!("{} exited with {}", binary.display(), sample.code));
+            }
+            lines[2 + i].1.add(&sample);
+        }
+    }
+    Ok(Measured {
+        profile,
+        input,
+        files,
+        bytes,
+        documents,
+        summary,
+        lines,
+    })
+}
+
+fn measure_one_file(exe: &Path, args: &Args, hpa_lint: &Path) -> Result<Line> {
+    let one_file = env::temp_dir().join("hpa-lint-bench-one-file.yaml");
+    fs::write(&one_file, ONE_FILE).map_err(|e| format!("{}: {e}", one_file.display()))?;
+    let mut one = Line::default();
+    for _ in 0..args.one_file_runs {
+        let sample = measure(
+            exe,
+            None,
+            &[hpa_lint.as_os_str(), one_file.as_os_str()],
+            false,
+        )?;
+        if sample.code > 1 {
+            return Err(format!("hpa-lint exited with {} on one file", sample.code));
+        }
+        one.add(&sample);
+    }
+    Ok(one)
+}
+
 /// Checks the exit code and the summary of hpa-lint's JSON output, and returns the summary.
-fn check_summary(sample: &Sample, files: u64, documents: u64) -> Result<Value> {
+fn check_summary(sample: &Sample, profile: Profile, files: u64) -> Result<Value> {
     if sample.code > 1 {
         return Err(format!("hpa-lint exited with {}", sample.code));
     }
     let output: Value = serde_json::from_str(&sample.stdout)
         .map_err(|e| format!("hpa-lint's output is not JSON: {e}"))?;
     let summary = &output["summary"];
+    let expected_files = if profile == Profile::Stream { 1 } else { files };
     let count = |field: &str| summary[field].as_u64();
-    if count("files") != Some(files) || count("objects").is_none_or(|o| o == 0) {
+    if count("files") != Some(expected_files) || count("objects").is_none_or(|o| o == 0) {
         return Err(format!(
-            "hpa-lint's summary does not match the corpus ({files} files): {summary}"
+            "hpa-lint's summary does not match the input ({expected_files} files): {summary}"
         ));
-    }
-    if count("documents") != Some(documents) {
-        eprintln!("note: hpa-lint counts other documents than the parser ({documents}): {summary}");
     }
     Ok(summary.clone())
 }
 
-/// What the warm-up found out about the corpus.
-struct Facts {
-    corpus: PathBuf,
-    files: u64,
-    bytes: u64,
-    documents: u64,
-    /// hpa-lint's summary of it.
-    summary: Value,
-}
-
-fn report(
-    facts: &Facts,
-    args: &Args,
-    lines: &[Line; 3],
-    one: &Line,
-) -> Result<String, std::fmt::Error> {
-    let Facts {
-        corpus,
-        files,
-        bytes,
-        documents,
-        summary,
-    } = facts;
+fn report(args: &Args, measured: &[Measured], one: &Line) -> Result<String, std::fmt::Error> {
     let cores = thread::available_parallelism().map_or(0, |n| n.get());
-    let mb = *bytes as f64 / 1e6;
     let mut out = String::new();
     writeln!(out, "# hpa-lint benchmark\n")?;
     writeln!(
         out,
-        "Corpus `{}`: {files} files, {mb:.1} MB, {documents} documents. \
-         Machine: {cores} cores. Wall time: median (min) of {} runs; \
-         peak RSS: the largest. hpa-lint's summary: `{summary}`.\n",
-        corpus.display(),
-        args.runs,
+        "Machine: {cores} cores. Wall time: median (min) of {} runs; peak RSS: the largest.\n",
+        args.runs
     )?;
-    writeln!(out, "| Run | Wall time | MB/s | Documents/s | Peak RSS |")?;
-    writeln!(out, "|---|---:|---:|---:|---:|")?;
-    let names = [
-        "floor 1: read every file",
-        "floor 2: parse every document (serde-saphyr → `serde_json::Value`)",
-        "hpa-lint --format json",
-    ];
-    for (name, line) in names.iter().zip(lines) {
-        let median = line.quantile(0.5).as_secs_f64();
+    for m in measured {
+        let mb = m.bytes as f64 / 1e6;
+        writeln!(out, "## {}\n", m.profile.name())?;
         writeln!(
             out,
-            "| {name} | {median:.3} s ({:.3} s) | {:.0} | {:.0} | {:.0} MiB |",
-            line.min().as_secs_f64(),
-            mb / median,
-            *documents as f64 / median,
-            line.peak_mib(),
+            "`{}`: {} files, {mb:.1} MB, {} documents. hpa-lint's summary: `{}`.\n",
+            m.input.display(),
+            m.files,
+            m.documents,
+            m.summary
+        )?;
+        writeln!(
+            out,
+            "| Run | Wall time | MB/s | Documents/s | Peak RSS | × floor 1 | × floor 2 |"
+        )?;
+        writeln!(out, "|---|---:|---:|---:|---:|---:|---:|")?;
+        let (floor1, floor2) = (m.lines[0].1.median(), m.lines[1].1.median());
+        for (name, line) in &m.lines {
+            let median = line.median();
+            writeln!(
+                out,
+                "| {name} | {median:.3} s ({:.3} s) | {:.0} | {:.0} | {:.0} MiB | {:.2} | {:.2} |",
+                line.min().as_secs_f64(),
+                mb / median,
+                m.documents as f64 / median,
+                line.peak_mib(),
+                median / floor1,
+                median / floor2,
+            )?;
+        }
+        let lint = &m.lines[2].1;
+        let verdict = |met: bool| if met { "met" } else { "not met" };
+        let peak_mb = lint.peak_kib as f64 * 1024.0 / 1e6;
+        writeln!(out, "\nGoals:")?;
+        writeln!(
+            out,
+            "- ≥ 100 MB/s: {:.0} MB/s, {}",
+            mb / lint.median(),
+            verdict(mb / lint.median() >= 100.0)
+        )?;
+        if m.profile == Profile::SmallFiles {
+            let ratio = lint.median() / floor1;
+            writeln!(
+                out,
+                "- ≤ 1.5× floor 1: {ratio:.2}×, {}",
+                verdict(ratio <= 1.5)
+            )?;
+        }
+        writeln!(
+            out,
+            "- peak memory under half the input ({mb:.0} MB): {peak_mb:.0} MB, {}\n",
+            verdict(peak_mb < mb / 2.0)
         )?;
     }
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     writeln!(
         out,
-        "| hpa-lint, one small HPA file ({} runs) | {:.1} ms (p95 {:.1} ms) | | | {:.0} MiB |\n",
+        "One small HPA file ({} runs): {:.1} ms (p95 {:.1} ms), {:.0} MiB; goal under 20 ms: {}.",
         args.one_file_runs,
         ms(one.quantile(0.5)),
         ms(one.quantile(0.95)),
         one.peak_mib(),
-    )?;
-    let lint = lines[2].quantile(0.5).as_secs_f64();
-    writeln!(
-        out,
-        "hpa-lint takes {:.1}× the time of floor 1 and {:.2}× the time of floor 2.\n",
-        lint / lines[0].quantile(0.5).as_secs_f64(),
-        lint / lines[1].quantile(0.5).as_secs_f64(),
-    )?;
-    let verdict = |met: bool| if met { "met" } else { "not met" };
-    let peak_mb = lines[2].peak_kib as f64 * 1024.0 / 1e6;
-    writeln!(out, "Goals:")?;
-    writeln!(
-        out,
-        "- end to end ≥ 100 MB/s: {:.0} MB/s, {}",
-        mb / lint,
-        verdict(mb / lint >= 100.0)
-    )?;
-    writeln!(
-        out,
-        "- peak memory under half the corpus size ({mb:.0} MB): {peak_mb:.0} MB, {}",
-        verdict(peak_mb < mb / 2.0)
-    )?;
-    writeln!(
-        out,
-        "- one file under 20 ms: p95 {:.1} ms, {}",
-        ms(one.quantile(0.95)),
-        verdict(one.quantile(0.95) < Duration::from_millis(20))
+        if one.quantile(0.95) < Duration::from_millis(20) {
+            "met"
+        } else {
+            "not met"
+        },
     )?;
     Ok(out)
 }
