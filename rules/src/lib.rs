@@ -8,6 +8,7 @@
 pub mod config;
 pub mod controller;
 pub mod diagnostic;
+pub mod fix;
 pub mod index;
 pub mod lint;
 pub mod model;

@@ -71,6 +71,17 @@ impl FieldPath {
         Self(segments)
     }
 
+    /// A path from its segments, outermost first.
+    pub fn from_segments(segments: Vec<Segment>) -> Self {
+        Self(segments)
+    }
+
+    /// The path without its last segment; `None` for the root.
+    pub fn parent(&self) -> Option<Self> {
+        let (_, parent) = self.0.split_last()?;
+        Some(Self(parent.to_vec()))
+    }
+
     /// The segments, outermost first.
     pub fn segments(&self) -> &[Segment] {
         &self.0

@@ -17,6 +17,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 mod compose;
+mod edit;
 mod keep;
 pub mod lines;
 mod locate;
@@ -25,6 +26,7 @@ mod split;
 mod template;
 
 pub use compose::{Choose, Composed, MAX_ALIAS_NODES, MAX_DEPTH, compose};
+pub use edit::{Edit, EditError, TextEdit, apply, text_edits};
 pub use keep::{ALL, Keep};
 pub use locate::locate;
 pub use split::{Chunk, split_documents};

@@ -1,0 +1,190 @@
+//! Fixes: what a finding proposes to change, said once as [`Edit`]s on the
+//! document's field paths. The CLI turns them into text edits that keep the
+//! file's formatting ([`crate::source::text_edits`]); the webhook into an
+//! RFC 6902 JSON Patch ([`Fix::json_patch`]).
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::diagnostic::PatchOp;
+use crate::path::{FieldPath, Segment};
+pub use crate::source::Edit;
+
+/// Whether a fix may be applied without review.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// Keeps the meaning the author evidently intended: `--fix` applies it.
+    Safe,
+    /// Changes what runs: applied only with `--unsafe-fixes`, after review.
+    Unsafe,
+}
+
+impl Applicability {
+    /// The lowercase name used in output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+        }
+    }
+}
+
+/// A proposed change to the document a finding is in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fix {
+    /// What it does, imperative: "set `apiVersion` to `apps/v1`".
+    pub title: Cow<'static, str>,
+    /// Whether it may be applied without review.
+    pub applicability: Applicability,
+    /// The changes, on paths of the document as written.
+    pub edits: Vec<Edit>,
+}
+
+impl Fix {
+    /// A fix that keeps the meaning the author intended.
+    pub fn safe(title: impl Into<Cow<'static, str>>, edits: Vec<Edit>) -> Self {
+        Self {
+            title: title.into(),
+            applicability: Applicability::Safe,
+            edits,
+        }
+    }
+
+    /// A fix that changes what runs.
+    pub fn unsafe_edit(title: impl Into<Cow<'static, str>>, edits: Vec<Edit>) -> Self {
+        Self {
+            title: title.into(),
+            applicability: Applicability::Unsafe,
+            edits,
+        }
+    }
+
+    /// The JSON Patch that makes the edits to `document`. Missing parent
+    /// mappings are added with the value; an edit of a field that is not there
+    /// (a removal or rename) is left out.
+    pub fn json_patch(&self, document: &Value) -> Vec<PatchOp> {
+        let mut out = Vec::new();
+        for edit in &self.edits {
+            match edit {
+                Edit::Set { path, value } => out.push(set(document, path, value)),
+                Edit::Remove { path } => {
+                    if document.pointer(&path.pointer()).is_some() {
+                        out.push(PatchOp::Remove { path: path.clone() });
+                    }
+                }
+                Edit::Rename { path, to } => {
+                    let (Some(value), Some(parent)) =
+                        (document.pointer(&path.pointer()), path.parent())
+                    else {
+                        continue;
+                    };
+                    out.push(PatchOp::Add {
+                        path: parent.field(to),
+                        value: value.clone(),
+                    });
+                    out.push(PatchOp::Remove { path: path.clone() });
+                }
+            }
+        }
+        out
+    }
+}
+
+/// `add` at the first segment of `path` that `document` lacks, with the rest
+/// of the path as nested mappings around `value`.
+fn set(document: &Value, path: &FieldPath, value: &Value) -> PatchOp {
+    let segments = path.segments();
+    let mut node = document;
+    let mut depth = 0;
+    for segment in segments {
+        let child = match (segment, node) {
+            (Segment::Field(name) | Segment::Key(name), Value::Object(map)) => map.get(&**name),
+            (Segment::Index(i), Value::Array(items)) => items.get(*i),
+            _ => None,
+        };
+        match child {
+            Some(child) if depth + 1 < segments.len() => {
+                node = child;
+                depth += 1;
+            }
+            _ => break,
+        }
+    }
+    let mut nested = value.clone();
+    for segment in segments[depth + 1..].iter().rev() {
+        let name = match segment {
+            Segment::Field(name) | Segment::Key(name) => name.to_string(),
+            Segment::Index(i) => i.to_string(),
+        };
+        nested = Value::Object([(name, nested)].into_iter().collect());
+    }
+    PatchOp::Add {
+        path: FieldPath::from_segments(segments[..=depth].to_vec()),
+        value: nested,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn patched(document: &Value, fix: &Fix) -> Value {
+        let patch: json_patch::Patch =
+            serde_json::from_value(serde_json::to_value(fix.json_patch(document)).unwrap())
+                .unwrap();
+        let mut out = document.clone();
+        json_patch::patch(&mut out, &patch).unwrap();
+        out
+    }
+
+    #[test]
+    fn patches_set_remove_and_rename() {
+        let document =
+            json!({"spec": {"replicas": 3, "behavior": {"scaleUp": {}}, "minReplica": 1}});
+        let fix = Fix::safe(
+            "t",
+            vec![
+                Edit::Set {
+                    path: FieldPath::fields("spec.behavior.scaleDown.stabilizationWindowSeconds"),
+                    value: json!(300),
+                },
+                Edit::Set {
+                    path: FieldPath::fields("spec.behavior.scaleUp.selectPolicy"),
+                    value: json!("Max"),
+                },
+                Edit::Remove {
+                    path: FieldPath::fields("spec.replicas"),
+                },
+                Edit::Rename {
+                    path: FieldPath::fields("spec.minReplica"),
+                    to: "minReplicas".into(),
+                },
+            ],
+        );
+        assert_eq!(
+            patched(&document, &fix),
+            json!({"spec": {"behavior": {
+                "scaleUp": {"selectPolicy": "Max"},
+                "scaleDown": {"stabilizationWindowSeconds": 300}
+            }, "minReplicas": 1}})
+        );
+        let bare = json!({});
+        assert_eq!(
+            patched(
+                &bare,
+                &Fix::safe(
+                    "t",
+                    vec![Edit::Set {
+                        path: FieldPath::fields("metadata.annotations"),
+                        value: json!({"a": "b"})
+                    }]
+                )
+            ),
+            json!({"metadata": {"annotations": {"a": "b"}}})
+        );
+    }
+}

@@ -1,0 +1,757 @@
+//! Changes to a document, said once on field paths ([`Edit`]) and carried out
+//! on its text with the fewest bytes changed ([`text_edits`]): comments, key
+//! order, quoting, indentation, flow or block style and line breaks outside the
+//! edited spans stay as they were.
+
+use std::ops::Range;
+
+use granit_parser::{Event, Parser};
+use serde_json::Value;
+
+use super::compose::parser_options;
+use super::lines::line_around;
+use super::pos_of;
+use super::scalar::{self, Scalar};
+use crate::path::{FieldPath, Segment};
+
+/// A change to a document, on a path of the document as written.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Edit {
+    /// Sets a field, adding it (and any missing parent mapping) when absent.
+    Set {
+        /// The field.
+        path: FieldPath,
+        /// Its new value.
+        value: Value,
+    },
+    /// Removes a field.
+    Remove {
+        /// The field.
+        path: FieldPath,
+    },
+    /// Renames a mapping key, keeping its value and place.
+    Rename {
+        /// The key's field.
+        path: FieldPath,
+        /// The new key.
+        to: String,
+    },
+}
+
+impl Edit {
+    /// The field the edit changes.
+    pub fn path(&self) -> &FieldPath {
+        match self {
+            Edit::Set { path, .. } | Edit::Remove { path } | Edit::Rename { path, .. } => path,
+        }
+    }
+}
+
+/// A change to text: `range` is replaced by `text`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextEdit {
+    /// The bytes replaced.
+    pub range: Range<usize>,
+    /// What replaces them.
+    pub text: String,
+}
+
+/// Why an edit cannot be made to a text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    /// The document is not YAML that can be read.
+    #[error("the document cannot be read")]
+    Unreadable,
+    /// The path goes through something that is not a mapping.
+    #[error("`{0}` is not inside a mapping")]
+    NotAMapping(String),
+    /// The field to remove or rename is not there.
+    #[error("`{0}` is not in the document")]
+    Missing(String),
+}
+
+/// A node of a document, with where it is.
+#[derive(Debug)]
+struct Node {
+    /// The node's own bytes (for a block collection, up to its last child's end).
+    span: Range<usize>,
+    kind: Kind,
+}
+
+#[derive(Debug)]
+enum Kind {
+    Scalar,
+    Map { flow: bool, entries: Vec<Entry> },
+    Seq { items: Vec<Node> },
+}
+
+#[derive(Debug)]
+struct Entry {
+    key: String,
+    key_span: Range<usize>,
+    /// Column (in bytes from its line's start) of the key.
+    indent: usize,
+    value: Node,
+}
+
+/// Reads a document into its tree of spans.
+fn read_tree(text: &str) -> Result<Node, EditError> {
+    enum Open {
+        Map {
+            flow: bool,
+            start: usize,
+            entries: Vec<Entry>,
+            key: Option<(String, Range<usize>)>,
+        },
+        Seq {
+            flow: bool,
+            start: usize,
+            items: Vec<Node>,
+        },
+    }
+    let mut stack: Vec<Open> = Vec::new();
+    let mut root = None;
+    let column = |offset: usize| offset - line_around(text, offset).start;
+    for next in Parser::new_from_str_with_options(text, parser_options(text)) {
+        let (event, span) = next.map_err(|_| EditError::Unreadable)?;
+        let at = pos_of(&span);
+        let range = at.offset..at.offset + at.len;
+        let node = match event {
+            Event::MappingStart(style, ..) => {
+                stack.push(Open::Map {
+                    flow: style == granit_parser::StructureStyle::Flow,
+                    start: range.start,
+                    entries: Vec::new(),
+                    key: None,
+                });
+                continue;
+            }
+            Event::SequenceStart(style, ..) => {
+                stack.push(Open::Seq {
+                    flow: style == granit_parser::StructureStyle::Flow,
+                    start: range.start,
+                    items: Vec::new(),
+                });
+                continue;
+            }
+            Event::MappingEnd => match stack.pop() {
+                Some(Open::Map {
+                    flow,
+                    start,
+                    entries,
+                    ..
+                }) => {
+                    let end = if flow {
+                        range.end
+                    } else {
+                        entries.last().map_or(range.start, |e| e.value.span.end)
+                    };
+                    Node {
+                        span: start..end,
+                        kind: Kind::Map { flow, entries },
+                    }
+                }
+                _ => return Err(EditError::Unreadable),
+            },
+            Event::SequenceEnd => match stack.pop() {
+                Some(Open::Seq { flow, start, items }) => {
+                    let end = if flow {
+                        range.end
+                    } else {
+                        items.last().map_or(range.start, |i| i.span.end)
+                    };
+                    Node {
+                        span: start..end,
+                        kind: Kind::Seq { items },
+                    }
+                }
+                _ => return Err(EditError::Unreadable),
+            },
+            Event::Scalar(value, style, _, tag) => {
+                if let Some(Open::Map {
+                    key: key @ None, ..
+                }) = stack.last_mut()
+                {
+                    let name = scalar::resolve(value.clone(), style, tag.as_deref())
+                        .ok()
+                        .and_then(|s| match s {
+                            Scalar::Merge => None,
+                            s => scalar::key_text(s).ok().map(|k| k.into_owned()),
+                        })
+                        .unwrap_or_else(|| value.into_owned());
+                    *key = Some((name, range));
+                    continue;
+                }
+                Node {
+                    span: range,
+                    kind: Kind::Scalar,
+                }
+            }
+            Event::Alias(_) => Node {
+                span: range,
+                kind: Kind::Scalar,
+            },
+            Event::DocumentEnd | Event::StreamEnd => break,
+            _ => continue,
+        };
+        match stack.last_mut() {
+            None => root = Some(node),
+            Some(Open::Seq { items, .. }) => items.push(node),
+            Some(Open::Map { entries, key, .. }) => {
+                let (key, key_span) = key.take().ok_or(EditError::Unreadable)?;
+                let indent = column(key_span.start);
+                entries.push(Entry {
+                    key,
+                    key_span,
+                    indent,
+                    value: node,
+                });
+            }
+        }
+    }
+    root.ok_or(EditError::Unreadable)
+}
+
+impl Node {
+    /// The node at `segments` below this one, with the entry holding it.
+    fn get(&self, segment: &Segment) -> Option<&Node> {
+        match (&self.kind, segment) {
+            (Kind::Map { entries, .. }, Segment::Field(name) | Segment::Key(name)) => entries
+                .iter()
+                .rev()
+                .find(|e| e.key == **name)
+                .map(|e| &e.value),
+            (Kind::Seq { items }, Segment::Index(i)) => items.get(*i),
+            _ => None,
+        }
+    }
+
+    fn entry(&self, name: &str) -> Option<(usize, &Entry)> {
+        match &self.kind {
+            Kind::Map { entries, .. } => entries
+                .iter()
+                .enumerate()
+                .rev()
+                .find(|(_, e)| e.key == name),
+            _ => None,
+        }
+    }
+}
+
+/// How the document writes things.
+struct Style<'t> {
+    text: &'t str,
+    /// The line break the document uses.
+    eol: &'static str,
+    /// The indentation step of block mappings.
+    step: usize,
+    /// A JSON document: everything is written as JSON.
+    json: bool,
+}
+
+impl<'t> Style<'t> {
+    fn of(text: &'t str, root: &Node) -> Self {
+        let eol = match memchr::memchr2(b'\n', b'\r', text.as_bytes()) {
+            Some(i) if text[i..].starts_with("\r\n") => "\r\n",
+            Some(i) if text.as_bytes()[i] == b'\r' => "\r",
+            _ => "\n",
+        };
+        Self {
+            text,
+            eol,
+            step: indent_step(root).unwrap_or(2),
+            json: text.trim_start().starts_with('{'),
+        }
+    }
+
+    /// The end of the line `offset` is on, after its line break.
+    fn line_end(&self, offset: usize) -> usize {
+        let end = line_around(self.text, offset).end;
+        let rest = &self.text[end..];
+        end + if rest.starts_with("\r\n") {
+            2
+        } else {
+            usize::from(rest.starts_with(['\n', '\r']))
+        }
+    }
+}
+
+/// The indentation step of the first nested block mapping found.
+fn indent_step(node: &Node) -> Option<usize> {
+    let Kind::Map {
+        flow: false,
+        entries,
+    } = &node.kind
+    else {
+        return None;
+    };
+    entries.iter().find_map(|e| match &e.value.kind {
+        Kind::Map {
+            flow: false,
+            entries: inner,
+        } => inner
+            .first()
+            .and_then(|i| i.indent.checked_sub(e.indent))
+            .filter(|s| *s > 0)
+            .or_else(|| indent_step(&e.value)),
+        _ => None,
+    })
+}
+
+/// A scalar written so that kubectl reads it back as `value`: plain when that
+/// is unambiguous, else double-quoted (JSON's escapes are YAML's).
+fn scalar_text(value: &Value, json: bool) -> String {
+    let Value::String(s) = value else {
+        return value.to_string();
+    };
+    let plain_safe = !json
+        && !s.is_empty()
+        && s.trim() == s
+        && !s.starts_with([
+            '-', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%',
+            '@', '`',
+        ])
+        && !s.contains(": ")
+        && !s.contains(" #")
+        && !s.ends_with(':')
+        && !s
+            .chars()
+            .any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}'))
+        && matches!(
+            scalar::resolve(std::borrow::Cow::Borrowed(s.as_str()), granit_parser::ScalarStyle::Plain, None),
+            Ok(Scalar::Str(ref read)) if read == s
+        );
+    if plain_safe {
+        s.clone()
+    } else {
+        Value::from(s.as_str()).to_string()
+    }
+}
+
+/// A key as written: plain when it reads back as itself.
+fn key_text(key: &str, json: bool) -> String {
+    scalar_text(&Value::from(key), json)
+}
+
+/// A value in flow style (JSON, which is YAML too).
+fn flow_text(value: &Value, json: bool) -> String {
+    match value {
+        Value::Object(map) => {
+            let entries: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", key_text(k, json), flow_text(v, json)))
+                .collect();
+            format!("{{{}}}", entries.join(", "))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(|v| flow_text(v, json)).collect();
+            format!("[{}]", items.join(", "))
+        }
+        scalar => scalar_text(scalar, json),
+    }
+}
+
+/// `key: value` as lines of a block mapping whose keys are at `indent`.
+fn block_entry(key: &str, value: &Value, indent: usize, style: &Style<'_>) -> String {
+    let pad = " ".repeat(indent);
+    let eol = style.eol;
+    let key = key_text(key, false);
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            let inner: String = map
+                .iter()
+                .map(|(k, v)| block_entry(k, v, indent + style.step, style))
+                .collect();
+            format!("{pad}{key}:{eol}{inner}")
+        }
+        Value::Array(items) if !items.is_empty() => {
+            // Kubernetes manifests put a list's dashes under its key.
+            let inner: String = items
+                .iter()
+                .map(|item| block_item(item, indent, style))
+                .collect();
+            format!("{pad}{key}:{eol}{inner}")
+        }
+        _ => format!("{pad}{key}: {}{eol}", flow_text(value, false)),
+    }
+}
+
+/// `- item` as lines of a block sequence whose dashes are at `indent`.
+fn block_item(item: &Value, indent: usize, style: &Style<'_>) -> String {
+    let pad = " ".repeat(indent);
+    match item {
+        Value::Object(map) if !map.is_empty() => {
+            // The first entry goes on the dash's line, the others under it.
+            let mut lines = String::new();
+            for (i, (k, v)) in map.iter().enumerate() {
+                let entry = block_entry(k, v, indent + 2, style);
+                if i == 0 {
+                    lines.push_str(&format!("{pad}- {}", &entry[indent + 2..]));
+                } else {
+                    lines.push_str(&entry);
+                }
+            }
+            lines
+        }
+        _ => format!("{pad}- {}{}", flow_text(item, false), style.eol),
+    }
+}
+
+/// The value to write for `rest` of a path below an existing mapping: `value`
+/// wrapped in the mappings that are missing.
+fn nest(rest: &[Segment], value: &Value) -> Result<(String, Value), EditError> {
+    let name = |segment: &Segment| match segment {
+        Segment::Field(name) | Segment::Key(name) => Ok(name.to_string()),
+        Segment::Index(_) => Err(EditError::NotAMapping(format!("[{segment:?}]"))),
+    };
+    let (first, tail) = rest.split_first().ok_or(EditError::Unreadable)?;
+    let mut inner = value.clone();
+    for segment in tail.iter().rev() {
+        let mut map = serde_json::Map::new();
+        map.insert(name(segment)?, inner);
+        inner = Value::Object(map);
+    }
+    Ok((name(first)?, inner))
+}
+
+/// The text edits that make `edits` to a document's `text`. Edits must not
+/// overlap (the caller applies overlapping ones in a later round).
+pub fn text_edits(text: &str, edits: &[Edit]) -> Result<Vec<TextEdit>, EditError> {
+    let root = read_tree(text)?;
+    let style = Style::of(text, &root);
+    let mut out = Vec::new();
+    for edit in edits {
+        out.push(text_edit(&root, &style, edit)?);
+    }
+    Ok(out)
+}
+
+fn text_edit(root: &Node, style: &Style<'_>, edit: &Edit) -> Result<TextEdit, EditError> {
+    let segments = edit.path().segments();
+    let missing = || EditError::Missing(edit.path().to_string());
+    // The deepest node on the path, and how many segments it took.
+    let mut node = root;
+    let mut depth = 0;
+    for segment in segments {
+        match node.get(segment) {
+            Some(child) => {
+                node = child;
+                depth += 1;
+            }
+            None => break,
+        }
+    }
+    let (parent_segments, last) = segments.split_at(segments.len().saturating_sub(1));
+    let parent = parent_segments
+        .iter()
+        .try_fold(root, |n, s| n.get(s))
+        .ok_or_else(missing);
+    let last_name = match last.first() {
+        Some(Segment::Field(name) | Segment::Key(name)) => Some(name.to_string()),
+        _ => None,
+    };
+    match edit {
+        Edit::Set { value, .. } if depth == segments.len() => Ok(set_existing(
+            node,
+            value,
+            parent?,
+            last_name.as_deref(),
+            style,
+        )),
+        Edit::Set { value, .. } => {
+            let (key, value) = nest(&segments[depth..], value)?;
+            insert(node, &key, &value, style)
+                .ok_or_else(|| EditError::NotAMapping(edit.path().to_string()))
+        }
+        Edit::Remove { .. } => {
+            let name = last_name.ok_or_else(missing)?;
+            let parent = parent?;
+            let (i, _) = parent.entry(&name).ok_or_else(missing)?;
+            Ok(remove(parent, i, style))
+        }
+        Edit::Rename { to, .. } => {
+            let name = last_name.ok_or_else(missing)?;
+            let (_, entry) = parent?.entry(&name).ok_or_else(missing)?;
+            Ok(TextEdit {
+                range: entry.key_span.clone(),
+                text: key_text(to, style.json),
+            })
+        }
+    }
+}
+
+/// Replaces an existing value. A scalar, or anything in flow style, is
+/// replaced in place; a block collection is rewritten in block style.
+fn set_existing(
+    node: &Node,
+    value: &Value,
+    parent: &Node,
+    name: Option<&str>,
+    style: &Style<'_>,
+) -> TextEdit {
+    let in_flow = matches!(parent.kind, Kind::Map { flow: true, .. }) || style.json;
+    let block_value = matches!(node.kind, Kind::Map { flow: false, .. } | Kind::Seq { .. })
+        && !matches!(value, Value::Object(m) if m.is_empty())
+        && !matches!(value, Value::Array(a) if a.is_empty());
+    match (name, parent.entry(name.unwrap_or_default())) {
+        (Some(name), Some((_, entry))) if block_value && !in_flow => {
+            // The whole entry, from the key to its value's last line.
+            let end = style.line_end(node.span.end.saturating_sub(1).max(entry.key_span.end));
+            let text = block_entry(name, value, entry.indent, style);
+            TextEdit {
+                range: entry.key_span.start..end,
+                text: text[entry.indent..].to_owned(),
+            }
+        }
+        _ => TextEdit {
+            range: node.span.clone(),
+            text: flow_text(value, in_flow),
+        },
+    }
+}
+
+/// Adds `key: value` at the end of a mapping; `None` if `node` is not one.
+fn insert(node: &Node, key: &str, value: &Value, style: &Style<'_>) -> Option<TextEdit> {
+    let Kind::Map { flow, entries } = &node.kind else {
+        return None;
+    };
+    if *flow || style.json {
+        let entry = format!(
+            "{}: {}",
+            key_text(key, style.json),
+            flow_text(value, style.json)
+        );
+        return Some(match entries.last() {
+            Some(last) => TextEdit {
+                range: last.value.span.end..last.value.span.end,
+                text: format!(", {entry}"),
+            },
+            // Between the braces of `{}`.
+            None => TextEdit {
+                range: node.span.start + 1..node.span.start + 1,
+                text: entry,
+            },
+        });
+    }
+    let last = entries.last()?;
+    let end = style.line_end(last.value.span.end.saturating_sub(1).max(last.key_span.end));
+    let mut text = block_entry(key, value, last.indent, style);
+    // A last line without a line break gets one first.
+    if end == style.text.len() && !style.text.ends_with(['\n', '\r']) {
+        text.insert_str(0, style.eol);
+    }
+    Some(TextEdit {
+        range: end..end,
+        text,
+    })
+}
+
+/// Removes entry `i` of a mapping.
+fn remove(parent: &Node, i: usize, style: &Style<'_>) -> TextEdit {
+    let Kind::Map { flow, entries } = &parent.kind else {
+        unreachable!("entries are only found in mappings")
+    };
+    let entry = &entries[i];
+    if *flow || style.json {
+        // With the comma before it, or after it for the first entry.
+        let range = match (i.checked_sub(1).map(|p| &entries[p]), entries.get(i + 1)) {
+            (Some(previous), _) => previous.value.span.end..entry.value.span.end,
+            (None, Some(next)) => entry.key_span.start..next.key_span.start,
+            (None, None) => entry.key_span.start..entry.value.span.end,
+        };
+        return TextEdit {
+            range,
+            text: String::new(),
+        };
+    }
+    let line_start = entry.key_span.start - entry.indent;
+    let own_line = style.text[line_start..entry.key_span.start]
+        .trim()
+        .is_empty();
+    let end = style.line_end(
+        entry
+            .value
+            .span
+            .end
+            .saturating_sub(1)
+            .max(entry.key_span.end),
+    );
+    match (own_line, entries.get(i + 1)) {
+        (true, _) => TextEdit {
+            range: line_start..end,
+            text: String::new(),
+        },
+        // The first key of a list item (`- name: x`): the next key moves up.
+        (false, Some(next)) => TextEdit {
+            range: entry.key_span.start..next.key_span.start,
+            text: String::new(),
+        },
+        (false, None) => TextEdit {
+            range: entry.key_span.start..end,
+            text: format!("{{}}{}", style.eol),
+        },
+    }
+}
+
+/// `text` with `edits` applied (they must not overlap).
+pub fn apply(text: &str, edits: &[TextEdit]) -> String {
+    let mut sorted: Vec<&TextEdit> = edits.iter().collect();
+    sorted.sort_by_key(|e| (e.range.start, e.range.end));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for edit in sorted {
+        out.push_str(&text[at..edit.range.start]);
+        out.push_str(&edit.text);
+        at = edit.range.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{ALL, read_document};
+    use serde_json::json;
+
+    fn edited(text: &str, edits: &[Edit]) -> String {
+        apply(text, &text_edits(text, edits).unwrap())
+    }
+
+    fn value_of(text: &str) -> Value {
+        read_document(text, &|_, _| &ALL).values.remove(0).0
+    }
+
+    fn set(path: &str, value: Value) -> Edit {
+        Edit::Set {
+            path: FieldPath::fields(path),
+            value,
+        }
+    }
+
+    #[test]
+    fn replaces_scalars_in_place() {
+        let text = "# keep\nspec:\n  maxReplicas: \"5\"   # five\n  minReplicas: 1\n";
+        assert_eq!(
+            edited(text, &[set("spec.maxReplicas", json!(5))]),
+            "# keep\nspec:\n  maxReplicas: 5   # five\n  minReplicas: 1\n"
+        );
+        let flow = "spec: {scaleTargetRef: {kind: Deployment, name: web}}\n";
+        assert_eq!(
+            edited(
+                flow,
+                &[set("spec.scaleTargetRef.apiVersion", json!("apps/v1"))]
+            ),
+            "spec: {scaleTargetRef: {kind: Deployment, name: web, apiVersion: apps/v1}}\n"
+        );
+    }
+
+    #[test]
+    fn adds_fields_and_missing_parents_in_block_style() {
+        let text = "spec:\r\n    maxReplicas: 3\r\n    metrics:\r\n    - type: Resource\r\n";
+        let out = edited(
+            text,
+            &[set(
+                "spec.behavior.scaleDown",
+                json!({"stabilizationWindowSeconds": 300, "policies": [{"type": "Percent", "value": 100}]}),
+            )],
+        );
+        assert_eq!(
+            out,
+            "spec:\r\n    maxReplicas: 3\r\n    metrics:\r\n    - type: Resource\r\n    behavior:\r\n        scaleDown:\r\n            stabilizationWindowSeconds: 300\r\n            policies:\r\n            - type: Percent\r\n              value: 100\r\n"
+        );
+        assert_eq!(
+            value_of(&out)["spec"]["behavior"]["scaleDown"]["policies"][0]["value"],
+            json!(100)
+        );
+    }
+
+    #[test]
+    fn removes_and_renames_keys() {
+        let text = "spec:\n  replicas: 3  # gone\n  selector:\n    matchLabels: {app: web}\n  template: {}\n";
+        assert_eq!(
+            edited(
+                text,
+                &[Edit::Remove {
+                    path: FieldPath::fields("spec.replicas")
+                }]
+            ),
+            "spec:\n  selector:\n    matchLabels: {app: web}\n  template: {}\n"
+        );
+        assert_eq!(
+            edited(
+                text,
+                &[Edit::Remove {
+                    path: FieldPath::fields("spec.selector")
+                }]
+            ),
+            "spec:\n  replicas: 3  # gone\n  template: {}\n"
+        );
+        let items = "m:\n- name: a\n  value: 1\n";
+        assert_eq!(
+            edited(
+                items,
+                &[Edit::Remove {
+                    path: FieldPath::fields("m").index(0).field("name")
+                }]
+            ),
+            "m:\n- value: 1\n"
+        );
+        let flow = "s: {a: 1, b: 2, c: 3}\n";
+        for (field, expected) in [
+            ("a", "s: {b: 2, c: 3}\n"),
+            ("b", "s: {a: 1, c: 3}\n"),
+            ("c", "s: {a: 1, b: 2}\n"),
+        ] {
+            assert_eq!(
+                edited(
+                    flow,
+                    &[Edit::Remove {
+                        path: FieldPath::fields("s").field(field)
+                    }]
+                ),
+                expected
+            );
+        }
+        assert_eq!(
+            edited(
+                "a:\n  stabilizationWindowSecond: 60\n",
+                &[Edit::Rename {
+                    path: FieldPath::fields("a.stabilizationWindowSecond"),
+                    to: "stabilizationWindowSeconds".into()
+                }]
+            ),
+            "a:\n  stabilizationWindowSeconds: 60\n"
+        );
+    }
+
+    #[test]
+    fn writes_json_in_json_documents() {
+        let text = "{\n  \"spec\": {\n    \"maxReplicas\": \"3\"\n  }\n}\n";
+        let out = edited(
+            text,
+            &[
+                set("spec.maxReplicas", json!(3)),
+                set("spec.minReplicas", json!(1)),
+            ],
+        );
+        assert_eq!(
+            out,
+            "{\n  \"spec\": {\n    \"maxReplicas\": 3, \"minReplicas\": 1\n  }\n}\n"
+        );
+        serde_json::from_str::<Value>(&out).unwrap();
+    }
+
+    #[test]
+    fn quotes_what_would_read_back_differently() {
+        for (value, text) in [
+            ("yes", "\"yes\""),
+            ("010", "\"010\""),
+            ("a: b", "\"a: b\""),
+            ("web", "web"),
+            ("", "\"\""),
+        ] {
+            assert_eq!(scalar_text(&json!(value), false), text);
+        }
+    }
+}
