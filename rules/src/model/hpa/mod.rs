@@ -15,7 +15,10 @@ use crate::settings::Settings;
 
 mod legacy;
 mod schema;
+mod upgrade;
 mod v2;
+
+pub use upgrade::v2beta1_member_to_v2;
 
 pub use v2::default_scaling_rules;
 
