@@ -5,11 +5,13 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use crate::object::{ObjectKey, Origin};
 use crate::path::FieldPath;
+use crate::quote::{MAX_MESSAGE_BYTES, truncate};
 use crate::registry::Rule;
 
 /// How bad a finding is.
@@ -134,8 +136,8 @@ fn as_pointer<S: serde::Serializer>(path: &FieldPath, s: S) -> Result<S::Ok, S::
 /// The object a diagnostic is about.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Subject {
-    /// Identity of the object.
-    pub key: ObjectKey,
+    /// Identity of the object, shared by its findings.
+    pub key: Arc<ObjectKey>,
     /// Where the front end got it from.
     pub origin: Origin,
 }
@@ -178,7 +180,12 @@ impl Diagnostic {
 
     /// Sets the help line.
     pub fn help(&mut self, text: impl Into<Cow<'static, str>>) -> &mut Self {
-        self.help = Some(text.into());
+        let mut text = text.into();
+        // A help line made for this finding may quote the input: cut like a message.
+        if let Cow::Owned(owned) = &mut text {
+            truncate(owned, MAX_MESSAGE_BYTES);
+        }
+        self.help = Some(text);
         self
     }
 

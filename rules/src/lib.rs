@@ -15,6 +15,7 @@ pub mod model;
 pub mod mutate;
 pub mod object;
 pub mod path;
+pub mod quote;
 pub mod registry;
 pub mod rules;
 pub mod settings;

@@ -13,6 +13,7 @@ use crate::model::hpa::Hpa;
 use crate::model::workload::TargetKind;
 use crate::object::{Object, ObjectRef};
 use crate::path::FieldPath;
+use crate::quote::{MAX_MESSAGE_BYTES, code, truncate};
 use crate::registry::{ALL, Category, Check, Rule};
 use crate::rules::{invalid_field_type, invalid_quantity, invalid_suppression, unknown_field};
 use crate::settings::Settings;
@@ -86,7 +87,7 @@ impl Context<'_> {
 
     /// `Kind "name"` of the HPA, for messages.
     pub fn hpa_name(&self) -> String {
-        format!("HorizontalPodAutoscaler `{}`", self.object.key.name)
+        format!("HorizontalPodAutoscaler {}", code(&self.object.key.name))
     }
 }
 
@@ -95,14 +96,16 @@ pub struct Report<'a> {
     rule: &'static Rule,
     severity: Severity,
     pinned: bool,
-    hpa_object: &'a Object,
+    hpa_subject: &'a Subject,
     hpa: &'a Hpa,
     out: &'a mut Vec<Diagnostic>,
 }
 
+/// The subject of findings on `object`. Its findings share one copy of its key,
+/// however long the name and however many the findings.
 fn subject(object: &Object) -> Subject {
     Subject {
-        key: object.key.clone(),
+        key: Arc::new(object.key.clone()),
         origin: object.origin,
     }
 }
@@ -111,7 +114,7 @@ impl Report<'_> {
     /// Reports a finding on a field of the HPA.
     pub fn report(&mut self, path: FieldPath, message: impl Into<String>) -> &mut Diagnostic {
         let source_path = self.hpa.source_path(&path);
-        self.push(subject(self.hpa_object), path, source_path, message.into())
+        self.push(self.hpa_subject.clone(), path, source_path, message.into())
     }
 
     /// Reports a finding on the HPA at a severity other than the rule's default
@@ -162,8 +165,9 @@ impl Report<'_> {
         subject: Subject,
         path: FieldPath,
         source_path: FieldPath,
-        message: String,
+        mut message: String,
     ) -> &mut Diagnostic {
+        truncate(&mut message, MAX_MESSAGE_BYTES);
         self.out.push(Diagnostic {
             rule: self.rule,
             severity: self.severity,
@@ -202,11 +206,6 @@ pub fn input_finding(
     })
 }
 
-/// Renders a string as the API server renders bad values (Go-quoted).
-pub fn quoted(value: &str) -> String {
-    serde_json::Value::from(value).to_string()
-}
-
 /// Lints one object: the suppression annotations of any object, and for HPAs
 /// decoding and every enabled check. Findings suppressed by an annotation on the
 /// HPA or on the object a finding is about are left out.
@@ -229,13 +228,16 @@ pub fn lint_hpa(
     index: &dyn Index,
     settings: &Settings,
 ) -> Vec<Diagnostic> {
-    let mut out = run_hpa_checks(object, operation, index, settings).unwrap_or_default();
-    out.retain(|d| !is_suppressed(object, d, index));
+    let hpa_subject = subject(object);
+    let mut out =
+        run_hpa_checks(object, &hpa_subject, operation, index, settings).unwrap_or_default();
+    out.retain(|d| !is_suppressed(object, &hpa_subject, d, index));
     out
 }
 
 fn run_hpa_checks(
     object: &Object,
+    hpa_subject: &Subject,
     operation: Operation<'_>,
     index: &dyn Index,
     settings: &Settings,
@@ -259,7 +261,7 @@ fn run_hpa_checks(
                 rule,
                 severity,
                 pinned: settings.is_pinned(rule),
-                hpa_object: object,
+                hpa_subject,
                 hpa: &hpa,
                 out: &mut out,
             });
@@ -367,12 +369,19 @@ fn suppression<'o>(object: &'o Object, rule: &Rule) -> Option<&'o str> {
     object.annotation(&format!("{SUPPRESSION_PREFIX}{}", rule.name))
 }
 
-fn is_suppressed(hpa: &Object, diagnostic: &Diagnostic, index: &dyn Index) -> bool {
+fn is_suppressed(
+    hpa: &Object,
+    hpa_subject: &Subject,
+    diagnostic: &Diagnostic,
+    index: &dyn Index,
+) -> bool {
     if suppression(hpa, diagnostic.rule).is_some() {
         return true;
     }
+    // Findings on the HPA share its key (comparing a long name for each would
+    // cost as much as copying it).
     let subject = &diagnostic.subject.key;
-    if subject == &hpa.key {
+    if Arc::ptr_eq(subject, &hpa_subject.key) {
         return false;
     }
     matches!(index.get(&subject.to_ref()), Lookup::Found(other) if suppression(&other, diagnostic.rule).is_some())
@@ -392,6 +401,7 @@ pub fn check_suppressions(object: &Object, settings: &Settings) -> Vec<Diagnosti
     else {
         return Vec::new();
     };
+    let object_subject = subject(object);
     annotations
         .iter()
         .filter_map(|(key, value)| {
@@ -401,7 +411,7 @@ pub fn check_suppressions(object: &Object, settings: &Settings) -> Vec<Diagnosti
             Some(Diagnostic {
                 rule,
                 severity,
-                subject: subject(object),
+                subject: object_subject.clone(),
                 source_path: path.clone(),
                 path,
                 reason: None,
@@ -526,6 +536,56 @@ spec:
             rules(&no_requests, Operation::Update { old: &old }),
             ["target-missing-requests"]
         );
+    }
+
+    /// A megabyte-long name in an HPA with thousands of invalid metrics: every
+    /// message quotes a bounded part of it, and the findings share one copy of
+    /// the HPA's key instead of one each (which took gigabytes).
+    #[test]
+    fn long_values_are_quoted_short_and_never_copied_per_finding() {
+        use std::sync::Arc;
+
+        use crate::index::MemoryIndex;
+        use crate::lint::{Operation, lint};
+        use crate::quote::MAX_MESSAGE_BYTES;
+
+        let name = "w".repeat(1 << 20);
+        let metrics: Vec<serde_json::Value> = (0..3000)
+            .map(|i| serde_json::json!({"type": "Pods", "pods": {"metric": {"name": format!("m/{i}")}, "target": {"type": "Value", "value": "-1"}}}))
+            .collect();
+        let value = serde_json::json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name, "labels": {"x": name}},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+                     "maxReplicas": 3, "metrics": metrics}
+        });
+        let hpa =
+            crate::object::Object::new(value, crate::object::Origin::default(), "default").unwrap();
+        let found = lint(
+            &hpa,
+            Operation::Create,
+            &MemoryIndex::default(),
+            &Settings::default(),
+        );
+        assert!(found.len() > 9000, "{}", found.len());
+        for d in &found {
+            assert!(Arc::ptr_eq(&d.subject.key, &found[0].subject.key));
+            let text = d.field_message();
+            assert!(text.len() < MAX_MESSAGE_BYTES, "{}", text.len());
+        }
+        let head = "w".repeat(64);
+        for (path, shown) in [
+            ("metadata.name", format!("\"{head}…\" (1048576 bytes)")),
+            ("metadata.labels", format!("\"{head}…\" (1048576 bytes)")),
+            ("spec.scaleTargetRef", format!("`{head}…` (1048576 bytes)")),
+        ] {
+            assert!(
+                found
+                    .iter()
+                    .any(|d| d.path.to_string() == path && d.message.contains(&shown)),
+                "{path}"
+            );
+        }
     }
 
     /// An empty reason still suppresses (the author meant to), but is reported.

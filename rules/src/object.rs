@@ -3,6 +3,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::quote::{code, shown};
+
 /// An opaque handle a front end attaches to each object to find its source again
 /// (the CLI: file, document and list item). Rules pass it through untouched.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -53,7 +55,7 @@ impl ObjectKey {
 
     /// `Kind `name``, for messages.
     pub fn describe(&self) -> String {
-        format!("{} `{}`", self.kind, self.name)
+        format!("{} {}", shown(&self.kind), code(&self.name))
     }
 
     /// A reference to this object, for lookups.
@@ -89,13 +91,15 @@ pub struct ObjectRef {
 impl ObjectRef {
     /// `Kind `name``, for messages.
     pub fn describe(&self) -> String {
-        format!("{} `{}`", self.kind, self.name)
+        format!("{} {}", shown(&self.kind), code(&self.name))
     }
 }
 
+/// `Kind namespace/name`, for messages.
 impl std::fmt::Display for ObjectRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}/{}", self.kind, self.namespace, self.name)
+        let (kind, namespace, name) = (&self.kind, &self.namespace, &self.name);
+        write!(f, "{} {}/{}", shown(kind), shown(namespace), shown(name))
     }
 }
 

@@ -1,10 +1,13 @@
 //! Field paths inside one object.
 //!
 //! One representation, two renderings: `Display` gives the API server's syntax
-//! (`spec.metrics[0].resource.target.averageUtilization`, map keys as `[key]`),
+//! (`spec.metrics[0].resource.target.averageUtilization`, map keys as `[key]`,
+//! long names and keys cut as [`shown`] cuts them),
 //! [`FieldPath::pointer`] gives an RFC 6901 JSON Pointer for spans and patches.
 
 use std::fmt;
+
+use crate::quote::shown;
 
 /// One step of a [`FieldPath`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -129,9 +132,9 @@ impl fmt::Display for FieldPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, segment) in self.0.iter().enumerate() {
             match segment {
-                Segment::Field(name) if i == 0 => f.write_str(name)?,
-                Segment::Field(name) => write!(f, ".{name}")?,
-                Segment::Key(key) => write!(f, "[{key}]")?,
+                Segment::Field(name) if i == 0 => f.write_str(&shown(name))?,
+                Segment::Field(name) => write!(f, ".{}", shown(name))?,
+                Segment::Key(key) => write!(f, "[{}]", shown(key))?,
                 Segment::Index(index) => write!(f, "[{index}]")?,
             }
         }

@@ -126,11 +126,18 @@ pub fn select(selector: &str) -> Result<Vec<&'static Rule>, String> {
     })
 }
 
+/// How many edits away a misspelt name may be from the name it suggests.
+const MAX_DISTANCE: usize = 3;
+
 /// The registered name nearest to a misspelt one, if any is close.
 pub fn closest_name(name: &str) -> Option<&'static str> {
+    // The distance is at least the difference in length: skipping the far ones
+    // keeps a megabyte-long name from costing a quadratic comparison.
+    let length = name.chars().count();
     ALL.iter()
+        .filter(|r| length.abs_diff(r.name.len()) <= MAX_DISTANCE)
         .map(|r| (edit_distance(name, r.name), r.name))
-        .filter(|(d, _)| *d <= 3)
+        .filter(|(d, _)| *d <= MAX_DISTANCE)
         .min()
         .map(|(_, n)| n)
 }

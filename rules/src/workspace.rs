@@ -53,7 +53,7 @@ pub struct Scan {
 /// document's object as far as it was read.
 fn read_subject(key: ObjectKey) -> Subject {
     Subject {
-        key,
+        key: key.into(),
         origin: Origin::default(),
     }
 }

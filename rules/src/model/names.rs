@@ -2,6 +2,7 @@
 //! and subdomains, qualified names, label values and path segments. Each function
 //! returns the server's messages, empty when the value is valid.
 
+use crate::quote::shown;
 use crate::settings::KubeVersion;
 
 const LABEL_MESSAGE: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
@@ -156,7 +157,7 @@ pub fn parse_group_version(value: &str) -> Result<(&str, &str), String> {
     match value.split_once('/') {
         None => Ok(("", value)),
         Some((group, version)) if !version.contains('/') => Ok((group, version)),
-        Some(_) => Err(format!("unexpected GroupVersion string: {value}")),
+        Some(_) => Err(format!("unexpected GroupVersion string: {}", shown(value))),
     }
 }
 

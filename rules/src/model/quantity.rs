@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use crate::quote::shown;
+
 /// Why a quantity string was rejected; the texts are the API server's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QuantityError {
@@ -168,9 +170,10 @@ impl Quantity {
     }
 }
 
+/// The text as written, for messages.
 impl fmt::Display for Quantity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
+        f.write_str(&shown(&self.text))
     }
 }
 

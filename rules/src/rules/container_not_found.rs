@@ -3,6 +3,7 @@
 use crate::diagnostic::Severity;
 use crate::lint::{Context, Report};
 use crate::model::workload::PodTemplate;
+use crate::quote::code;
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.
@@ -95,7 +96,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let counted: Vec<String> = template
         .counted_containers()
         .iter()
-        .map(|c| format!("`{}`", c.name))
+        .map(|c| code(c.name))
         .collect();
     let counted = if counted.is_empty() {
         "none".to_owned()
@@ -110,13 +111,15 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         let message = match same_name {
             Some(c) if !c.is_init || c.is_sidecar() => continue,
             Some(_) => format!(
-                "container `{name}` of {} is an init container that runs to completion, not a \
+                "container {} of {} is an init container that runs to completion, not a \
                  native sidecar: the HPA controller measures only {counted}",
+                code(name),
                 target.key.describe()
             ),
             None => format!(
-                "{} has no container `{name}`; its containers are {counted}",
-                target.key.describe()
+                "{} has no container {}; its containers are {counted}",
+                target.key.describe(),
+                code(name)
             ),
         };
         out.report(metric.path("container"), message).help(

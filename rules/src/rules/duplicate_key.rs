@@ -1,6 +1,7 @@
 //! `duplicate-key`: a mapping key that appears twice in one YAML mapping.
 
 use crate::diagnostic::Severity;
+use crate::quote::quoted;
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.
@@ -47,5 +48,5 @@ spec:
 
 /// The message for a repeated key, worded like kubectl's YAML reader.
 pub fn message(key: &str) -> String {
-    format!("mapping key \"{key}\" already defined")
+    format!("mapping key {} already defined", quoted(key))
 }

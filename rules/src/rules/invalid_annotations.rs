@@ -1,9 +1,10 @@
 //! `invalid-annotations`: annotation keys and sizes the API server rejects (M9, M10).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report, quoted};
+use crate::lint::{Context, Report};
 use crate::model::names::qualified_name;
 use crate::path::FieldPath;
+use crate::quote::quoted;
 use crate::registry::{Category, Check, Rule};
 
 /// `TotalAnnotationSizeLimitB`: 256 KiB of keys and values together.

@@ -2,9 +2,10 @@
 //! server rejects (CR3, CR4).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report, quoted};
+use crate::lint::{Context, Report};
 use crate::model::hpa::MetricSource;
 use crate::model::names::dns1123_label;
+use crate::quote::quoted;
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.

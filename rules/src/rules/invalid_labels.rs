@@ -1,9 +1,10 @@
 //! `invalid-labels`: label keys and values the API server rejects (M7, M8).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report, quoted};
+use crate::lint::{Context, Report};
 use crate::model::names::{label_value, qualified_name};
 use crate::path::FieldPath;
+use crate::quote::quoted;
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.

@@ -2,10 +2,11 @@
 //! server rejects (M6, M11, M12, M12b).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Operation, Report, quoted};
+use crate::lint::{Context, Operation, Report};
 use crate::model::hpa::OwnerReference;
 use crate::model::names::{parse_group_version, qualified_name};
 use crate::path::FieldPath;
+use crate::quote::{MAX_MESSAGE_BYTES, quoted, shown, truncate};
 use crate::registry::{Category, Check, Rule};
 use crate::settings::KubeVersion;
 
@@ -109,6 +110,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
 fn check_owner_references(out: &mut Report<'_>, owners: &[OwnerReference]) {
     let path = FieldPath::fields("metadata.ownerReferences");
     let mut first_controller: Option<String> = None;
+    // Every extra controller's error lists all references: rendered once, and
+    // cut as a message would be, so many controllers cost no quadratic copy.
+    let mut all_owners: Option<String> = None;
     for owner in owners {
         // `FromAPIVersionAndKind`: an unparsable apiVersion has no group or version.
         let (group, version) = parse_group_version(&owner.api_version).unwrap_or(("", ""));
@@ -143,14 +147,19 @@ fn check_owner_references(out: &mut Report<'_>, owners: &[OwnerReference]) {
             );
         }
         if owner.controller == Some(true) {
-            let current = format!("{}/{}", owner.kind, owner.name);
+            let current = format!("{}/{}", shown(&owner.kind), shown(&owner.name));
             match &first_controller {
                 Some(first) => {
-                    let all: Vec<String> = owners.iter().map(owner_json).collect();
+                    let all = all_owners.get_or_insert_with(|| {
+                        let all: Vec<String> = owners.iter().map(owner_json).collect();
+                        let mut all = format!("[{}]", all.join(","));
+                        truncate(&mut all, MAX_MESSAGE_BYTES);
+                        all
+                    });
                     out.field_error(
                         path.clone(),
                         Reason::Invalid,
-                        Some(format!("[{}]", all.join(","))),
+                        Some(all.clone()),
                         &format!(
                             "Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"
                         ),

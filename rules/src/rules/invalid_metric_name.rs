@@ -1,8 +1,9 @@
 //! `invalid-metric-name`: a metric identifier name the API server rejects (MI1, MI2).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report, quoted};
+use crate::lint::{Context, Report};
 use crate::model::names::path_segment;
+use crate::quote::quoted;
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.

@@ -2,8 +2,9 @@
 //! server rejects (T1, T2, T4, T5, T6).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report, quoted};
+use crate::lint::{Context, Report};
 use crate::path::FieldPath;
+use crate::quote::quoted;
 use crate::registry::{Category, Check, Rule};
 
 const SUPPORTED_TYPES: &str =

@@ -2,9 +2,10 @@
 //! O5, X3, X4, P3, RS3, RS4, CR6, CR7).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report, quoted};
+use crate::lint::{Context, Report};
 use crate::model::hpa::{MetricSource, MetricTarget};
 use crate::path::FieldPath;
+use crate::quote::quoted;
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.

@@ -3,9 +3,10 @@
 use std::borrow::Cow;
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Operation, Report, quoted};
+use crate::lint::{Context, Operation, Report};
 use crate::model::names::dns1123_subdomain;
 use crate::path::FieldPath;
+use crate::quote::quoted;
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.

@@ -1,9 +1,10 @@
 //! `invalid-namespace`: a `metadata.namespace` the API server rejects (M5).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Operation, Report, quoted};
+use crate::lint::{Context, Operation, Report};
 use crate::model::names::dns1123_label;
 use crate::path::FieldPath;
+use crate::quote::quoted;
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.

@@ -2,10 +2,11 @@
 //! `describedObject` the API server rejects (R1–R6, O1, O2).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report, quoted};
+use crate::lint::{Context, Report};
 use crate::model::hpa::{Hpa, MetricSource, ObjectReference};
 use crate::model::names::{parse_group_version, path_segment};
 use crate::path::FieldPath;
+use crate::quote::quoted;
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.

@@ -2,9 +2,10 @@
 //! `name` the API server rejects (RS1, CR1, CR2).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report, quoted};
+use crate::lint::{Context, Report};
 use crate::model::hpa::MetricSource;
 use crate::model::names::container_resource_name;
+use crate::quote::quoted;
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.

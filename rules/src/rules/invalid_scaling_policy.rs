@@ -1,8 +1,9 @@
 //! `invalid-scaling-policy`: scaling policies the API server rejects (B4–B8).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report, quoted};
+use crate::lint::{Context, Report};
 use crate::path::FieldPath;
+use crate::quote::quoted;
 use crate::registry::{Category, Check, Rule};
 
 /// `MaxPeriodSeconds` in the API server: half an hour.

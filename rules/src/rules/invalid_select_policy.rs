@@ -1,8 +1,9 @@
 //! `invalid-select-policy`: a `selectPolicy` other than Max, Min or Disabled (B3).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report, quoted};
+use crate::lint::{Context, Report};
 use crate::path::FieldPath;
+use crate::quote::quoted;
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.

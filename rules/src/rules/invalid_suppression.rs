@@ -2,6 +2,7 @@
 //! reason, or naming no rule.
 
 use crate::diagnostic::Severity;
+use crate::quote::code;
 use crate::registry::{self, Category, Check, Rule};
 
 /// The rule.
@@ -60,10 +61,13 @@ pub fn problem(name: &str, value: &serde_json::Value) -> Option<String> {
         let hint = registry::closest_name(name)
             .map(|n| format!(" (did you mean `{n}`?)"))
             .unwrap_or_default();
-        return Some(format!("suppression names unknown rule `{name}`{hint}"));
+        return Some(format!(
+            "suppression names unknown rule {}{hint}",
+            code(name)
+        ));
     }
     let reason = value.as_str().unwrap_or_default().trim();
     reason
         .is_empty()
-        .then(|| format!("suppression of `{name}` gives no reason"))
+        .then(|| format!("suppression of {} gives no reason", code(name)))
 }

@@ -4,6 +4,7 @@ use crate::diagnostic::Severity;
 use crate::lint::{Context, Report};
 use crate::model::disruption::{Block, PDB_GROUP, PDB_KIND, blocking_fields, selects};
 use crate::model::workload::PodTemplate;
+use crate::quote::code;
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.
@@ -115,7 +116,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             if !blocking.block.blocks_at(floor) {
                 continue;
             }
-            let field = format!("`{}: {}`", blocking.field, blocking.value);
+            let field = code(&format!("{}: {}", blocking.field, blocking.value));
             let (message, help) = match blocking.block {
                 Block::Always => (
                     format!(

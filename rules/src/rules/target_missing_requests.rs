@@ -1,9 +1,10 @@
 //! `target-missing-requests`: a container of the target lacks the request a utilization metric needs.
 
 use crate::diagnostic::Severity;
-use crate::lint::{Context, Report, quoted};
+use crate::lint::{Context, Report};
 use crate::model::workload::{PodTemplate, has_default_request};
 use crate::path::FieldPath;
+use crate::quote::{code, quoted, shown};
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.
@@ -120,12 +121,16 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         {
             continue;
         }
+        let shown_resource = shown(resource);
         let needed_for = match metric.container() {
             _ if metric.defaulted => {
-                format!("its default metric, {resource} utilization (no `metrics` are set)")
+                format!("its default metric, {shown_resource} utilization (no `metrics` are set)")
             }
-            Some(container) => format!("the {resource} utilization of container `{container}`"),
-            None => format!("{resource} utilization"),
+            Some(container) => format!(
+                "the {shown_resource} utilization of container {}",
+                code(container)
+            ),
+            None => format!("{shown_resource} utilization"),
         };
         for container in &containers {
             if metric
@@ -148,14 +153,14 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                 &target,
                 path,
                 format!(
-                    "missing request for {resource} in container {}: {} scales {} on {needed_for}",
+                    "missing request for {shown_resource} in container {}: {} scales {} on {needed_for}",
                     quoted(container.name),
                     cx.hpa_name(),
                     target.key.describe(),
                 ),
             )
             .help(format!(
-                "set `resources.requests.{resource}` on this container: the HPA measures \
+                "set `resources.requests.{shown_resource}` on this container: the HPA measures \
                  utilization against the requests, and while one is missing it does not scale \
                  at all"
             ));

@@ -5,6 +5,7 @@ use crate::index::Lookup;
 use crate::lint::{Context, Report};
 use crate::model::workload::TargetKind;
 use crate::path::FieldPath;
+use crate::quote::code;
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.
@@ -109,9 +110,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     out.report(
         FieldPath::fields("spec.scaleTargetRef"),
         format!(
-            "{} (namespace `{}`) is not in the input",
+            "{} (namespace {}) is not in the input",
             target.describe(),
-            target.namespace
+            code(&target.namespace)
         ),
     )
     .help(

@@ -4,6 +4,7 @@ use crate::diagnostic::Severity;
 use crate::lint::{Context, Report};
 use crate::model::workload::{NotScalable, TargetKind};
 use crate::path::FieldPath;
+use crate::quote::code;
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.
@@ -62,7 +63,7 @@ fn group_name(group: &str) -> String {
     if group.is_empty() {
         "the core group".to_owned()
     } else {
-        format!("group `{group}`")
+        format!("group {}", code(group))
     }
 }
 
@@ -71,7 +72,7 @@ fn api_version_hint(group: &str) -> String {
     match group {
         "" => "set `apiVersion: v1`".to_owned(),
         "apps" => "set `apiVersion: apps/v1`".to_owned(),
-        _ => format!("set `apiVersion` to a version of group `{group}`"),
+        _ => format!("set `apiVersion` to a version of group {}", code(group)),
     }
 }
 
@@ -144,8 +145,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             out.report(
                 kind_path,
                 format!(
-                    "{} has no kind `{kind}`: kinds are case-sensitive",
-                    group_name(&target.group)
+                    "{} has no kind {}: kinds are case-sensitive",
+                    group_name(&target.group),
+                    code(kind)
                 ),
             )
             .help(help);
@@ -154,8 +156,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             out.report(
                 kind_path,
                 format!(
-                    "{} has no kind `{kind}` that can be scaled",
-                    group_name(&target.group)
+                    "{} has no kind {} that can be scaled",
+                    group_name(&target.group),
+                    code(kind)
                 ),
             )
             .help(

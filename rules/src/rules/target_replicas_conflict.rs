@@ -7,6 +7,7 @@ use crate::lint::{Context, Operation, Report};
 use crate::model::workload::TargetKind;
 use crate::object::Object;
 use crate::path::FieldPath;
+use crate::quote::{code, shown};
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.
@@ -127,10 +128,12 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         return;
     }
     let mut message = format!(
-        "{} sets `spec.replicas: {value}` while {} scales it: every `kubectl apply` or GitOps \
-         sync resets the replica count to {value}",
+        "{} sets {} while {} scales it: every `kubectl apply` or GitOps sync resets the \
+         replica count to {}",
         key.describe(),
-        cx.hpa_name()
+        code(&format!("spec.replicas: {value}")),
+        cx.hpa_name(),
+        shown(&value.to_string()),
     );
     if let Some(n) = value.as_i64() {
         if let Some(min) = cx.hpa.min_replicas.filter(|min| n < i64::from(*min)) {
@@ -145,8 +148,8 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
              1 replica when the field disappears, first remove it from the last-applied \
              configuration (`kubectl apply edit-last-applied {}/{}`) with client-side apply, or \
              let the HPA's field manager own it with server-side apply: {DOCS_URL}",
-            key.kind.to_lowercase(),
-            key.name
+            shown(&key.kind.to_lowercase()),
+            shown(&key.name)
         ));
 }
 

@@ -3,6 +3,7 @@
 use crate::diagnostic::Severity;
 use crate::lint::{Context, Report};
 use crate::model::workload::{PodTemplate, max_utilization};
+use crate::quote::{code, shown};
 use crate::registry::{Category, Check, Rule};
 
 /// The HPA controller's default `--horizontal-pod-autoscaler-tolerance`.
@@ -143,10 +144,11 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         } else {
             ""
         };
+        let resource = shown(resource);
         let cap = match metric.container() {
             Some(name) => format!(
-                "the {resource} limit of container `{name}` caps its usage at {max:.0} % of its \
-                 request"
+                "the {resource} limit of container {} caps its usage at {max:.0} % of its request",
+                code(name)
             ),
             None => format!("{resource} limits cap usage at {max:.0} % of the requests"),
         };

@@ -4,6 +4,7 @@ use crate::diagnostic::Severity;
 use crate::lint::{Context, Report};
 use crate::model::autoscaler::{VPA_GROUP, VPA_KIND, Vpa};
 use crate::model::workload::PodTemplate;
+use crate::quote::code;
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.
@@ -124,9 +125,10 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             out.report(
                 metric.path("name"),
                 format!(
-                    "VerticalPodAutoscaler `{name}` (update mode `{}`) changes the {resource} \
+                    "VerticalPodAutoscaler {} (update mode {}) changes the {resource} \
                      requests of {}, which this HPA scales on {scaled_on}: {effect}",
-                    vpa.update_mode(),
+                    code(name),
+                    code(vpa.update_mode()),
                     target.describe()
                 ),
             )
