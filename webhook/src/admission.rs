@@ -7,6 +7,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use hpa_lint_rules::lint::{Operation as LintOperation, lint, lint_workload};
 use hpa_lint_rules::model::workload::keep_what_rules_read;
+use hpa_lint_rules::quote::truncate;
 use hpa_lint_rules::{Diagnostic, Object, Origin};
 use kube::api::DynamicObject;
 use kube::core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview, Operation};
@@ -19,6 +20,23 @@ use crate::policy::{Action, Admitted, Policy};
 /// Warnings longer than this are shortened: kube-core's documentation of
 /// `warnings` asks for 120 characters where possible.
 const WARNING_LIMIT: usize = 120;
+
+/// How many findings a denial message lists, and how many warnings an answer
+/// carries; the rest are counted in a last item. 25 warnings of 120
+/// characters stay within the 4,096 the API server passes on to clients.
+const MAX_LISTED: usize = 25;
+
+/// The most one finding takes in a denial message; with [`MAX_LISTED`], this
+/// bounds an answer whatever the request held.
+const MAX_DENIAL_BYTES: usize = 1024;
+
+/// The kinds the webhook is registered for (README), and what each gets.
+const KINDS: [(&str, &str, Admitted); 4] = [
+    ("autoscaling", "HorizontalPodAutoscaler", Admitted::Hpa),
+    ("apps", "Deployment", Admitted::Workload),
+    ("apps", "StatefulSet", Admitted::Workload),
+    ("apps", "ReplicaSet", Admitted::Workload),
+];
 
 /// What the webhook did with a request, for logs and metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +70,7 @@ impl Decision {
 }
 
 /// One finding and what it did.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Finding {
     /// The rule's name.
     pub rule: &'static str,
@@ -80,6 +98,35 @@ impl Reviewed {
     }
 }
 
+/// Each finding and what it did, counted: one entry per rule and action, in
+/// the order first found.
+pub fn tally(findings: &[Finding]) -> Vec<(Finding, u64)> {
+    let mut counts: Vec<(Finding, u64)> = Vec::new();
+    for finding in findings {
+        match counts.iter_mut().find(|(seen, _)| seen == finding) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((*finding, 1)),
+        }
+    }
+    counts
+}
+
+fn registered(
+    request: &AdmissionRequest<DynamicObject>,
+) -> Option<&'static (&'static str, &'static str, Admitted)> {
+    let kind = &request.kind;
+    KINDS
+        .iter()
+        .find(|(group, name, _)| kind.group == *group && kind.kind == *name)
+}
+
+/// The kind of a request as a metric label: one of the kinds the webhook is
+/// registered for, else `other`. Every distinct label value is a series kept
+/// for the life of the process, so none may come from the request itself.
+pub fn kind_label(request: &AdmissionRequest<DynamicObject>) -> &'static str {
+    registered(request).map_or("other", |(_, kind, _)| kind)
+}
+
 /// Which checks a request gets, from its kind; `None` for requests the
 /// webhook lets through without work: DELETE and CONNECT, subresources
 /// (`status`, `scale`) and every other kind.
@@ -89,11 +136,7 @@ pub fn admitted(request: &AdmissionRequest<DynamicObject>) -> Option<Admitted> {
     {
         return None;
     }
-    match (request.kind.group.as_str(), request.kind.kind.as_str()) {
-        ("autoscaling", "HorizontalPodAutoscaler") => Some(Admitted::Hpa),
-        ("apps", "Deployment" | "StatefulSet" | "ReplicaSet") => Some(Admitted::Workload),
-        _ => None,
-    }
+    registered(request).map(|(_, _, admitted)| *admitted)
 }
 
 /// A request's object as the rules read it, taken out of the request. Objects
@@ -147,12 +190,10 @@ fn refuse(mut response: AdmissionResponse, reason: &str) -> AdmissionResponse {
 
 /// Answers a request that could not be read but has a uid: a denial with
 /// the reason (the API server discards answers without the request's uid).
-pub fn unreadable(review_api_version: Option<&str>, uid: &str, reason: &str) -> AdmissionResponse {
+/// The review is an `admission.k8s.io/v1` one, as `invalid` answers.
+pub fn unreadable(uid: &str, reason: &str) -> AdmissionResponse {
     let mut response = AdmissionResponse::invalid(reason);
     response.uid = uid.to_owned();
-    if let Some(api_version) = review_api_version {
-        response.types.api_version = api_version.to_owned();
-    }
     refuse(response, reason)
 }
 
@@ -210,6 +251,35 @@ pub fn validate(
     render(policy, admitted, &object, &diagnostics, response)
 }
 
+/// Findings listed in an answer: the first [`MAX_LISTED`], and how many more
+/// there were (counted, never rendered).
+#[derive(Default)]
+struct Listed {
+    items: Vec<String>,
+    more: usize,
+}
+
+impl Listed {
+    fn push(&mut self, text: impl FnOnce() -> String) {
+        if self.items.len() < MAX_LISTED {
+            self.items.push(text());
+        } else {
+            self.more += 1;
+        }
+    }
+
+    /// The items, then `… and 3 more findings` (as `tail` words it) when some
+    /// were left out.
+    fn finish(self, tail: impl FnOnce(String) -> String) -> Vec<String> {
+        let mut items = self.items;
+        if self.more > 0 {
+            let plural = if self.more == 1 { "" } else { "s" };
+            items.push(tail(format!("… and {} more finding{plural}", self.more)));
+        }
+        items
+    }
+}
+
 fn render(
     policy: &Policy,
     admitted: Admitted,
@@ -218,7 +288,8 @@ fn render(
     mut response: AdmissionResponse,
 ) -> Reviewed {
     let this = object.key.to_ref();
-    let (mut denials, mut warnings, mut findings) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut denials, mut warnings) = (Listed::default(), Listed::default());
+    let mut findings = Vec::with_capacity(diagnostics.len());
     for diagnostic in diagnostics {
         let action = policy.action(diagnostic, admitted);
         findings.push(Finding {
@@ -226,31 +297,40 @@ fn render(
             action,
         });
         // Findings about another object (the HPA's target) name it first.
-        let subject = diagnostic.subject.key.to_ref();
-        let about = if subject == this {
-            String::new()
-        } else {
-            format!("{subject}: ")
+        let text = || {
+            let subject = &diagnostic.subject.key;
+            let about = if subject.to_ref() == this {
+                String::new()
+            } else {
+                format!("{}: ", subject.to_ref())
+            };
+            format!("{about}{}", diagnostic.field_message())
         };
-        let text = format!("{about}{}", diagnostic.field_message());
         match action {
-            Action::Deny => denials.push(text),
-            Action::Warn => warnings.push(shorten(&format!("{}: {text}", diagnostic.rule.name))),
+            Action::Deny => denials.push(|| {
+                let mut text = text();
+                truncate(&mut text, MAX_DENIAL_BYTES);
+                text
+            }),
+            Action::Warn => {
+                warnings.push(|| shorten(&format!("{}: {}", diagnostic.rule.name, text())));
+            }
             Action::Log => {}
         }
     }
-    let decision = if !denials.is_empty() {
-        let message = format!("hpa-lint denied {this}: {}", denials.join("; "));
+    let decision = if !denials.items.is_empty() {
+        let listed = denials.finish(std::convert::identity);
+        let message = format!("hpa-lint denied {this}: {}", listed.join("; "));
         response.allowed = false;
         response.result = Status::failure(&message, "Invalid").with_code(422);
         Decision::Denied
-    } else if !warnings.is_empty() {
+    } else if !warnings.items.is_empty() {
         Decision::Warned
     } else {
         Decision::Allowed
     };
-    if !warnings.is_empty() {
-        response.warnings = Some(warnings);
+    if !warnings.items.is_empty() {
+        response.warnings = Some(warnings.finish(|tail| format!("hpa-lint: {tail}")));
     }
     Reviewed {
         response,

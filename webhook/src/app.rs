@@ -12,6 +12,7 @@ use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Json, Response};
 use axum::routing::{get, post};
+use hpa_lint_rules::quote::{code, shown, truncate};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use kube::api::DynamicObject;
 use kube::core::admission::{AdmissionRequest, AdmissionReview, Operation};
@@ -148,7 +149,6 @@ enum Parsed {
     /// A review with a uid whose request could not be read otherwise (its
     /// object, say): answered with a denial that says why.
     Unreadable {
-        api_version: Option<String>,
         uid: String,
         reason: String,
     },
@@ -170,13 +170,9 @@ async fn review(state: &AppState, endpoint: Endpoint, body: Body) -> Response {
             record(state, endpoint, Some(&request), &reviewed, started);
             reviewed
         }
-        Ok(Parsed::Unreadable {
-            api_version,
-            uid,
-            reason,
-        }) => {
-            let response = admission::unreadable(api_version.as_deref(), &uid, &reason);
-            tracing::warn!(endpoint = endpoint.as_str(), uid, %reason, "unreadable admission request");
+        Ok(Parsed::Unreadable { uid, reason }) => {
+            let response = admission::unreadable(&uid, &reason);
+            tracing::warn!(endpoint = endpoint.as_str(), uid = %shown(&uid), %reason, "unreadable admission request");
             let reviewed = Reviewed {
                 response,
                 decision: admission::Decision::Invalid,
@@ -205,9 +201,25 @@ async fn read_body(body: Body, limit: usize, timeout: Duration) -> Result<Bytes,
     match tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await {
         Err(_) => Err(AppError::SlowBody { timeout }),
         Ok(Err(error)) if error.is::<LengthLimitError>() => Err(AppError::TooLarge { limit }),
-        Ok(Err(error)) => Err(AppError::Body(error.to_string())),
+        Ok(Err(error)) => Err(AppError::Body(reason(&error))),
         Ok(Ok(collected)) => Ok(collected.to_bytes()),
     }
+}
+
+/// The review version the webhook speaks (`admissionReviewVersions: [v1]`).
+const REVIEW_API_VERSION: &str = "admission.k8s.io/v1";
+
+/// Whether a body declares itself an `AdmissionReview` of [`REVIEW_API_VERSION`]:
+/// anything else is not answered as one.
+fn check_type(api_version: Option<&str>, kind: Option<&str>) -> Result<(), AppError> {
+    if (api_version, kind) == (Some(REVIEW_API_VERSION), Some("AdmissionReview")) {
+        return Ok(());
+    }
+    let show = |value: Option<&str>| value.map_or_else(|| "missing".to_owned(), code);
+    Err(AppError::NotAReview {
+        kind: show(kind),
+        api_version: show(api_version),
+    })
 }
 
 /// Reads an `AdmissionReview`. When it does not parse, the request may still
@@ -216,6 +228,7 @@ async fn read_body(body: Body, limit: usize, timeout: Duration) -> Result<Bytes,
 fn parse(bytes: &[u8]) -> Result<Parsed, AppError> {
     let error = match serde_json::from_slice::<AdmissionReview<DynamicObject>>(bytes) {
         Ok(review) => {
+            check_type(Some(&review.types.api_version), Some(&review.types.kind))?;
             let request: AdmissionRequest<DynamicObject> =
                 review.try_into().map_err(|_| AppError::NoRequest)?;
             if request.uid.is_empty() {
@@ -226,10 +239,14 @@ fn parse(bytes: &[u8]) -> Result<Parsed, AppError> {
         Err(error) => error,
     };
     let value: Value =
-        serde_json::from_slice(bytes).map_err(|e| AppError::Malformed(e.to_string()))?;
+        serde_json::from_slice(bytes).map_err(|e| AppError::Malformed(reason(&e)))?;
     if !value.is_object() {
-        return Err(AppError::Malformed(error.to_string()));
+        return Err(AppError::Malformed(reason(&error)));
     }
+    check_type(
+        value.get("apiVersion").and_then(Value::as_str),
+        value.get("kind").and_then(Value::as_str),
+    )?;
     let request = value
         .get("request")
         .filter(|r| !r.is_null())
@@ -240,13 +257,19 @@ fn parse(bytes: &[u8]) -> Result<Parsed, AppError> {
         .filter(|uid| !uid.is_empty())
         .ok_or(AppError::NoUid)?;
     Ok(Parsed::Unreadable {
-        api_version: value
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
         uid: uid.to_owned(),
-        reason: error.to_string(),
+        reason: reason(&error),
     })
+}
+
+/// The most of a parser's message an answer or a log line keeps: the
+/// message may quote the input (`invalid type: string "…"`).
+const MAX_REASON_BYTES: usize = 1024;
+
+fn reason(error: &dyn std::fmt::Display) -> String {
+    let mut text = error.to_string();
+    truncate(&mut text, MAX_REASON_BYTES);
+    text
 }
 
 fn operation_name(operation: &Operation) -> &'static str {
@@ -268,30 +291,36 @@ fn record(
 ) {
     let elapsed = started.elapsed();
     let (operation, kind) = request.map_or(("", ""), |r| {
-        (operation_name(&r.operation), r.kind.kind.as_str())
+        (operation_name(&r.operation), admission::kind_label(r))
     });
+    let tally = admission::tally(&reviewed.findings);
     state.metrics.review(
         endpoint.as_str(),
         operation,
         kind,
         reviewed.decision,
-        &reviewed.findings,
+        &tally,
         elapsed,
     );
     let Some(request) = request else {
         return;
     };
-    let findings: Vec<String> = reviewed
-        .findings
+    // One entry per rule and action, so that the line stays short however
+    // many findings there were.
+    let findings: Vec<String> = tally
         .iter()
-        .map(|f| format!("{}={}", f.rule, f.action.as_str()))
+        .map(|(f, count)| match count {
+            1 => format!("{}={}", f.rule, f.action.as_str()),
+            _ => format!("{}={}*{count}", f.rule, f.action.as_str()),
+        })
         .collect();
+    // The request's own strings, cut as messages cut them.
     tracing::info!(
         endpoint = endpoint.as_str(),
-        uid = %request.uid,
-        kind,
-        namespace = request.namespace.as_deref().unwrap_or_default(),
-        name = %request.name,
+        uid = %shown(&request.uid),
+        kind = %shown(&request.kind.kind),
+        namespace = %shown(request.namespace.as_deref().unwrap_or_default()),
+        name = %shown(&request.name),
         operation,
         dry_run = request.dry_run,
         decision = reviewed.decision.as_str(),

@@ -26,6 +26,16 @@ pub enum AppError {
     /// The body is not JSON.
     #[error("malformed AdmissionReview: {0}")]
     Malformed(String),
+    /// The body is not an `AdmissionReview` of `admission.k8s.io/v1`.
+    #[error(
+        "expected an AdmissionReview of admission.k8s.io/v1, got kind {kind} and apiVersion {api_version}"
+    )]
+    NotAReview {
+        /// The body's `kind`, quoted, or `missing`.
+        kind: String,
+        /// The body's `apiVersion`, quoted, or `missing`.
+        api_version: String,
+    },
     /// The review has no `request`.
     #[error("the AdmissionReview has no `request`")]
     NoRequest,
@@ -39,9 +49,11 @@ impl IntoResponse for AppError {
         let status = match self {
             AppError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::SlowBody { .. } => StatusCode::REQUEST_TIMEOUT,
-            AppError::Body(_) | AppError::Malformed(_) | AppError::NoRequest | AppError::NoUid => {
-                StatusCode::BAD_REQUEST
-            }
+            AppError::Body(_)
+            | AppError::Malformed(_)
+            | AppError::NotAReview { .. }
+            | AppError::NoRequest
+            | AppError::NoUid => StatusCode::BAD_REQUEST,
         };
         (status, format!("hpa-lint: {self}\n")).into_response()
     }

@@ -13,11 +13,14 @@ use prometheus_client::registry::Registry;
 use crate::admission::{Decision, Finding};
 use crate::cache::ClusterIndex;
 
+/// Every label value comes from a fixed set (`&'static str`): each distinct
+/// value is a series kept for the life of the process, so none may be taken
+/// from a request.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
     endpoint: &'static str,
-    operation: String,
-    kind: String,
+    operation: &'static str,
+    kind: &'static str,
     decision: &'static str,
 }
 
@@ -95,34 +98,35 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    /// Counts one answered review.
+    /// Counts one answered review; `findings` as [`crate::admission::tally`]
+    /// counts them.
     pub fn review(
         &self,
         endpoint: &'static str,
-        operation: &str,
-        kind: &str,
+        operation: &'static str,
+        kind: &'static str,
         decision: Decision,
-        findings: &[Finding],
+        findings: &[(Finding, u64)],
         elapsed: Duration,
     ) {
         self.requests
             .get_or_create(&RequestLabels {
                 endpoint,
-                operation: operation.to_owned(),
-                kind: kind.to_owned(),
+                operation,
+                kind,
                 decision: decision.as_str(),
             })
             .inc();
         self.latency
             .get_or_create(&EndpointLabels { endpoint })
             .observe(elapsed.as_secs_f64());
-        for finding in findings {
+        for (finding, count) in findings {
             self.findings
                 .get_or_create(&FindingLabels {
                     rule: finding.rule,
                     action: finding.action.as_str(),
                 })
-                .inc();
+                .inc_by(*count);
         }
     }
 

@@ -83,6 +83,41 @@ async fn unreadable_bodies_are_http_errors() {
 }
 
 #[tokio::test]
+async fn only_admission_k8s_io_v1_reviews_are_answered() {
+    let expected = |kind: &str, api_version: &str| {
+        format!(
+            "hpa-lint: expected an AdmissionReview of admission.k8s.io/v1, got kind {kind} and apiVersion {api_version}\n"
+        )
+    };
+    for (kind, api_version, message) in [
+        (
+            json!("AdmissionReview"),
+            json!("admission.k8s.io/v1beta1"),
+            expected("`AdmissionReview`", "`admission.k8s.io/v1beta1`"),
+        ),
+        (
+            json!("ConversionReview"),
+            json!("admission.k8s.io/v1"),
+            expected("`ConversionReview`", "`admission.k8s.io/v1`"),
+        ),
+        (Value::Null, Value::Null, expected("missing", "missing")),
+        (
+            json!("x".repeat(100_000)),
+            json!(7),
+            expected(&format!("`{}…` (100000 bytes)", "x".repeat(64)), "missing"),
+        ),
+    ] {
+        let mut review = fixture("hpa-update.json");
+        review["kind"] = kind;
+        review["apiVersion"] = api_version;
+        for path in ["/validate", "/mutate"] {
+            let (status, text) = send(app(state("")), path, review.to_string().into()).await;
+            assert_eq!((status, &text), (StatusCode::BAD_REQUEST, &message));
+        }
+    }
+}
+
+#[tokio::test]
 async fn a_request_with_a_uid_gets_a_denial_with_the_reason() {
     for (field, value, reason) in [
         (
@@ -209,6 +244,28 @@ async fn other_requests_are_allowed_without_work() {
     )
     .await;
     assert!(text.contains("\"allowed\":true"), "{text}");
+}
+
+/// Every distinct label value is a series kept for good: kinds the webhook
+/// is not registered for are all `other`, however many and however long.
+#[tokio::test]
+async fn metric_labels_come_from_fixed_sets() {
+    let state = state("");
+    let router = app(state.clone());
+    let before = state.metrics.render(&state.index).len();
+    for i in 0..200 {
+        let mut review = fixture("hpa-update.json");
+        review["request"]["kind"]["kind"] = json!(format!("{i}{}", "K".repeat(10_000)));
+        send(router.clone(), "/validate", review.to_string().into()).await;
+    }
+    let text = state.metrics.render(&state.index);
+    assert!(
+        text.contains("hpa_webhook_requests_total{endpoint=\"validate\",operation=\"UPDATE\",kind=\"other\",decision=\"skipped\"} 200"),
+        "{text}"
+    );
+    assert!(!text.contains("KKK"), "{text}");
+    // The one new series and the latency histogram.
+    assert!(text.len() < before + 4096, "{} bytes", text.len());
 }
 
 #[tokio::test]
