@@ -206,25 +206,28 @@ impl BehaviorDefaults {
     }
 }
 
-/// Adds the annotation, creating `metadata.annotations` when there is none (a
-/// JSON Patch `add` below a missing member fails).
+/// Adds the annotation, creating `metadata.annotations`, and `metadata`
+/// itself, when missing (a JSON Patch `add` below a missing member fails).
 fn annotation_op(hpa: &Object, value: &str) -> PatchOp {
-    let annotations = FieldPath::fields("metadata.annotations");
-    if hpa
-        .value
-        .pointer("/metadata/annotations")
-        .is_some_and(Value::is_object)
-    {
-        PatchOp::Add {
-            path: annotations.key(INJECTED_ANNOTATION),
-            value: Value::from(value),
-        }
-    } else {
-        PatchOp::Add {
-            path: annotations,
-            value: json!({ INJECTED_ANNOTATION: value }),
-        }
-    }
+    let metadata = hpa.value.get("metadata").filter(|m| m.is_object());
+    let annotations = metadata
+        .and_then(|m| m.get("annotations"))
+        .filter(|a| a.is_object());
+    let (path, value) = match (metadata, annotations) {
+        (_, Some(_)) => (
+            FieldPath::fields("metadata.annotations").key(INJECTED_ANNOTATION),
+            Value::from(value),
+        ),
+        (Some(_), None) => (
+            FieldPath::fields("metadata.annotations"),
+            json!({ INJECTED_ANNOTATION: value }),
+        ),
+        (None, None) => (
+            FieldPath::fields("metadata"),
+            json!({"annotations": { INJECTED_ANNOTATION: value }}),
+        ),
+    };
+    PatchOp::Add { path, value }
 }
 
 /// Defaults per namespace, from `webhook.defaults`.

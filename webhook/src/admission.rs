@@ -165,7 +165,11 @@ fn to_object(
     map.insert("apiVersion".into(), types.api_version.into());
     map.insert("kind".into(), types.kind.into());
     let metadata = serde_json::to_value(&object.metadata).map_err(|e| e.to_string())?;
-    map.insert("metadata".into(), metadata);
+    // An empty one may stand for none (both parse to the default): left out,
+    // so that a patch never assumes a `metadata` the object may not have.
+    if metadata.as_object().is_some_and(|m| !m.is_empty()) {
+        map.insert("metadata".into(), metadata);
+    }
     if let Value::Object(fields) = object.data {
         map.extend(fields);
     }
