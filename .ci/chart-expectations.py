@@ -38,6 +38,8 @@ assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
 assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
 assert container["resources"]["requests"]["cpu"] and container["resources"]["limits"]["memory"]
 assert pod["topologySpreadConstraints"][0]["topologyKey"] == "kubernetes.io/hostname"
+drain = next(int(a.partition("=")[2]) for a in container["args"] if a.startswith("--drain-delay="))
+assert pod["terminationGracePeriodSeconds"] >= drain + 10  # the drain, then requests in flight
 for hook in hooks:
     assert hook["sideEffects"] == "None" and hook["admissionReviewVersions"] == ["v1"]
     assert hook["matchPolicy"] == "Equivalent" and hook["timeoutSeconds"] <= 5

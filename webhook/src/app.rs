@@ -3,6 +3,7 @@
 
 use std::any::Any;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -40,6 +41,9 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// How long a client may take to send a body.
     pub body_timeout: Duration,
+    /// Set on SIGTERM: requests are still served during the drain delay,
+    /// but `/readyz` fails.
+    pub draining: Arc<AtomicBool>,
 }
 
 impl AppState {
@@ -50,6 +54,7 @@ impl AppState {
             index,
             metrics: Arc::new(Metrics::default()),
             body_timeout: BODY_TIMEOUT,
+            draining: Arc::default(),
         }
     }
 }
@@ -100,10 +105,13 @@ async fn healthz() -> &'static str {
     "ok\n"
 }
 
-/// Ready once every cache has its first list (at once offline). The server
-/// listens only after its certificate loaded, so that needs no check here.
+/// Ready once every cache has its first list (at once offline), until
+/// shutdown starts. The server listens only after its certificate loaded, so
+/// that needs no check here.
 async fn readyz(State(state): State<AppState>) -> (StatusCode, &'static str) {
-    if state.index.is_synced() {
+    if state.draining.load(Ordering::Relaxed) {
+        (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n")
+    } else if state.index.is_synced() {
         (StatusCode::OK, "ok\n")
     } else {
         (StatusCode::SERVICE_UNAVAILABLE, "caches not synced\n")

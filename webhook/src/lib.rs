@@ -9,6 +9,7 @@
 pub mod admission;
 pub mod app;
 pub mod cache;
+mod deadline;
 pub mod error;
 pub mod metrics;
 pub mod policy;

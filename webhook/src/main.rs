@@ -1,6 +1,7 @@
 //! `hpa-webhook`: the admission webhook's binary. Reads flags and the
 //! configuration, starts the caches and the certificate and configuration
-//! reloaders, serves until SIGTERM, then lets in-flight requests finish.
+//! reloaders, serves until SIGTERM and for the drain delay after it, then
+//! lets in-flight requests finish.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -15,7 +16,9 @@ use hpa_lint_webhook::app::{AppState, app, metrics_app};
 use hpa_lint_webhook::cache::{Cache, ClusterIndex, Kind, watch};
 use hpa_lint_webhook::policy::{Policy, SharedPolicy};
 use hpa_lint_webhook::reload::{self, Watched};
-use hpa_lint_webhook::server::{GRACE, Transport, serve, shutdown_signal};
+use hpa_lint_webhook::server::{
+    GRACE, HEADER_READ_TIMEOUT, Transport, drain, serve, shutdown_signal,
+};
 use hpa_lint_webhook::tls::{self, TlsFiles};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
@@ -63,6 +66,13 @@ struct Args {
     /// Seconds between checks of the certificate and configuration files.
     #[arg(long, env = "HPA_WEBHOOK_RELOAD_INTERVAL", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     reload_interval: u64,
+    /// Seconds to go on serving after SIGTERM, while the pod leaves the
+    /// Service's endpoints; `/readyz` fails meanwhile.
+    #[arg(long, env = "HPA_WEBHOOK_DRAIN_DELAY", default_value_t = 5)]
+    drain_delay: u64,
+    /// Seconds a client may take to send a request's headers (HTTP/1).
+    #[arg(long, env = "HPA_WEBHOOK_HEADER_READ_TIMEOUT", default_value_t = HEADER_READ_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    header_read_timeout: u64,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -172,11 +182,19 @@ async fn run(args: Args) -> anyhow::Result<()> {
 
     let handle = Handle::new();
     let metrics_handle = Handle::new();
+    let header_read_timeout = Duration::from_secs(args.header_read_timeout);
     if let Some(address) = args.metrics_listen {
         let router = metrics_app(state.clone());
         let metrics_handle = metrics_handle.clone();
         tokio::spawn(async move {
-            if let Err(error) = serve(router, address, Transport::Plain, metrics_handle).await {
+            let served = serve(
+                router,
+                address,
+                Transport::Plain,
+                metrics_handle,
+                header_read_timeout,
+            );
+            if let Err(error) = served.await {
                 tracing::error!(%error, %address, "metrics server failed");
             }
         });
@@ -191,16 +209,25 @@ async fn run(args: Args) -> anyhow::Result<()> {
     });
     tokio::spawn({
         let handle = handle.clone();
+        let draining = Arc::clone(&state.draining);
+        let delay = Duration::from_secs(args.drain_delay);
         async move {
             shutdown_signal().await;
+            drain(delay, &draining).await;
             tracing::info!("shutting down: finishing in-flight requests");
             handle.graceful_shutdown(Some(GRACE));
             metrics_handle.graceful_shutdown(Some(GRACE));
         }
     });
-    serve(app(state), args.listen, transport, handle)
-        .await
-        .with_context(|| format!("serving on {}", args.listen))?;
+    serve(
+        app(state),
+        args.listen,
+        transport,
+        handle,
+        header_read_timeout,
+    )
+    .await
+    .with_context(|| format!("serving on {}", args.listen))?;
     tracing::info!("stopped");
     Ok(())
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{Ca, Client, ServerCert, Webhook, decoded_patch, fixture};
+use common::{Ca, Client, ServerCert, Webhook, connect_tls, decoded_patch, fixture};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -456,36 +456,19 @@ async fn certificate_rotation_under_traffic() {
     );
 }
 
+/// SIGTERM: the server goes on serving new clients for the drain delay (the
+/// endpoint is still listed while the change propagates) with `/readyz`
+/// failing, then stops accepting, finishes the request in flight and exits 0.
 #[tokio::test]
-async fn sigterm_finishes_the_request_in_flight_and_exits_0() {
+async fn sigterm_drains_then_finishes_the_request_in_flight_and_exits_0() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    let mut setup = Setup::start(&[]);
+    let mut setup = Setup::start(&["--drain-delay", "2"]);
     let body = fixture("hpa-update.json").to_string();
     let (head, tail) = body.split_at(body.len() / 2);
 
     // A request whose body is only half sent when SIGTERM arrives.
-    let tcp = tokio::net::TcpStream::connect(setup.webhook.address)
-        .await
-        .unwrap();
-    let config = {
-        let mut roots = rustls::RootCertStore::empty();
-        use rustls::pki_types::pem::PemObject;
-        roots
-            .add(
-                rustls::pki_types::CertificateDer::from_pem_slice(setup.ca.pem.as_bytes()).unwrap(),
-            )
-            .unwrap();
-        rustls::ClientConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth()
-    };
-    let mut tls = tokio_rustls::TlsConnector::from(Arc::new(config))
-        .connect("localhost".try_into().unwrap(), tcp)
+    let mut tls = connect_tls(setup.webhook.address, &setup.ca.pem)
         .await
         .unwrap();
     let request = format!(
@@ -498,8 +481,19 @@ async fn sigterm_finishes_the_request_in_flight_and_exits_0() {
 
     setup.webhook.terminate();
     setup.webhook.wait_for_log(
-        "shutting down: finishing in-flight requests",
+        "shutting down: serving new requests for the drain delay",
         Duration::from_secs(5),
+    );
+    // A client that connects during the drain delay is served, and told
+    // that the pod is going.
+    let mut late = setup.client().await;
+    let response = review(&mut late, "/validate", &fixture("hpa-update.json")).await;
+    assert_eq!(response["status"]["message"], DENIAL);
+    assert_eq!(late.get("/readyz").await.status, 503);
+
+    setup.webhook.wait_for_log(
+        "shutting down: finishing in-flight requests",
+        Duration::from_secs(10),
     );
     // New connections are refused once the listener is closed.
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -521,6 +515,57 @@ async fn sigterm_finishes_the_request_in_flight_and_exits_0() {
     );
 
     assert_eq!(setup.webhook.wait_exit(Duration::from_secs(15)), Some(0));
+}
+
+/// Sends `first`, then one byte every 100 ms (when `trickle`) until the
+/// server hangs up (it may answer first); panics if it has not after 30 s.
+async fn wait_for_hang_up(setup: &Setup, first: &[u8], trickle: bool) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let tls = connect_tls(setup.webhook.address, &setup.ca.pem)
+        .await
+        .unwrap();
+    let (mut reader, mut writer) = tokio::io::split(tls);
+    writer.write_all(first).await.unwrap();
+    writer.flush().await.unwrap();
+    let keep_on = async {
+        for _ in 0..300 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if trickle && (writer.write_all(b"x").await.is_err() || writer.flush().await.is_err()) {
+                return;
+            }
+        }
+        panic!("still connected after 30 s, having sent {first:?}");
+    };
+    let hung_up = async {
+        let mut answer = Vec::new();
+        let _ = reader.read_to_end(&mut answer).await;
+    };
+    tokio::select! {
+        () = keep_on => {}
+        () = hung_up => {}
+    }
+}
+
+/// A client trickling a request's headers (slowloris), or sending nothing
+/// at all after the TLS handshake, is disconnected once the header-read
+/// timeout has passed instead of holding its connection for good.
+#[tokio::test]
+async fn slow_and_silent_clients_are_disconnected() {
+    let setup = Setup::start(&["--header-read-timeout", "1"]);
+    wait_for_hang_up(
+        &setup,
+        b"POST /validate HTTP/1.1\r\nhost: localhost\r\nx-slow: ",
+        true,
+    )
+    .await;
+    wait_for_hang_up(&setup, b"", false).await;
+    // The start of HTTP/2's preface: hyper waits for the rest to choose.
+    wait_for_hang_up(&setup, b"PRI * HTTP/2.0", false).await;
+
+    // Other clients are served as before.
+    let mut client = setup.client().await;
+    assert_eq!(client.get("/healthz").await.status, 200);
 }
 
 #[tokio::test]

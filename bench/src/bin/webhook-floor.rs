@@ -18,7 +18,7 @@ use axum::routing::{get, post};
 use axum_server::Handle;
 use clap::Parser;
 use hpa_lint_webhook::app::harden;
-use hpa_lint_webhook::server::{Transport, serve};
+use hpa_lint_webhook::server::{HEADER_READ_TIMEOUT, Transport, serve};
 use hpa_lint_webhook::tls;
 use kube::api::DynamicObject;
 use kube::core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview};
@@ -76,9 +76,16 @@ async fn main() -> ExitCode {
                 .route("/mutate", answer)
                 .route("/healthz", get(|| async { "ok\n" })),
         );
-        serve(router, args.listen, Transport::Tls(config), Handle::new())
-            .await
-            .map_err(|e| e.to_string())
+        let handle = Handle::new();
+        serve(
+            router,
+            args.listen,
+            Transport::Tls(config),
+            handle,
+            HEADER_READ_TIMEOUT,
+        )
+        .await
+        .map_err(|e| e.to_string())
     }
     .await;
     match result {

@@ -218,13 +218,21 @@ fn client_config(ca_pem: &str) -> Arc<rustls::ClientConfig> {
     Arc::new(config)
 }
 
+/// A TLS connection, verifying the server's certificate for `localhost`.
+pub async fn connect_tls(address: SocketAddr, ca_pem: &str) -> std::io::Result<TlsStream> {
+    let tcp = TcpStream::connect(address).await?;
+    TlsConnector::from(client_config(ca_pem))
+        .connect(ServerName::try_from("localhost").unwrap(), tcp)
+        .await
+}
+
+/// A client's TLS connection.
+pub type TlsStream = tokio_rustls::client::TlsStream<TcpStream>;
+
 impl Client {
     /// Connects, verifying the server's certificate for `localhost`.
     pub async fn connect(address: SocketAddr, ca_pem: &str) -> std::io::Result<Self> {
-        let tcp = TcpStream::connect(address).await?;
-        let tls = TlsConnector::from(client_config(ca_pem))
-            .connect(ServerName::try_from("localhost").unwrap(), tcp)
-            .await?;
+        let tls = connect_tls(address, ca_pem).await?;
         let peer_certificate = tls.get_ref().1.peer_certificates().unwrap()[0].to_vec();
         let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
             .await
