@@ -447,15 +447,19 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
             f.column,
             f.diagnostic.rule.name,
             f.diagnostic.message.clone(),
+            f.diagnostic.path.clone(),
         )
     };
     findings.sort_by_cached_key(order);
+    // Findings on missing fields share their parent's position (and API-server
+    // messages such as `Required value` name no field): the path tells them apart.
     findings.dedup_by(|a, b| {
         a.file == b.file
             && a.line == b.line
             && a.column == b.column
             && a.diagnostic.rule.name == b.diagnostic.rule.name
             && a.diagnostic.message == b.diagnostic.message
+            && a.diagnostic.path == b.diagnostic.path
     });
     for finding in &findings {
         match finding.diagnostic.severity {

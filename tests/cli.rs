@@ -339,6 +339,40 @@ fn kube_version_and_feature_gates_change_parity() {
         .stderr(predicate::str::contains("1.23"));
 }
 
+/// A `scaleTargetRef` without `kind` and `name`: the API server reports both
+/// (`Required value` twice, at one position in the file), and so does hpa-lint.
+#[test]
+fn missing_kind_and_name_are_both_reported() {
+    for reference in ["{}", "{apiVersion: apps/v1}"] {
+        let hpa = HPA_MAX_ZERO
+            .replace(
+                "{apiVersion: apps/v1, kind: Deployment, name: web}",
+                reference,
+            )
+            .replace("minReplicas: 2", "minReplicas: 1");
+        let report = json_output(
+            hpa_lint()
+                .args(["--select", "invalid-object-reference", "-"])
+                .write_stdin(hpa),
+        );
+        let fields: Vec<(&str, &str)> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| (d["field"].as_str().unwrap(), d["message"].as_str().unwrap()))
+            .filter(|(field, _)| !field.ends_with("apiVersion"))
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                ("spec.scaleTargetRef.kind", "Required value"),
+                ("spec.scaleTargetRef.name", "Required value")
+            ],
+            "{reference}"
+        );
+    }
+}
+
 #[test]
 fn text_output_points_at_the_field() {
     hpa_lint()

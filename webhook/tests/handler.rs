@@ -117,6 +117,24 @@ async fn only_admission_k8s_io_v1_reviews_are_answered() {
     }
 }
 
+/// An empty `scaleTargetRef` is denied with the API server's three errors,
+/// in its order.
+#[tokio::test]
+async fn an_empty_target_reference_is_denied_as_the_api_server_denies_it() {
+    let mut review = fixture("hpa-create.json");
+    review["request"]["object"]["spec"]["scaleTargetRef"] = json!({});
+    let (status, text) = post(review.to_string()).await;
+    assert_eq!(status, 200);
+    let response: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        response["response"]["status"]["message"],
+        "hpa-lint denied HorizontalPodAutoscaler shop/web: \
+         spec.scaleTargetRef.kind: Required value; \
+         spec.scaleTargetRef.name: Required value; \
+         spec.scaleTargetRef.apiVersion: Invalid value: \"\": apiVersion must specify API group"
+    );
+}
+
 #[tokio::test]
 async fn a_request_with_a_uid_gets_a_denial_with_the_reason() {
     for (field, value, reason) in [
