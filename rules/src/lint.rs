@@ -3,6 +3,7 @@
 //! suppressed happens here.
 
 use std::borrow::Cow;
+use std::cell::{Cell, OnceCell};
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Reason, Severity, Subject};
@@ -10,7 +11,7 @@ use crate::index::{Index, Lookup};
 use crate::model::autoscaler::Autoscalers;
 use crate::model::decode::DecodeErrorKind;
 use crate::model::hpa::Hpa;
-use crate::model::workload::TargetKind;
+use crate::model::workload::{TargetKind, meant_target};
 use crate::object::{Object, ObjectRef};
 use crate::path::FieldPath;
 use crate::quote::{MAX_MESSAGE_BYTES, code, truncate};
@@ -50,20 +51,61 @@ pub struct Context<'a> {
     pub settings: &'a Settings,
     /// The target, looked up once: several rules ask, and an index may have to
     /// parse it.
-    target: std::cell::OnceCell<Lookup<Arc<Object>>>,
+    target: OnceCell<Lookup<Arc<Object>>>,
+    /// The target `scaleTargetRef` means, when it names it without its group.
+    meant: Option<&'a MeantTarget>,
+}
+
+/// The object `scaleTargetRef` means when it names a scalable kind with a
+/// group the kind does not live in (`kind: Deployment` without `apiVersion`).
+/// The controller finds nothing there, and `target-not-scalable` says so; the
+/// rules about the target check the object meant, so that the next run does
+/// not fail again on its problems, and their findings say which object that is.
+pub(crate) struct MeantTarget {
+    target: ObjectRef,
+    /// Whether the rule being run has looked at it.
+    used: Cell<bool>,
+}
+
+impl MeantTarget {
+    fn of(hpa: &Hpa, namespace: &str, settings: &Settings) -> Option<Self> {
+        Some(Self {
+            target: meant_target(settings, &hpa.target(namespace))?,
+            used: Cell::new(false),
+        })
+    }
+
+    fn note(&self) -> String {
+        format!(
+            " (in {}, which `scaleTargetRef` means but does not name with its group)",
+            self.target.describe()
+        )
+    }
 }
 
 impl Context<'_> {
-    /// The object `spec.scaleTargetRef` points to.
+    /// The object `spec.scaleTargetRef` points to, as written.
     pub fn target_ref(&self) -> ObjectRef {
         self.hpa.target(&self.object.key.namespace)
     }
 
-    /// The target, looked up in the index.
+    /// The object `spec.scaleTargetRef` means: as written, or in the group
+    /// its kind lives in when it names it without (see [`MeantTarget`]; the
+    /// rule's findings then say so).
+    pub fn meant_ref(&self) -> ObjectRef {
+        match self.meant {
+            Some(meant) => {
+                meant.used.set(true);
+                meant.target.clone()
+            }
+            None => self.target_ref(),
+        }
+    }
+
+    /// The target `spec.scaleTargetRef` means, looked up in the index.
     pub fn target(&self) -> Lookup<Arc<Object>> {
-        self.target
-            .get_or_init(|| self.index.get(&self.target_ref()))
-            .clone()
+        let target = self.meant_ref();
+        self.target.get_or_init(|| self.index.get(&target)).clone()
     }
 
     /// The target as found in the index, `None` when missing or unknown.
@@ -77,7 +119,7 @@ impl Context<'_> {
     /// The target when the index has it and its kind can be scaled: what the
     /// rules about the target's pods and fields look at.
     pub fn workload(&self) -> Option<Arc<Object>> {
-        let target = self.target_ref();
+        let target = self.meant_ref();
         let kind = TargetKind::classify(self.settings, &target.group, &target.kind);
         if target.kind.is_empty() || target.name.is_empty() || !kind.is_scalable() {
             return None;
@@ -98,6 +140,7 @@ pub struct Report<'a> {
     pinned: bool,
     hpa_subject: &'a Subject,
     hpa: &'a Hpa,
+    meant: Option<&'a MeantTarget>,
     out: &'a mut Vec<Diagnostic>,
 }
 
@@ -167,6 +210,9 @@ impl Report<'_> {
         source_path: FieldPath,
         mut message: String,
     ) -> &mut Diagnostic {
+        if let Some(meant) = self.meant.filter(|meant| meant.used.get()) {
+            message.push_str(&meant.note());
+        }
         truncate(&mut message, MAX_MESSAGE_BYTES);
         self.out.push(Diagnostic {
             rule: self.rule,
@@ -254,6 +300,7 @@ fn run_hpa_checks(
         Operation::Create => None,
     };
     let hpa = Hpa::decode(object, settings, old_hpa.as_ref())?;
+    let meant = MeantTarget::of(&hpa, &object.key.namespace, settings);
     let mut out = Vec::new();
     let mut report = |rule: &'static Rule, f: &mut dyn FnMut(&mut Report<'_>)| {
         if let Some(severity) = settings.severity(rule) {
@@ -263,6 +310,7 @@ fn run_hpa_checks(
                 pinned: settings.is_pinned(rule),
                 hpa_subject,
                 hpa: &hpa,
+                meant: meant.as_ref(),
                 out: &mut out,
             });
         }
@@ -285,7 +333,8 @@ fn run_hpa_checks(
         operation,
         index,
         settings,
-        target: std::cell::OnceCell::new(),
+        target: OnceCell::new(),
+        meant: meant.as_ref(),
     };
     // The server validates only what it could decode, and only served versions.
     let validated = hpa.decodable && hpa.version.is_validated();
@@ -295,6 +344,9 @@ fn run_hpa_checks(
         };
         if rule.category == Category::ApiServer && !validated {
             continue;
+        }
+        if let Some(meant) = &meant {
+            meant.used.set(false);
         }
         report(rule, &mut |r| check(&cx, r));
     }
@@ -586,6 +638,77 @@ spec:
                 "{path}"
             );
         }
+    }
+
+    /// `scaleTargetRef` naming a Deployment without its group: the controller
+    /// finds nothing (`target-not-scalable`), and the Deployment it means is
+    /// checked too, each finding saying which object that is.
+    #[test]
+    fn the_target_meant_without_its_group_is_checked_too() {
+        let deployment = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: app, image: web}]
+";
+        let note =
+            " (in Deployment `web`, which `scaleTargetRef` means but does not name with its group)";
+        for reference in [
+            "{kind: Deployment, name: web}",
+            "{apiVersion: v1, kind: Deployment, name: web}",
+            "{apiVersion: extensions/v1beta1, kind: Deployment, name: web}",
+        ] {
+            let hpa = format!(
+                "apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {{name: web}}
+spec:
+  scaleTargetRef: {reference}
+  maxReplicas: 5
+  metrics:
+  - {{type: Resource, resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 60}}}}}}
+  - {{type: ContainerResource, containerResource: {{name: cpu, container: proxy, target: {{type: Utilization, averageUtilization: 60}}}}}}
+"
+            );
+            let found: Vec<(&str, bool)> =
+                lint_yaml(&format!("{hpa}---\n{deployment}"), &Settings::default())
+                    .iter()
+                    .filter(|f| f.rule != "invalid-object-reference")
+                    .map(|f| (f.rule, f.text.ends_with(note)))
+                    .collect();
+            assert_eq!(
+                found,
+                [
+                    ("target-not-scalable", false),
+                    ("container-not-found", true),
+                    ("target-replicas-conflict", true),
+                    ("target-missing-requests", true),
+                ],
+                "{reference}"
+            );
+        }
+        // A kind that cannot be scaled in any group means no other object.
+        let hpa = HPA
+            .replace("{ANNOTATION}", "{}")
+            .replace("apiVersion: apps/v1, kind: Deployment", "kind: DaemonSet");
+        let daemon_set = deployment.replace("Deployment", "DaemonSet");
+        let rules: Vec<&str> = lint_yaml(&format!("{hpa}---\n{daemon_set}"), &Settings::default())
+            .iter()
+            .map(|f| f.rule)
+            .collect();
+        assert_eq!(
+            rules,
+            [
+                "invalid-object-reference",
+                "target-not-scalable",
+                "min-equals-max"
+            ]
+        );
     }
 
     /// An empty reason still suppresses (the author meant to), but is reported.

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use crate::index::Index;
 use crate::lint::SUPPRESSION_PREFIX;
 use crate::model::quantity::Quantity;
-use crate::object::Object;
+use crate::object::{Object, ObjectRef};
 use crate::path::FieldPath;
 use crate::settings::Settings;
 use crate::source::{ALL, Keep};
@@ -286,6 +286,21 @@ impl TargetKind {
     pub fn is_known_workload(&self) -> bool {
         matches!(self, Self::BuiltIn | Self::KnownCustom)
     }
+}
+
+/// The object a scale target reference means when it names a scalable kind
+/// with a group the kind does not live in (`kind: Deployment` without
+/// `apiVersion`): that kind in its own group. `None` for other references.
+pub fn meant_target(settings: &Settings, target: &ObjectRef) -> Option<ObjectRef> {
+    let TargetKind::NotScalable(NotScalable::WrongGroup { group }) =
+        TargetKind::classify(settings, &target.group, &target.kind)
+    else {
+        return None;
+    };
+    Some(ObjectRef {
+        group,
+        ..target.clone()
+    })
 }
 
 /// Whether a `LimitRange` in `namespace` gives containers a default request

@@ -21,7 +21,9 @@ through the target's `/scale` subresource, which only some kinds have:
   Service and the rest have none;
 - a kind must be named with its own group: `extensions/v1beta1` Deployments
   are no longer served, an empty or `v1` `apiVersion` means the core group,
-  and `apps/v1` has no `Rollout`;
+  and `apps/v1` has no `Rollout`. The rules about the target then check the
+  object meant (the `apps` Deployment), and their findings say so, so that
+  fixing `apiVersion` does not uncover new errors;
 - custom resources may have one (Argo Rollout, KEDA-free operators, your own
   CRDs); any kind of a group that Kubernetes does not serve itself is accepted.
   Kinds configured under `scalableKinds` are known to be scalable, which helps

@@ -79,7 +79,7 @@ spec:
 };
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
-    let target = cx.target_ref();
+    let target = cx.meant_ref();
     if target.kind.is_empty() || target.name.is_empty() {
         return;
     }
