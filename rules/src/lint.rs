@@ -141,7 +141,42 @@ pub struct Report<'a> {
     hpa_subject: &'a Subject,
     hpa: &'a Hpa,
     meant: Option<&'a MeantTarget>,
-    out: &'a mut Vec<Diagnostic>,
+    findings: &'a mut Findings,
+}
+
+/// Where the findings of one object go: the first `max` are kept, the others
+/// only counted.
+struct Findings {
+    kept: Vec<Diagnostic>,
+    max: usize,
+    more: usize,
+    /// The last finding not kept, for its reporter to finish (help, fix).
+    spare: Option<Diagnostic>,
+}
+
+impl Findings {
+    fn new(max: usize) -> Self {
+        Self {
+            kept: Vec::new(),
+            max,
+            more: 0,
+            spare: None,
+        }
+    }
+
+    fn keep(&mut self, diagnostic: Diagnostic) -> &mut Diagnostic {
+        if self.kept.len() < self.max {
+            self.kept.push(diagnostic);
+            self.kept.last_mut().expect("just pushed")
+        } else {
+            self.more += 1;
+            self.discard(diagnostic)
+        }
+    }
+
+    fn discard(&mut self, diagnostic: Diagnostic) -> &mut Diagnostic {
+        self.spare.insert(diagnostic)
+    }
 }
 
 /// The subject of findings on `object`. Its findings share one copy of its key,
@@ -177,7 +212,8 @@ impl Report<'_> {
         diagnostic
     }
 
-    /// Reports a finding on a field of another object (e.g. the target workload).
+    /// Reports a finding on a field of another object (e.g. the target
+    /// workload); left out when that object suppresses the rule.
     pub fn report_on(
         &mut self,
         object: &Object,
@@ -185,7 +221,13 @@ impl Report<'_> {
         message: impl Into<String>,
     ) -> &mut Diagnostic {
         let source_path = path.clone();
-        self.push(subject(object), path, source_path, message.into())
+        let suppressed = suppression(object, self.rule).is_some();
+        let diagnostic = self.diagnostic(subject(object), path, source_path, message.into());
+        if suppressed {
+            self.findings.discard(diagnostic)
+        } else {
+            self.findings.keep(diagnostic)
+        }
     }
 
     /// Reports an API-server field error on the HPA: the message is rendered the
@@ -208,13 +250,24 @@ impl Report<'_> {
         subject: Subject,
         path: FieldPath,
         source_path: FieldPath,
-        mut message: String,
+        message: String,
     ) -> &mut Diagnostic {
+        let diagnostic = self.diagnostic(subject, path, source_path, message);
+        self.findings.keep(diagnostic)
+    }
+
+    fn diagnostic(
+        &self,
+        subject: Subject,
+        path: FieldPath,
+        source_path: FieldPath,
+        mut message: String,
+    ) -> Diagnostic {
         if let Some(meant) = self.meant.filter(|meant| meant.used.get()) {
             message.push_str(&meant.note());
         }
         truncate(&mut message, MAX_MESSAGE_BYTES);
-        self.out.push(Diagnostic {
+        Diagnostic {
             rule: self.rule,
             severity: self.severity,
             subject,
@@ -224,8 +277,7 @@ impl Report<'_> {
             message,
             help: None,
             fix: None,
-        });
-        self.out.last_mut().expect("just pushed")
+        }
     }
 }
 
@@ -261,9 +313,25 @@ pub fn lint(
     index: &dyn Index,
     settings: &Settings,
 ) -> Vec<Diagnostic> {
-    let mut out = check_suppressions(object, settings);
-    out.extend(lint_hpa(object, operation, index, settings));
-    out
+    lint_at_most(object, operation, index, settings, usize::MAX).0
+}
+
+/// [`lint`], keeping the first `max` findings and counting the others: an
+/// admission webhook lists a bounded number, and holds no more while it
+/// works, however many problems a hostile object has.
+pub fn lint_at_most(
+    object: &Object,
+    operation: Operation<'_>,
+    index: &dyn Index,
+    settings: &Settings,
+    max: usize,
+) -> (Vec<Diagnostic>, usize) {
+    let mut findings = Findings::new(max);
+    for diagnostic in check_suppressions(object, settings) {
+        findings.keep(diagnostic);
+    }
+    run_hpa_checks(object, operation, index, settings, &mut findings);
+    (findings.kept, findings.more)
 }
 
 /// The checks of an HPA ([`lint`] without [`check_suppressions`]): nothing
@@ -274,20 +342,18 @@ pub fn lint_hpa(
     index: &dyn Index,
     settings: &Settings,
 ) -> Vec<Diagnostic> {
-    let hpa_subject = subject(object);
-    let mut out =
-        run_hpa_checks(object, &hpa_subject, operation, index, settings).unwrap_or_default();
-    out.retain(|d| !is_suppressed(object, &hpa_subject, d, index));
-    out
+    let mut findings = Findings::new(usize::MAX);
+    run_hpa_checks(object, operation, index, settings, &mut findings);
+    findings.kept
 }
 
 fn run_hpa_checks(
     object: &Object,
-    hpa_subject: &Subject,
     operation: Operation<'_>,
     index: &dyn Index,
     settings: &Settings,
-) -> Option<Vec<Diagnostic>> {
+    findings: &mut Findings,
+) {
     let old_hpa = match operation {
         // The old object is what the server stored, with nothing left to drop:
         // decoding it with the tolerance gate off would lose the `tolerance`
@@ -299,19 +365,26 @@ fn run_hpa_checks(
         }
         Operation::Create => None,
     };
-    let hpa = Hpa::decode(object, settings, old_hpa.as_ref())?;
+    let Some(hpa) = Hpa::decode(object, settings, old_hpa.as_ref()) else {
+        return;
+    };
     let meant = MeantTarget::of(&hpa, &object.key.namespace, settings);
-    let mut out = Vec::new();
+    let hpa_subject = subject(object);
     let mut report = |rule: &'static Rule, f: &mut dyn FnMut(&mut Report<'_>)| {
+        // The HPA's annotation suppresses the rule, whichever object its
+        // findings are about.
+        if suppression(object, rule).is_some() {
+            return;
+        }
         if let Some(severity) = settings.severity(rule) {
             f(&mut Report {
                 rule,
                 severity,
                 pinned: settings.is_pinned(rule),
-                hpa_subject,
+                hpa_subject: &hpa_subject,
                 hpa: &hpa,
                 meant: meant.as_ref(),
-                out: &mut out,
+                findings: &mut *findings,
             });
         }
     };
@@ -350,7 +423,6 @@ fn run_hpa_checks(
         }
         report(rule, &mut |r| check(&cx, r));
     }
-    Some(out)
 }
 
 /// An index in which one object replaces its stored version: the cluster as
@@ -393,7 +465,7 @@ pub fn lint_workload(
         inner: index,
         object: Arc::new(workload.clone()),
     };
-    let mut out = check_suppressions(workload, settings);
+    let mut out: Vec<Diagnostic> = check_suppressions(workload, settings).collect();
     let scalers = index.scalers_of(&target);
     let hpas = scalers
         .all()
@@ -421,48 +493,30 @@ fn suppression<'o>(object: &'o Object, rule: &Rule) -> Option<&'o str> {
     object.annotation(&format!("{SUPPRESSION_PREFIX}{}", rule.name))
 }
 
-fn is_suppressed(
-    hpa: &Object,
-    hpa_subject: &Subject,
-    diagnostic: &Diagnostic,
-    index: &dyn Index,
-) -> bool {
-    if suppression(hpa, diagnostic.rule).is_some() {
-        return true;
-    }
-    // Findings on the HPA share its key (comparing a long name for each would
-    // cost as much as copying it).
-    let subject = &diagnostic.subject.key;
-    if Arc::ptr_eq(subject, &hpa_subject.key) {
-        return false;
-    }
-    matches!(index.get(&subject.to_ref()), Lookup::Found(other) if suppression(&other, diagnostic.rule).is_some())
-}
-
 /// Findings about the suppression annotations themselves: no reason, or an
 /// unknown rule name.
-pub fn check_suppressions(object: &Object, settings: &Settings) -> Vec<Diagnostic> {
+pub fn check_suppressions<'o>(
+    object: &'o Object,
+    settings: &Settings,
+) -> impl Iterator<Item = Diagnostic> + 'o {
     let rule = &invalid_suppression::RULE;
-    let Some(severity) = settings.severity(rule) else {
-        return Vec::new();
-    };
-    let Some(annotations) = object
+    let severity = settings.severity(rule);
+    let annotations = object
         .value
         .pointer("/metadata/annotations")
         .and_then(serde_json::Value::as_object)
-    else {
-        return Vec::new();
-    };
+        .filter(|_| severity.is_some());
     let object_subject = subject(object);
     annotations
-        .iter()
-        .filter_map(|(key, value)| {
+        .into_iter()
+        .flatten()
+        .filter_map(move |(key, value)| {
             let name = key.strip_prefix(SUPPRESSION_PREFIX)?;
             let message = invalid_suppression::problem(name, value)?;
             let path = FieldPath::fields("metadata.annotations").key(key);
             Some(Diagnostic {
                 rule,
-                severity,
+                severity: severity?,
                 subject: object_subject.clone(),
                 source_path: path.clone(),
                 path,
@@ -472,7 +526,6 @@ pub fn check_suppressions(object: &Object, settings: &Settings) -> Vec<Diagnosti
                 fix: None,
             })
         })
-        .collect()
 }
 
 #[cfg(test)]
@@ -638,6 +691,36 @@ spec:
                 "{path}"
             );
         }
+    }
+
+    /// `lint_at_most` keeps the first findings of `lint` and counts the others;
+    /// suppressed ones are neither kept nor counted.
+    #[test]
+    fn lint_at_most_keeps_the_first_findings_and_counts_the_others() {
+        use crate::index::MemoryIndex;
+        use crate::lint::{Operation, lint, lint_at_most};
+
+        let metrics: Vec<serde_json::Value> = (0..300)
+            .map(|i| serde_json::json!({"type": "Pods", "pods": {"metric": {"name": format!("m/{i}")}, "target": {"type": "Value", "value": "-1"}}}))
+            .collect();
+        let value = serde_json::json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "annotations": {"hpa-lint.io/ignore.invalid-metric-name": "generated"}},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                     "maxReplicas": 3, "metrics": metrics}
+        });
+        let hpa =
+            crate::object::Object::new(value, crate::object::Origin::default(), "default").unwrap();
+        let (index, settings) = (MemoryIndex::default(), Settings::default());
+        let all = lint(&hpa, Operation::Create, &index, &settings);
+        assert!(all.len() > 500, "{}", all.len());
+        assert!(!all.iter().any(|d| d.rule.name == "invalid-metric-name"));
+        let (kept, more) = lint_at_most(&hpa, Operation::Create, &index, &settings, 100);
+        assert_eq!((kept.len(), more), (100, all.len() - 100));
+        let messages = |found: &[crate::Diagnostic]| -> Vec<String> {
+            found.iter().map(crate::Diagnostic::field_message).collect()
+        };
+        assert_eq!(messages(&kept), messages(&all[..100]));
     }
 
     /// `scaleTargetRef` naming a Deployment without its group: the controller

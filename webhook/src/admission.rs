@@ -5,7 +5,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use hpa_lint_rules::lint::{Operation as LintOperation, lint, lint_workload};
+use hpa_lint_rules::lint::{Operation as LintOperation, lint_at_most, lint_workload};
 use hpa_lint_rules::model::workload::keep_what_rules_read;
 use hpa_lint_rules::quote::truncate;
 use hpa_lint_rules::{Diagnostic, Object, Origin};
@@ -29,6 +29,11 @@ const MAX_LISTED: usize = 25;
 /// The most one finding takes in a denial message; with [`MAX_LISTED`], this
 /// bounds an answer whatever the request held.
 const MAX_DENIAL_BYTES: usize = 1024;
+
+/// How many findings of one object are kept while a request is checked; the
+/// others are only counted. No real object comes near; a hostile one with
+/// tens of thousands of invalid metrics would otherwise hold a finding each.
+const MAX_FINDINGS: usize = 1000;
 
 /// The kinds the webhook is registered for (README), and what each gets.
 const KINDS: [(&str, &str, Admitted); 4] = [
@@ -84,16 +89,20 @@ pub struct Reviewed {
     pub response: AdmissionResponse,
     /// What happened.
     pub decision: Decision,
-    /// Every finding, including those only logged.
+    /// Every finding kept, including those only logged.
     pub findings: Vec<Finding>,
+    /// How many more findings there were (see [`MAX_FINDINGS`]).
+    pub unkept: usize,
 }
 
 impl Reviewed {
-    fn new(response: AdmissionResponse, decision: Decision) -> Self {
+    /// An answer with no findings.
+    pub fn new(response: AdmissionResponse, decision: Decision) -> Self {
         Self {
             response,
             decision,
             findings: Vec::new(),
+            unkept: 0,
         }
     }
 }
@@ -248,11 +257,15 @@ pub fn validate(
         .as_ref()
         .map_or(LintOperation::Create, |old| LintOperation::Update { old });
     let index = RequestIndex::new(index);
-    let diagnostics = match admitted {
-        Admitted::Hpa => lint(&object, operation, &index, &policy.settings),
-        Admitted::Workload => lint_workload(&object, operation, &index, &policy.settings),
+    let (diagnostics, unkept) = match admitted {
+        Admitted::Hpa => lint_at_most(&object, operation, &index, &policy.settings, MAX_FINDINGS),
+        // Only findings about the workload: bounded by its containers.
+        Admitted::Workload => (
+            lint_workload(&object, operation, &index, &policy.settings),
+            0,
+        ),
     };
-    render(policy, admitted, &object, &diagnostics, response)
+    render(policy, admitted, &object, &diagnostics, unkept, response)
 }
 
 /// Findings listed in an answer: the first [`MAX_LISTED`], and how many more
@@ -284,11 +297,14 @@ impl Listed {
     }
 }
 
+/// `unkept` findings were counted but not kept (see [`MAX_FINDINGS`]): they
+/// are counted among those the denial, else the warnings, leave out.
 fn render(
     policy: &Policy,
     admitted: Admitted,
     object: &Object,
     diagnostics: &[Diagnostic],
+    unkept: usize,
     mut response: AdmissionResponse,
 ) -> Reviewed {
     let this = object.key.to_ref();
@@ -322,6 +338,11 @@ fn render(
             Action::Log => {}
         }
     }
+    if denials.items.is_empty() {
+        warnings.more += unkept;
+    } else {
+        denials.more += unkept;
+    }
     let decision = if !denials.items.is_empty() {
         let listed = denials.finish(std::convert::identity);
         let message = format!("hpa-lint denied {this}: {}", listed.join("; "));
@@ -340,6 +361,7 @@ fn render(
         response,
         decision,
         findings,
+        unkept,
     }
 }
 

@@ -181,11 +181,7 @@ async fn review(state: &AppState, endpoint: Endpoint, body: Body) -> Response {
         Ok(Parsed::Unreadable { uid, reason }) => {
             let response = admission::unreadable(&uid, &reason);
             tracing::warn!(endpoint = endpoint.as_str(), uid = %shown(&uid), %reason, "unreadable admission request");
-            let reviewed = Reviewed {
-                response,
-                decision: admission::Decision::Invalid,
-                findings: Vec::new(),
-            };
+            let reviewed = Reviewed::new(response, admission::Decision::Invalid);
             record(state, endpoint, None, &reviewed, started);
             reviewed
         }
@@ -315,13 +311,16 @@ fn record(
     };
     // One entry per rule and action, so that the line stays short however
     // many findings there were.
-    let findings: Vec<String> = tally
+    let mut findings: Vec<String> = tally
         .iter()
         .map(|(f, count)| match count {
             1 => format!("{}={}", f.rule, f.action.as_str()),
             _ => format!("{}={}*{count}", f.rule, f.action.as_str()),
         })
         .collect();
+    if reviewed.unkept > 0 {
+        findings.push(format!("+{} more", reviewed.unkept));
+    }
     // The request's own strings, cut as messages cut them.
     tracing::info!(
         endpoint = endpoint.as_str(),
