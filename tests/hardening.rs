@@ -378,3 +378,23 @@ fn streams_larger_than_a_block_keep_exact_positions() {
             .collect::<Value>()
     );
 }
+
+#[test]
+fn long_values_are_quoted_short_in_every_format() {
+    // A 200 KB name on an HPA with 300 unknown fields: each finding names the
+    // object, but none may repeat the name in full.
+    let name = "n".repeat(200_000);
+    let fields: String = (0..300).map(|i| format!("  zz{i}: 1\n")).collect();
+    let text = format!(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: {name}}}\nspec:\n  maxReplicas: 3\n{fields}"
+    );
+    for format in ["text", "json", "sarif", "github"] {
+        let (code, out) = run(text.clone(), format);
+        assert_eq!(code, 1, "{format}");
+        assert!(out.len() < 1_000_000, "{format}: {} bytes", out.len());
+        assert!(
+            !out.contains(&"n".repeat(1000)),
+            "{format} quotes the name whole"
+        );
+    }
+}

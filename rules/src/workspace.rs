@@ -84,7 +84,7 @@ pub fn scan_document(text: &str, settings: &Settings) -> Scan {
                 };
                 (
                     &duplicate_key::RULE,
-                    duplicate_key::message(&source::shorten(&key)),
+                    duplicate_key::message(&crate::quote::shown(&key)),
                 )
             }
         };

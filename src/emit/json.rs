@@ -1,9 +1,11 @@
 //! `--format json`: one JSON document. This is a contract other tools read;
 //! the keys are documented in the README and must stay stable.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use hpa_lint_rules::ObjectKey;
+use hpa_lint_rules::quote::shown;
 use serde::Serialize;
 
 use crate::check::Outcome;
@@ -22,11 +24,32 @@ struct Entry<'a> {
     document: usize,
     line: usize,
     column: usize,
-    object: &'a ObjectKey,
+    object: Shown<'a>,
     field: String,
     reason: Option<&'static str>,
     message: &'a str,
     help: Option<&'a str>,
+}
+
+/// An object's identity, long values cut as messages cut them.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Shown<'a> {
+    api_version: Cow<'a, str>,
+    kind: Cow<'a, str>,
+    namespace: Cow<'a, str>,
+    name: Cow<'a, str>,
+}
+
+impl<'a> Shown<'a> {
+    fn of(key: &'a ObjectKey) -> Self {
+        Self {
+            api_version: shown(&key.api_version),
+            kind: shown(&key.kind),
+            namespace: shown(&key.namespace),
+            name: shown(&key.name),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -53,7 +76,7 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
                 document: f.document,
                 line: f.line,
                 column: f.column,
-                object: &f.diagnostic.subject.key,
+                object: Shown::of(&f.diagnostic.subject.key),
                 field: f.diagnostic.path.to_string(),
                 reason: f.diagnostic.reason.map(|r| r.as_str()),
                 message: &f.diagnostic.message,

@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use hpa_lint_rules::Severity;
+use hpa_lint_rules::quote::shown;
 use hpa_lint_rules::registry::ALL;
 use serde_json::{Value, json};
 
@@ -72,7 +73,7 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
             if !key.kind.is_empty() {
                 location["logicalLocations"] = json!([{
                     "name": diagnostic.path.to_string(),
-                    "fullyQualifiedName": format!("{}/{}/{}:{}", key.kind, key.namespace, key.name, diagnostic.path),
+                    "fullyQualifiedName": format!("{}/{}/{}:{}", shown(&key.kind), shown(&key.namespace), shown(&key.name), diagnostic.path),
                     "kind": "member",
                 }]);
             }
@@ -83,7 +84,7 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
                 "message": {"text": text},
                 "locations": [location],
                 "partialFingerprints": {
-                    "hpaLintObjectField/v1": format!("{}/{}/{}/{}/{}", diagnostic.rule.name, key.kind, key.namespace, key.name, diagnostic.path),
+                    "hpaLintObjectField/v1": format!("{}/{}/{}/{}/{}", diagnostic.rule.name, shown(&key.kind), shown(&key.namespace), shown(&key.name), diagnostic.path),
                 },
             })
         })

@@ -31,7 +31,7 @@ fn label(finding: &Finding) -> String {
     let object = if key.kind.is_empty() {
         String::new()
     } else {
-        format!("{} {}/{}", key.kind, key.namespace, key.name)
+        key.to_ref().to_string()
     };
     let field = finding.diagnostic.path.to_string();
     match (field.is_empty(), object.is_empty()) {

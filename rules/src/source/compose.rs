@@ -456,7 +456,7 @@ impl<'a, 'c> Composer<'a, 'c> {
                 kind: ProblemKind::DuplicateKey,
                 message: format!(
                     "key `{}` is repeated: only its last value counts",
-                    super::shorten(&key)
+                    crate::quote::shown(&key)
                 ),
                 path,
                 pos: at,

@@ -12,8 +12,6 @@
 //! as kubectl's YAML library resolves them (go-yaml v2, YAML 1.1: `010` is 8,
 //! `yes` is true).
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
 mod compose;
@@ -152,18 +150,6 @@ pub fn read_document(text: &str, choose: Choose<'_>) -> Document {
     }
 }
 
-/// At most this many characters of a user's value are quoted in a message.
-pub const QUOTE_LIMIT: usize = 64;
-
-/// `text` cut to [`QUOTE_LIMIT`] characters (on a character boundary), with a
-/// note of its full size: a message must not grow with the input.
-pub fn shorten(text: &str) -> Cow<'_, str> {
-    match text.char_indices().nth(QUOTE_LIMIT) {
-        None => Cow::Borrowed(text),
-        Some((cut, _)) => Cow::Owned(format!("{}… ({} bytes)", &text[..cut], text.len())),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,15 +184,6 @@ mod tests {
         // A syntax error before any action is a syntax error.
         let broken = "a: b: c\nd: {{ x }}\n";
         assert_eq!(whole(broken).template, None);
-    }
-
-    #[test]
-    fn shortens_long_values_on_character_boundaries() {
-        assert_eq!(shorten("web"), "web");
-        let long = "é".repeat(100);
-        let short = shorten(&long);
-        assert!(short.starts_with(&"é".repeat(QUOTE_LIMIT)));
-        assert!(short.ends_with("… (200 bytes)"));
     }
 
     /// Text made of YAML's syntax characters, line breaks of every style and

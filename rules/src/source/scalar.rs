@@ -120,7 +120,7 @@ pub(crate) fn resolve<'a>(
                 _ => Err(format!(
                     "cannot decode {} `{}` as a {}",
                     found.short_tag(),
-                    super::shorten(&value),
+                    crate::quote::shown(&value),
                     kind.short_tag()
                 )),
             }
