@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::fix::Fix;
 use crate::object::{ObjectKey, Origin};
 use crate::path::FieldPath;
 use crate::quote::{MAX_MESSAGE_BYTES, truncate};
@@ -163,8 +164,8 @@ pub struct Diagnostic {
     /// What to do about it (most help texts are fixed: they are not copied
     /// into every finding).
     pub help: Option<Cow<'static, str>>,
-    /// A JSON Patch that fixes it, when one is safe to apply.
-    pub fix: Option<Vec<PatchOp>>,
+    /// What would fix it, when the rule knows.
+    pub fix: Option<Fix>,
 }
 
 impl Diagnostic {
@@ -190,8 +191,8 @@ impl Diagnostic {
     }
 
     /// Attaches a fix.
-    pub fn fix(&mut self, ops: Vec<PatchOp>) -> &mut Self {
-        self.fix = Some(ops);
+    pub fn fix(&mut self, fix: Fix) -> &mut Self {
+        self.fix = Some(fix);
         self
     }
 }

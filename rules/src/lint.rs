@@ -389,14 +389,21 @@ fn run_hpa_checks(
         }
     };
     for error in &hpa.decode_errors {
-        let rule = match error.kind {
-            DecodeErrorKind::UnknownField => &unknown_field::RULE,
-            DecodeErrorKind::Type => &invalid_field_type::RULE,
-            DecodeErrorKind::Quantity => &invalid_quantity::RULE,
+        let (rule, fix) = match error.kind {
+            DecodeErrorKind::UnknownField => (
+                &unknown_field::RULE,
+                unknown_field::fix(error, &object.value),
+            ),
+            DecodeErrorKind::Type => (
+                &invalid_field_type::RULE,
+                invalid_field_type::fix(error, &object.value),
+            ),
+            DecodeErrorKind::Quantity => (&invalid_quantity::RULE, None),
         };
         report(rule, &mut |r| {
             let d = r.report(error.path.clone(), error.message.clone());
             d.reason = Some(Reason::BadRequest);
+            d.fix = fix.clone();
         });
     }
     let cx = Context {

@@ -21,6 +21,17 @@ pub enum DecodeErrorKind {
     Quantity,
 }
 
+/// What the decoder wanted where it failed, for fixes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wanted {
+    /// One of the fields of a struct (for an unknown field).
+    Field(&'static [&'static str]),
+    /// A value of a Go type: `int32`, `bool`, …
+    Type(&'static str),
+    /// A quantity.
+    Quantity,
+}
+
 /// One decoding failure.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DecodeError {
@@ -28,6 +39,8 @@ pub struct DecodeError {
     pub path: FieldPath,
     /// Kind of failure.
     pub kind: DecodeErrorKind,
+    /// What was wanted there.
+    pub wanted: Wanted,
     /// The server's text.
     pub message: String,
 }
@@ -107,23 +120,29 @@ impl Decoder {
             .any(|e| e.kind != DecodeErrorKind::UnknownField)
     }
 
-    fn push(&mut self, path: FieldPath, kind: DecodeErrorKind, message: String) {
+    fn push(&mut self, path: FieldPath, kind: DecodeErrorKind, wanted: Wanted, message: String) {
         if self.strict {
             self.errors.push(DecodeError {
                 path,
                 kind,
+                wanted,
                 message,
             });
         }
     }
 
-    fn type_error(&mut self, value: &Value, path: &FieldPath, parent: &str, go_type: &str) {
+    fn type_error(&mut self, value: &Value, path: &FieldPath, parent: &str, go_type: &'static str) {
         let message = format!(
             "json: cannot unmarshal {} into Go struct field {parent}.{} of type {go_type}",
             json_type(value),
             go_field_path(path)
         );
-        self.push(path.clone(), DecodeErrorKind::Type, message);
+        self.push(
+            path.clone(),
+            DecodeErrorKind::Type,
+            Wanted::Type(go_type),
+            message,
+        );
     }
 
     /// Opens the top-level object (already known to be a JSON object).
@@ -145,7 +164,8 @@ impl Decoder {
                     if !go.fields.contains(&key.as_str()) {
                         let field = path.field(key);
                         let message = format!("unknown field \"{field}\"");
-                        self.push(field, DecodeErrorKind::UnknownField, message);
+                        let wanted = Wanted::Field(go.fields);
+                        self.push(field, DecodeErrorKind::UnknownField, wanted, message);
                     }
                 }
                 Some(map)
@@ -186,7 +206,12 @@ impl<'v> Record<'v> {
     }
 
     /// A string field of a named Go type (`string`, `v2.MetricSourceType`, ...).
-    pub(crate) fn string_as(&self, d: &mut Decoder, name: &str, go_type: &str) -> Option<String> {
+    pub(crate) fn string_as(
+        &self,
+        d: &mut Decoder,
+        name: &str,
+        go_type: &'static str,
+    ) -> Option<String> {
         let value = self.raw(name)?;
         match value.as_str() {
             Some(s) => Some(s.to_owned()),
@@ -244,7 +269,12 @@ impl<'v> Record<'v> {
         match Quantity::parse(&text) {
             Ok(q) => Some(q),
             Err(e) => {
-                d.push(self.path(name), DecodeErrorKind::Quantity, e.to_string());
+                d.push(
+                    self.path(name),
+                    DecodeErrorKind::Quantity,
+                    Wanted::Quantity,
+                    e.to_string(),
+                );
                 None
             }
         }
@@ -255,7 +285,7 @@ impl<'v> Record<'v> {
         &self,
         d: &mut Decoder,
         name: &str,
-        go_type: &str,
+        go_type: &'static str,
     ) -> Option<Vec<(FieldPath, &'v Value)>> {
         let value = self.raw(name)?;
         let path = self.path(name);
@@ -280,7 +310,7 @@ impl<'v> Record<'v> {
         d: &mut Decoder,
         name: &str,
         go: &'static GoStruct,
-        list_type: &str,
+        list_type: &'static str,
     ) -> Option<Vec<Record<'v>>> {
         let items = self.list(d, name, list_type)?;
         Some(

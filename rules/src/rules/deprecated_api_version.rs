@@ -1,8 +1,11 @@
 //! `deprecated-api-version`: the HPA is written in a deprecated or removed `autoscaling` version.
 
+use serde_json::Value;
+
 use crate::diagnostic::Severity;
+use crate::fix::{Edit, Fix};
 use crate::lint::{Context, Report};
-use crate::model::hpa::HpaVersion;
+use crate::model::hpa::{HpaVersion, v2beta1_member_to_v2};
 use crate::path::FieldPath;
 use crate::registry::{Category, Check, Rule};
 
@@ -63,6 +66,13 @@ becomes `target: {type: Utilization, averageUtilization: 70}`,
 `targetValue` becomes `target: {type: Value, value: ...}`, `metricName`
 becomes `metric: {name: ...}`, and an object metric's `target` becomes
 `describedObject`.
+
+## Fix safety
+`--fix` changes `apiVersion` to `autoscaling/v2` and, from `v2beta1`, rewrites
+each metric source the way the API server converted it while it served
+`v2beta1` (a missing `targetValue` of an object metric, or `targetAverageValue`
+of a pods metric, becomes `"0"`, as it did then). It is safe: the object the
+server stores is the same; only the version it is written in changes.
 "#,
     check: Check::Hpa(check),
 };
@@ -75,6 +85,46 @@ const HELP_V2BETA1: &str = "migrate to `autoscaling/v2`: `targetAverageUtilizati
 
 const HELP_V2BETA2: &str =
     "change `apiVersion` to `autoscaling/v2`: `v2beta2` has the same fields, nothing else changes";
+
+/// The members of a metric whose shape changed after `v2beta1`.
+const MEMBERS: [&str; 5] = [
+    "object",
+    "pods",
+    "resource",
+    "containerResource",
+    "external",
+];
+
+/// `autoscaling/v2`, with `v2beta1` metrics converted as the API server
+/// converted them: the same HPA in the version that is served.
+fn upgrade(cx: &Context<'_>) -> Fix {
+    let mut edits = vec![Edit::Set {
+        path: FieldPath::fields("apiVersion"),
+        value: "autoscaling/v2".into(),
+    }];
+    if matches!(cx.hpa.version, HpaVersion::V2beta1 | HpaVersion::V2alpha1) {
+        let metrics = cx
+            .object
+            .value
+            .pointer("/spec/metrics")
+            .and_then(Value::as_array);
+        for (i, metric) in metrics.into_iter().flatten().enumerate() {
+            for member in MEMBERS {
+                let Some(converted) = metric
+                    .get(member)
+                    .and_then(|m| v2beta1_member_to_v2(member, m))
+                else {
+                    continue;
+                };
+                edits.push(Edit::Set {
+                    path: FieldPath::fields("spec.metrics").index(i).field(member),
+                    value: converted,
+                });
+            }
+        }
+    }
+    Fix::safe("convert to `autoscaling/v2`", edits)
+}
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     // (deprecated in, not served from, help)
@@ -96,14 +146,16 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                  server rejects the HPA"
             ),
         )
-        .help(help);
+        .help(help)
+        .fix(upgrade(cx));
     } else {
         let since = deprecated.map_or_else(String::new, |d| format!(" since Kubernetes 1.{d}"));
         out.report(
             path,
             format!("`{api_version}` is deprecated{since} and not served from 1.{removed}"),
         )
-        .help(help);
+        .help(help)
+        .fix(upgrade(cx));
     }
 }
 

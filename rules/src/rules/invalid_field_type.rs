@@ -1,6 +1,11 @@
 //! `invalid-field-type`: a value of the wrong JSON type, or an integer out of range.
 
+use serde_json::Value;
+
 use crate::diagnostic::Severity;
+use crate::fix::{Edit, Fix};
+use crate::model::decode::{DecodeError, Wanted};
+use crate::quote::quoted;
 use crate::registry::{Category, Check, Rule};
 
 /// The rule.
@@ -44,6 +49,46 @@ spec:
 
 ## API server
 Rejected with HTTP 400 (`BadRequest`); the message is Go's JSON decoding error.
+
+## Fix safety
+A number or boolean written in quotes (`maxReplicas: "5"`, `controller:
+"true"`) is unquoted by `--fix`. It is safe: the value is the one the author
+wrote, in the type the field has.
 "#,
     check: Check::Input,
 };
+
+/// Unquotes a number or boolean written as a string where the field wants one.
+pub(crate) fn fix(error: &DecodeError, object: &Value) -> Option<Fix> {
+    let Wanted::Type(go_type) = error.wanted else {
+        return None;
+    };
+    let Value::String(text) = object.pointer(&error.path.pointer())? else {
+        return None;
+    };
+    let value = match go_type {
+        "int32" => Value::from(text.parse::<i32>().ok().filter(|_| is_decimal(text))?),
+        "int64" => Value::from(text.parse::<i64>().ok().filter(|_| is_decimal(text))?),
+        "bool" => Value::from(match text.as_str() {
+            "true" => true,
+            "false" => false,
+            _ => return None,
+        }),
+        _ => return None,
+    };
+    Some(Fix::safe(
+        format!("unquote {}", quoted(text)),
+        vec![Edit::Set {
+            path: error.path.clone(),
+            value,
+        }],
+    ))
+}
+
+/// Digits with an optional minus: what JSON would have read as the number.
+fn is_decimal(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && !(digits.len() > 1 && digits.starts_with('0'))
+}

@@ -1,6 +1,7 @@
 //! `target-not-scalable`: `scaleTargetRef` names a kind without a `/scale` subresource.
 
 use crate::diagnostic::Severity;
+use crate::fix::{Edit, Fix};
 use crate::lint::{Context, Report};
 use crate::model::workload::{NotScalable, TargetKind};
 use crate::path::FieldPath;
@@ -56,6 +57,13 @@ spec:
   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
   maxReplicas: 10
 ```
+
+## Fix safety
+When `scaleTargetRef` names Deployment, StatefulSet, ReplicaSet or
+ReplicationController without their group (no `apiVersion`, `v1`,
+`extensions/...`), or a kind in the wrong letter case, `--fix` writes the
+`apiVersion` (`apps/v1`, `v1`) and `kind` that kind has. It is safe: the object
+meant is the only one the reference can mean.
 "#,
     check: Check::Hpa(check),
 };
@@ -67,6 +75,41 @@ fn group_name(group: &str) -> String {
     } else {
         format!("group {}", code(group))
     }
+}
+
+/// The `apiVersion` that names a built-in kind's group: `apps/v1`, `v1`.
+fn built_in_api_version(group: &str) -> Option<&'static str> {
+    match group {
+        "" => Some("v1"),
+        "apps" => Some("apps/v1"),
+        _ => None,
+    }
+}
+
+/// The fix that writes `kind` (when given) and the `apiVersion` of `group`.
+fn naming_fix(kind: Option<&str>, group: &str, version_too: bool) -> Option<Fix> {
+    let api_version = if version_too {
+        Some(built_in_api_version(group)?)
+    } else {
+        None
+    };
+    let mut edits = Vec::new();
+    let mut said = Vec::new();
+    if let Some(kind) = kind {
+        edits.push(Edit::Set {
+            path: FieldPath::fields("spec.scaleTargetRef.kind"),
+            value: kind.into(),
+        });
+        said.push(format!("`kind: {kind}`"));
+    }
+    if let Some(api_version) = api_version {
+        edits.push(Edit::Set {
+            path: FieldPath::fields("spec.scaleTargetRef.apiVersion"),
+            value: api_version.into(),
+        });
+        said.push(format!("`apiVersion: {api_version}`"));
+    }
+    Some(Fix::safe(format!("set {}", said.join(" and ")), edits))
 }
 
 /// The `apiVersion` to write for a kind of `group`.
@@ -134,8 +177,11 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                     group_name(&target.group)
                 )
             };
-            out.report(version_path, message)
-                .help(api_version_hint(&group));
+            let diagnostic = out.report(version_path, message);
+            diagnostic.help(api_version_hint(&group));
+            if let Some(fix) = naming_fix(None, &group, true) {
+                diagnostic.fix(fix);
+            }
         }
         NotScalable::UnknownKind {
             similar: Some((group, similar)),
@@ -144,15 +190,18 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             if group != target.group {
                 help = format!("{help} and {}", api_version_hint(group));
             }
-            out.report(
+            let diagnostic = out.report(
                 kind_path,
                 format!(
                     "{} has no kind {}: kinds are case-sensitive",
                     group_name(&target.group),
                     code(kind)
                 ),
-            )
-            .help(help);
+            );
+            diagnostic.help(help);
+            if let Some(fix) = naming_fix(Some(similar), group, group != target.group) {
+                diagnostic.fix(fix);
+            }
         }
         NotScalable::UnknownKind { similar: None } => {
             out.report(

@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use crate::diagnostic::Severity;
+use crate::fix::{Edit, Fix};
 use crate::lint::{Context, Operation, Report};
 use crate::model::workload::TargetKind;
 use crate::object::Object;
@@ -87,6 +88,12 @@ spec:
     spec:
       containers: [{name: app, image: web:1.0}]
 ```
+
+## Fix safety
+`--unsafe-fixes` removes `spec.replicas` from the workload. It is unsafe: with
+client-side apply, the next `kubectl apply` that no longer sets the field drops
+the live workload to 1 replica once, unless the field is first removed from the
+last-applied configuration (see the help line).
 "#,
     check: Check::Hpa(check),
 };
@@ -150,6 +157,12 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
              let the HPA's field manager own it with server-side apply: {DOCS_URL}",
             shown(&key.kind.to_lowercase()),
             shown(&key.name)
+        ))
+        .fix(Fix::unsafe_edit(
+            "remove `spec.replicas` from the workload",
+            vec![Edit::Remove {
+                path: FieldPath::fields("spec.replicas"),
+            }],
         ));
 }
 
