@@ -51,9 +51,7 @@ pub fn rules(format: RulesFormat) -> Result<u8> {
 
 pub fn explain(name: &str) -> Result<u8> {
     let Some(rule) = registry::by_name(name) else {
-        let hint = registry::closest_name(name)
-            .map(|n| format!(" (did you mean `{n}`?)"))
-            .unwrap_or_default();
+        let hint = hpa_lint_rules::suggest::did_you_mean(registry::closest_name(name));
         bail!("unknown rule `{name}`{hint}; `hpa-lint rules` lists them all");
     };
     let mut out = io::stdout().lock();

@@ -144,9 +144,7 @@ fn known_rule<T>(
     value: &Spanned<T>,
 ) -> Result<&'static crate::registry::Rule, ConfigError> {
     registry::by_name(name).ok_or_else(|| {
-        let hint = registry::closest_name(name)
-            .map(|n| format!(" (did you mean `{n}`?)"))
-            .unwrap_or_default();
+        let hint = crate::suggest::did_you_mean(registry::closest_name(name));
         at(value, format!("unknown rule `{name}`{hint}"))
     })
 }

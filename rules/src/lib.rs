@@ -20,6 +20,7 @@ pub mod registry;
 pub mod rules;
 pub mod settings;
 pub mod source;
+pub mod suggest;
 #[cfg(test)]
 mod testing;
 pub mod workspace;

@@ -119,40 +119,15 @@ pub fn select(selector: &str) -> Result<Vec<&'static Rule>, String> {
             .collect());
     }
     by_name(selector).map(|r| vec![r]).ok_or_else(|| {
-        let hint = closest_name(selector)
-            .map(|name| format!(" (did you mean `{name}`?)"))
-            .unwrap_or_default();
+        let hint = crate::suggest::did_you_mean(closest_name(selector));
         format!("unknown rule or category `{selector}`{hint}")
     })
 }
 
-/// How many edits away a misspelt name may be from the name it suggests.
-const MAX_DISTANCE: usize = 3;
+/// How many typing mistakes a misspelt rule name may have.
+const MAX_MISTAKES: usize = 3;
 
-/// The registered name nearest to a misspelt one, if any is close.
+/// The registered name nearest to a misspelt one, if one is close.
 pub fn closest_name(name: &str) -> Option<&'static str> {
-    // The distance is at least the difference in length: skipping the far ones
-    // keeps a megabyte-long name from costing a quadratic comparison.
-    let length = name.chars().count();
-    ALL.iter()
-        .filter(|r| length.abs_diff(r.name.len()) <= MAX_DISTANCE)
-        .map(|r| (edit_distance(name, r.name), r.name))
-        .filter(|(d, _)| *d <= MAX_DISTANCE)
-        .min()
-        .map(|(_, n)| n)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
-        }
-    }
-    row[b.len()]
+    crate::suggest::closest(name, ALL.iter().map(|r| r.name), MAX_MISTAKES)
 }

@@ -58,9 +58,7 @@ pub const HELP: &str =
 /// What is wrong with `hpa-lint.io/ignore.<name>: <value>`, if anything.
 pub fn problem(name: &str, value: &serde_json::Value) -> Option<String> {
     if registry::by_name(name).is_none() {
-        let hint = registry::closest_name(name)
-            .map(|n| format!(" (did you mean `{n}`?)"))
-            .unwrap_or_default();
+        let hint = crate::suggest::did_you_mean(registry::closest_name(name));
         return Some(format!(
             "suppression names unknown rule {}{hint}",
             code(name)

@@ -8,6 +8,7 @@ use crate::model::decode::{DecodeError, Wanted};
 use crate::path::Segment;
 use crate::quote::code;
 use crate::registry::{Category, Check, Rule};
+use crate::suggest::closest;
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -80,57 +81,20 @@ pub(crate) fn fix(error: &DecodeError, object: &Value) -> Option<Fix> {
     let Some(Segment::Field(name) | Segment::Key(name)) = error.path.segments().last() else {
         return None;
     };
-    let parent = error.path.parent()?;
-    let siblings = object.pointer(&parent.pointer())?.as_object()?;
-    let distance = |field: &str| {
-        if field.eq_ignore_ascii_case(name) {
-            Some(0)
-        } else {
-            Some(mistakes(name, field)).filter(|d| *d <= MAX_MISTAKES.min(field.len() / 3))
-        }
-    };
-    let mut close: Vec<(usize, &str)> = fields
-        .iter()
-        .filter_map(|field| Some((distance(field)?, *field)))
-        .collect();
-    close.sort();
-    let [(best, field), rest @ ..] = close.as_slice() else {
-        return None;
-    };
-    if rest.first().is_some_and(|(d, _)| d == best) || siblings.contains_key(*field) {
+    let siblings = object
+        .pointer(&error.path.parent()?.pointer())?
+        .as_object()?;
+    // Short names are too easily close to another field by chance.
+    let max = MAX_MISTAKES.min(name.chars().count() / 4);
+    let field = closest(name, fields.iter().copied(), max)?;
+    if siblings.contains_key(field) {
         return None;
     }
     Some(Fix::unsafe_edit(
         format!("rename {} to {}", code(name), code(field)),
         vec![Edit::Rename {
             path: error.path.clone(),
-            to: (*field).to_owned(),
+            to: field.to_owned(),
         }],
     ))
-}
-
-/// Typing mistakes between two names: letters added, removed, replaced or
-/// swapped with the next (the optimal string alignment distance).
-fn mistakes(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut rows = vec![vec![0; b.len() + 1]; a.len() + 1];
-    for (i, row) in rows.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for j in 0..=b.len() {
-        rows[0][j] = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (rows[i - 1][j] + 1)
-                .min(rows[i][j - 1] + 1)
-                .min(rows[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(rows[i - 2][j - 2] + 1);
-            }
-            rows[i][j] = best;
-        }
-    }
-    rows[a.len()][b.len()]
 }
