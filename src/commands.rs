@@ -7,10 +7,12 @@ use hpa_lint_rules::registry::{self, ALL, Category, Rule};
 
 use crate::args::RulesFormat;
 
-/// The severity a rule has without configuration (pedantic rules are off).
+/// The severity a rule has without configuration (pedantic rules are off;
+/// live rules run in `kubectl hpa-lint` only).
 fn default_level(rule: &Rule) -> String {
     match rule.category {
         Category::Pedantic => format!("off ({})", rule.severity),
+        Category::Live => format!("{} (audit)", rule.severity),
         _ => rule.severity.to_string(),
     }
 }

@@ -7,8 +7,8 @@ mod text;
 
 use std::io::{self, Write};
 
-use crate::args::Format;
-use crate::check::Outcome;
+use crate::options::Format;
+use crate::report::Outcome;
 
 /// Writes the outcome in a format. `color` applies to text only.
 pub fn emit(format: Format, outcome: &Outcome, color: bool, out: &mut dyn Write) -> io::Result<()> {
