@@ -118,7 +118,7 @@ pub fn read(args: &InputArgs) -> Result<(Vec<Found>, Settings)> {
         feature_gates: args.feature_gates.clone(),
         ..LintArgs::default()
     };
-    let resolved = settings::resolve(&lint_args, args.namespace.as_deref())?;
+    let resolved = settings::resolve(&lint_args, args.namespace.as_deref(), None)?;
     let settings = resolved.settings;
     let (sources, errors) = input::collect(
         &args.paths,

@@ -46,7 +46,7 @@ fn main() -> ExitCode {
 }
 
 fn check(args: &CheckArgs) -> Result<u8> {
-    let resolved = settings::resolve(&args.lint, args.namespace.as_deref())?;
+    let resolved = settings::resolve(&args.lint, args.namespace.as_deref(), None)?;
     let (sources, mut input_errors) = input::collect(
         &args.paths,
         &args.context,

@@ -29,8 +29,14 @@ fn find_config(start: &Path) -> Option<PathBuf> {
 }
 
 /// Resolves the options, the configuration file and, when given, the
-/// namespace of objects that name none, into the rule settings.
-pub fn resolve(args: &LintArgs, namespace: Option<&str>) -> Result<Resolved> {
+/// namespace of objects that name none, into the rule settings. The
+/// Kubernetes version comes from `--kube-version`, else the configuration,
+/// else `default_version` (the cluster's, for an audit), else the default.
+pub fn resolve(
+    args: &LintArgs,
+    namespace: Option<&str>,
+    default_version: Option<KubeVersion>,
+) -> Result<Resolved> {
     let cwd = std::env::current_dir().context("reading the current directory")?;
     let path = match (&args.config, args.isolated) {
         (_, true) => None,
@@ -53,7 +59,11 @@ pub fn resolve(args: &LintArgs, namespace: Option<&str>) -> Result<Resolved> {
     };
     let version = match &args.kube_version {
         Some(version) => version.parse::<KubeVersion>().map_err(|e| anyhow!(e))?,
-        None => config.kube_version().map_err(at)?.unwrap_or_default(),
+        None => config
+            .kube_version()
+            .map_err(at)?
+            .or(default_version)
+            .unwrap_or_default(),
     };
     let mut settings = Settings::new(version);
     config.apply(&mut settings).map_err(at)?;

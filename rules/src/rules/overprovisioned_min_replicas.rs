@@ -109,10 +109,11 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         FieldPath::fields("spec.minReplicas"),
         format!(
             "held at `minReplicas` ({min}) for {} with every metric at most {}% of its target \
-             ({}): at this load the metrics ask for about {asked} replicas",
+             ({}): at this load the metrics ask for about {asked} replica{}",
             age(held),
             cx.settings.far_below_target,
-            list_readings(&readings)
+            list_readings(&readings),
+            if asked == 1 { "" } else { "s" }
         ),
     )
     .help(
