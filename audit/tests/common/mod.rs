@@ -161,16 +161,18 @@ impl Stage {
     }
 }
 
-/// Runs `kubectl-hpa_lint` in `dir` with the kubeconfig there.
+/// Runs `kubectl-hpa_lint` in `dir` with the kubeconfig there, at [`NOW`]
+/// unless `args` say `--now`.
 pub fn audit_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubectl-hpa_lint"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa_lint"));
+    command
         .current_dir(dir)
         .env("KUBECONFIG", dir.join("kubeconfig"))
-        .env_remove("HPA_LINT_KUBE_VERSION")
-        .args(["--now", NOW])
-        .args(args)
-        .output()
-        .unwrap()
+        .env_remove("HPA_LINT_KUBE_VERSION");
+    if !args.contains(&"--now") {
+        command.args(["--now", NOW]);
+    }
+    command.args(args).output().unwrap()
 }
 
 pub fn stdout(output: &Output) -> String {
