@@ -61,7 +61,12 @@ fn check(args: &CheckArgs) -> Result<u8> {
 
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    emit::emit(args.lint.format, &outcome, args.lint.color.is_on(), &mut out)?;
+    emit::emit(
+        args.lint.format,
+        &outcome,
+        args.lint.color.is_on(),
+        &mut out,
+    )?;
     out.flush()?;
     for error in &input_errors {
         eprintln!("hpa-lint: {error}");

@@ -100,10 +100,9 @@ pub struct Outcome {
 /// messages such as `Required value` name no field): the path tells them apart.
 pub fn sort_findings(findings: &mut Vec<Finding>) {
     let key = |f: &Finding| {
-        let (file, line, column) = f
-            .location
-            .as_ref()
-            .map_or((None, 0, 0), |l| (Some(Arc::clone(&l.file)), l.line, l.column));
+        let (file, line, column) = f.location.as_ref().map_or((None, 0, 0), |l| {
+            (Some(Arc::clone(&l.file)), l.line, l.column)
+        });
         let d = &f.diagnostic;
         (
             file,

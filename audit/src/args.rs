@@ -65,6 +65,7 @@ pub struct Args {
 }
 
 fn parse_now(text: &str) -> Result<Millis, String> {
-    parse_time(text)
-        .ok_or_else(|| format!("invalid time `{text}`: expected RFC 3339 in UTC, e.g. 2026-03-04T08:00:00Z"))
+    parse_time(text).ok_or_else(|| {
+        format!("invalid time `{text}`: expected RFC 3339 in UTC, e.g. 2026-03-04T08:00:00Z")
+    })
 }

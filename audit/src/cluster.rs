@@ -11,8 +11,8 @@ use hpa_lint_rules::settings::KubeVersion;
 use hpa_lint_rules::source::Keep;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::args::Args;
@@ -104,7 +104,9 @@ fn failure(error: kube::Error) -> Failure {
     match error {
         kube::Error::Api(status) if status.code == 404 => Failure::Absent,
         kube::Error::Api(status) if status.code == 403 => Failure::Forbidden(status.message),
-        kube::Error::Api(status) => Failure::Failed(format!("{} ({})", status.message, status.code)),
+        kube::Error::Api(status) => {
+            Failure::Failed(format!("{} ({})", status.message, status.code))
+        }
         other => Failure::Failed(other.to_string()),
     }
 }
@@ -187,7 +189,9 @@ impl Cluster {
             .groups
             .into_iter()
             .filter_map(|g| {
-                let version = g.preferred_version.or_else(|| g.versions.into_iter().next())?;
+                let version = g
+                    .preferred_version
+                    .or_else(|| g.versions.into_iter().next())?;
                 Some((g.name, version.version))
             })
             .collect())
@@ -499,7 +503,10 @@ mod tests {
         let text = json!({"metadata": {"continue": "next", "remainingItemCount": 7}, "items": [deployment]}).to_string();
         let page = Page::parse(&text, &WORKLOAD_FIELDS).unwrap();
         assert_eq!(page.items, [WORKLOAD_FIELDS.prune(deployment)]);
-        assert_eq!((page.next.as_deref(), page.remaining), (Some("next"), Some(7)));
+        assert_eq!(
+            (page.next.as_deref(), page.remaining),
+            (Some("next"), Some(7))
+        );
         let empty = Page::parse(r#"{"metadata": {}, "items": null}"#, &WORKLOAD_FIELDS).unwrap();
         assert!(empty.items.is_empty() && empty.next.is_none());
     }
@@ -507,13 +514,30 @@ mod tests {
     #[test]
     fn paths_follow_the_api_layout() {
         let deployments = Resource::new("apps/v1", "Deployment", "deployments", true);
-        assert_eq!(deployments.path(Some("shop")), "/apis/apps/v1/namespaces/shop/deployments");
+        assert_eq!(
+            deployments.path(Some("shop")),
+            "/apis/apps/v1/namespaces/shop/deployments"
+        );
         assert_eq!(deployments.path(None), "/apis/apps/v1/deployments");
-        let services = Resource::new("apiregistration.k8s.io/v1", "APIService", "apiservices", false);
-        assert_eq!(services.path(Some("shop")), "/apis/apiregistration.k8s.io/v1/apiservices");
+        let services = Resource::new(
+            "apiregistration.k8s.io/v1",
+            "APIService",
+            "apiservices",
+            false,
+        );
+        assert_eq!(
+            services.path(Some("shop")),
+            "/apis/apiregistration.k8s.io/v1/apiservices"
+        );
         let ranges = Resource::new("v1", "LimitRange", "limitranges", true);
-        assert_eq!(ranges.path(Some("shop")), "/api/v1/namespaces/shop/limitranges");
+        assert_eq!(
+            ranges.path(Some("shop")),
+            "/api/v1/namespaces/shop/limitranges"
+        );
         assert_eq!(ranges.to_string(), "limitranges");
-        assert_eq!(encode("team=shop,tier!=batch"), "team%3Dshop%2Ctier%21%3Dbatch");
+        assert_eq!(
+            encode("team=shop,tier!=batch"),
+            "team%3Dshop%2Ctier%21%3Dbatch"
+        );
     }
 }

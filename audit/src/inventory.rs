@@ -24,7 +24,10 @@ use hpa_lint_rules::model::status::{Status, metrics_api_of};
 use hpa_lint_rules::model::workload::{SCALER_FIELDS, TargetKind, WORKLOAD_FIELDS};
 use hpa_lint_rules::object::{Object, ObjectRef, Origin};
 use hpa_lint_rules::registry::Rule;
-use hpa_lint_rules::rules::{duplicate_target, pdb_blocks_eviction, target_missing_requests, vpa_conflict};
+use hpa_lint_rules::rules::{
+    duplicate_target, pdb_blocks_eviction, scaling_inactive, target_missing_requests,
+    unknown_metric_value, vpa_conflict,
+};
 use hpa_lint_rules::settings::{GroupKind, Level, Settings};
 use hpa_lint_rules::source::Keep;
 use serde_json::Value;
@@ -133,8 +136,8 @@ pub struct AuditIndex {
 impl AuditIndex {
     fn covers(&self, group: &str, kind: &str, namespace: &str) -> bool {
         // Cluster-scoped objects have no namespace.
-        let in_scope = namespace.is_empty()
-            || self.namespace.as_deref().is_none_or(|ns| ns == namespace);
+        let in_scope =
+            namespace.is_empty() || self.namespace.as_deref().is_none_or(|ns| ns == namespace);
         in_scope && self.read.contains(&(group.to_owned(), kind.to_owned()))
     }
 }
@@ -178,6 +181,18 @@ impl Role {
             Role::Scalers => &SCALER_FIELDS,
             Role::ApiServices => &API_SERVICE_FIELDS,
         }
+    }
+
+    /// Whether an enabled rule reads the resource: a resource no rule reads
+    /// is not listed, so turning its rule off also spares the permission.
+    fn is_needed(self, settings: &Settings) -> bool {
+        let rules: &[&Rule] = match self {
+            Role::Targets => return true,
+            Role::Listed(rule) => &[rule],
+            Role::Scalers => &[&duplicate_target::RULE],
+            Role::ApiServices => &[&scaling_inactive::RULE, &unknown_metric_value::RULE],
+        };
+        rules.iter().any(|rule| settings.severity(rule).is_some())
     }
 
     /// What the audit does without the resource.
@@ -236,24 +251,43 @@ fn shows_metric_trouble(hpa: &Object) -> bool {
 /// Reads the HPAs in `scope` and everything their rules look up. Custom
 /// scalable kinds found by discovery are added to `settings`; a rule whose
 /// resource could not be read is turned off there.
-pub async fn read(cluster: Arc<Cluster>, scope: &Scope, settings: &mut Settings) -> Result<Inventory> {
+pub async fn read(
+    cluster: Arc<Cluster>,
+    scope: &Scope,
+    settings: &mut Settings,
+) -> Result<Inventory> {
     let namespace = scope.namespace.as_deref();
-    let hpa_resource = Resource::new("autoscaling/v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", true);
+    let hpa_resource = Resource::new(
+        "autoscaling/v2",
+        "HorizontalPodAutoscaler",
+        "horizontalpodautoscalers",
+        true,
+    );
     let names: HashSet<&str> = scope.names.iter().map(String::as_str).collect();
     let wanted = |hpa: &Value| names.is_empty() || names.contains(identity(hpa, "name").as_str());
     let (values, listed) = match cluster
-        .list(&hpa_resource, namespace, scope.selector.as_deref(), &HPA_FIELDS, &wanted)
+        .list(
+            &hpa_resource,
+            namespace,
+            scope.selector.as_deref(),
+            &HPA_FIELDS,
+            &wanted,
+        )
         .await
     {
         Ok(found) => found,
-        Err(Failure::Absent) => bail!("the server does not serve autoscaling/v2 HorizontalPodAutoscalers (Kubernetes 1.23 or newer does)"),
+        Err(Failure::Absent) => bail!(
+            "the server does not serve autoscaling/v2 HorizontalPodAutoscalers (Kubernetes 1.23 or newer does)"
+        ),
         Err(failure) => bail!("cannot list {hpa_resource}: {failure}"),
     };
     let mut objects = listed;
     let hpas: Vec<Arc<Object>> = values
         .into_iter()
         .enumerate()
-        .filter_map(|(i, value)| Object::new(value, Origin(u32::try_from(i).unwrap_or(u32::MAX)), ""))
+        .filter_map(|(i, value)| {
+            Object::new(value, Origin(u32::try_from(i).unwrap_or(u32::MAX)), "")
+        })
         .map(Arc::new)
         .collect();
     for name in &scope.names {
@@ -265,36 +299,81 @@ pub async fn read(cluster: Arc<Cluster>, scope: &Scope, settings: &mut Settings)
     let targets: HashSet<ObjectRef> = hpas.iter().filter_map(|hpa| scale_target(hpa)).collect();
     let namespaces: Arc<BTreeSet<String>> =
         Arc::new(hpas.iter().map(|hpa| hpa.key.namespace.clone()).collect());
-    let mut read = HashSet::from([("autoscaling".to_owned(), "HorizontalPodAutoscaler".to_owned())]);
+    let mut read = HashSet::from([(
+        "autoscaling".to_owned(),
+        "HorizontalPodAutoscaler".to_owned(),
+    )]);
     let mut unread = Vec::new();
     let mut jobs = vec![
-        Job { resource: Resource::new("policy/v1", "PodDisruptionBudget", "poddisruptionbudgets", true), role: Role::Listed(&pdb_blocks_eviction::RULE) },
-        Job { resource: Resource::new("v1", "LimitRange", "limitranges", true), role: Role::Listed(&target_missing_requests::RULE) },
+        Job {
+            resource: Resource::new(
+                "policy/v1",
+                "PodDisruptionBudget",
+                "poddisruptionbudgets",
+                true,
+            ),
+            role: Role::Listed(&pdb_blocks_eviction::RULE),
+        },
+        Job {
+            resource: Resource::new("v1", "LimitRange", "limitranges", true),
+            role: Role::Listed(&target_missing_requests::RULE),
+        },
     ];
     if hpas.iter().any(|hpa| shows_metric_trouble(hpa)) {
-        jobs.push(Job { resource: Resource::new("apiregistration.k8s.io/v1", "APIService", "apiservices", false), role: Role::ApiServices });
+        jobs.push(Job {
+            resource: Resource::new(
+                "apiregistration.k8s.io/v1",
+                "APIService",
+                "apiservices",
+                false,
+            ),
+            role: Role::ApiServices,
+        });
     }
     // Custom kinds: found by discovery, in the group's preferred version.
     let mut custom: Vec<(String, String, Role)> = vec![
-        ("autoscaling.k8s.io".to_owned(), "VerticalPodAutoscaler".to_owned(), Role::Listed(&vpa_conflict::RULE)),
-        ("keda.sh".to_owned(), "ScaledObject".to_owned(), Role::Scalers),
+        (
+            "autoscaling.k8s.io".to_owned(),
+            "VerticalPodAutoscaler".to_owned(),
+            Role::Listed(&vpa_conflict::RULE),
+        ),
+        (
+            "keda.sh".to_owned(),
+            "ScaledObject".to_owned(),
+            Role::Scalers,
+        ),
     ];
-    let target_kinds: BTreeSet<(String, String)> =
-        targets.iter().map(|t| (t.group.clone(), t.kind.clone())).collect();
+    let target_kinds: BTreeSet<(String, String)> = targets
+        .iter()
+        .map(|t| (t.group.clone(), t.kind.clone()))
+        .collect();
     for (group, kind) in target_kinds {
         match TargetKind::classify(settings, &group, &kind) {
             TargetKind::NotScalable(_) => {}
             TargetKind::BuiltIn => {
                 let (api_version, _, plural) = BUILT_IN_TARGETS
                     .into_iter()
-                    .find(|(v, k, _)| k == &kind && v.split_once('/').map_or("", |(g, _)| g) == group)
+                    .find(|(v, k, _)| {
+                        k == &kind && v.split_once('/').map_or("", |(g, _)| g) == group
+                    })
                     .expect("every built-in scalable kind has a resource");
-                jobs.push(Job { resource: Resource::new(api_version, &kind, plural, true), role: Role::Targets });
+                jobs.push(Job {
+                    resource: Resource::new(api_version, &kind, plural, true),
+                    role: Role::Targets,
+                });
             }
-            TargetKind::KnownCustom | TargetKind::Custom => custom.push((group, kind, Role::Targets)),
+            TargetKind::KnownCustom | TargetKind::Custom => {
+                custom.push((group, kind, Role::Targets))
+            }
         }
     }
-    match cluster.groups().await {
+    custom.retain(|(_, _, role)| role.is_needed(settings));
+    let groups = if custom.is_empty() {
+        Ok(Vec::new())
+    } else {
+        cluster.groups().await
+    };
+    match groups {
         Ok(groups) => {
             let preferred: HashMap<String, String> = groups.into_iter().collect();
             for (group, kind, role) in custom {
@@ -329,7 +408,7 @@ pub async fn read(cluster: Arc<Cluster>, scope: &Scope, settings: &mut Settings)
 
     let targets = Arc::new(targets);
     let mut running = JoinSet::new();
-    for job in jobs {
+    for job in jobs.into_iter().filter(|job| job.role.is_needed(settings)) {
         let cluster = Arc::clone(&cluster);
         let namespace = scope.namespace.clone();
         let targets = Arc::clone(&targets);
@@ -343,10 +422,14 @@ pub async fn read(cluster: Arc<Cluster>, scope: &Scope, settings: &mut Settings)
                     namespace: identity(value, "namespace"),
                     name: identity(value, "name"),
                 }),
-                Role::Listed(_) | Role::Scalers => namespaces.contains(&identity(value, "namespace")),
+                Role::Listed(_) | Role::Scalers => {
+                    namespaces.contains(&identity(value, "namespace"))
+                }
                 Role::ApiServices => true,
             };
-            let result = cluster.list(&resource, namespace.as_deref(), None, role.keep(), &wanted).await;
+            let result = cluster
+                .list(&resource, namespace.as_deref(), None, role.keep(), &wanted)
+                .await;
             (resource, role, result)
         });
     }

@@ -61,8 +61,11 @@ async fn run(args: &Args) -> Result<u8> {
     let progress = Progress::new(args.quiet);
     let cluster = Arc::new(Cluster::connect(args, Arc::clone(&progress)).await?);
     let scope = Scope {
-        namespace: (!args.all_namespaces)
-            .then(|| args.namespace.clone().unwrap_or_else(|| cluster.namespace.clone())),
+        namespace: (!args.all_namespaces).then(|| {
+            args.namespace
+                .clone()
+                .unwrap_or_else(|| cluster.namespace.clone())
+        }),
         selector: args.selector.clone(),
         names: args.names.clone(),
     };
@@ -78,7 +81,12 @@ async fn run(args: &Args) -> Result<u8> {
 
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    emit::emit(args.lint.format, &outcome, args.lint.color.is_on(), &mut out)?;
+    emit::emit(
+        args.lint.format,
+        &outcome,
+        args.lint.color.is_on(),
+        &mut out,
+    )?;
     out.flush()?;
     for unread in &inventory.unread {
         eprintln!(

@@ -57,7 +57,11 @@ impl Progress {
             const SPINNER: [char; 4] = ['|', '/', '-', '\\'];
             for tick in 0.. {
                 // Carriage return and erase-line: redraw in place.
-                let frame = format!("\r\x1b[2K{} {}", SPINNER[tick % SPINNER.len()], progress.line());
+                let frame = format!(
+                    "\r\x1b[2K{} {}",
+                    SPINNER[tick % SPINNER.len()],
+                    progress.line()
+                );
                 let mut stderr = std::io::stderr();
                 let _ = stderr.write_all(frame.as_bytes());
                 let _ = stderr.flush();

@@ -17,14 +17,23 @@ fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
 
 /// Everything the shop's audit finds, in report order.
 const SHOP: [(&str, &str); 8] = [
-    ("overprovisioned-min-replicas", "batch/HorizontalPodAutoscaler/reports"),
+    (
+        "overprovisioned-min-replicas",
+        "batch/HorizontalPodAutoscaler/reports",
+    ),
     ("target-not-found", "shop/HorizontalPodAutoscaler/api"),
     ("scaling-inactive", "shop/HorizontalPodAutoscaler/api"),
-    ("pinned-at-max-replicas", "shop/HorizontalPodAutoscaler/cart"),
+    (
+        "pinned-at-max-replicas",
+        "shop/HorizontalPodAutoscaler/cart",
+    ),
     ("target-missing-requests", "shop/Deployment/checkout"),
     ("scaling-inactive", "shop/HorizontalPodAutoscaler/checkout"),
     ("pdb-blocks-eviction", "shop/PodDisruptionBudget/web"),
-    ("unknown-metric-value", "shop/HorizontalPodAutoscaler/worker"),
+    (
+        "unknown-metric-value",
+        "shop/HorizontalPodAutoscaler/worker",
+    ),
 ];
 
 #[test]
@@ -54,7 +63,11 @@ fn reads_only_lists_and_discovery() {
     }
     // Custom kinds: the group found by discovery; absent CRDs are not listed.
     assert!(requests.contains(&"/apis/argoproj.io/v1alpha1/rollouts?limit=500".to_owned()));
-    assert!(!requests.iter().any(|r| r.contains("verticalpodautoscalers") || r.contains("scaledobjects")));
+    assert!(
+        !requests
+            .iter()
+            .any(|r| r.contains("verticalpodautoscalers") || r.contains("scaledobjects"))
+    );
 }
 
 #[test]
@@ -76,16 +89,32 @@ fn json_names_objects_and_keeps_the_contract_keys() {
     assert_eq!(first["reason"], Value::Null);
     let summary = &report["summary"];
     assert_eq!(
-        (&summary["context"], &summary["hpas"], &summary["errors"], &summary["warnings"], &summary["unread"]),
-        (&Value::from("shop-prod"), &Value::from(7), &Value::from(3), &Value::from(3), &Value::from(0))
+        (
+            &summary["context"],
+            &summary["hpas"],
+            &summary["errors"],
+            &summary["warnings"],
+            &summary["unread"]
+        ),
+        (
+            &Value::from("shop-prod"),
+            &Value::from(7),
+            &Value::from(3),
+            &Value::from(3),
+            &Value::from(0)
+        )
     );
-    assert_eq!((&summary["files"], &summary["documents"]), (&Value::from(0), &Value::from(0)));
+    assert_eq!(
+        (&summary["files"], &summary["documents"]),
+        (&Value::from(0), &Value::from(0))
+    );
 }
 
 #[test]
 fn sarif_and_github_formats_place_findings_on_objects() {
     let stage = Stage::new(shop());
-    let sarif: Value = serde_json::from_slice(&stage.audit(&["-A", "--format", "sarif"]).stdout).unwrap();
+    let sarif: Value =
+        serde_json::from_slice(&stage.audit(&["-A", "--format", "sarif"]).stdout).unwrap();
     let results = sarif["runs"][0]["results"].as_array().unwrap();
     assert_eq!(results.len(), SHOP.len());
     let location = &results[0]["locations"][0];
@@ -109,10 +138,16 @@ fn pages_through_lists_with_continue() {
     let paged = stage.audit(&["-A", "--chunk-size", "4", "--format", "json"]);
     assert_eq!(findings(&paged), pairs(&SHOP));
     let requests = stage.standin.requests();
-    let deployments: Vec<&String> = requests.iter().filter(|r| r.starts_with("/apis/apps/v1/deployments")).collect();
+    let deployments: Vec<&String> = requests
+        .iter()
+        .filter(|r| r.starts_with("/apis/apps/v1/deployments"))
+        .collect();
     // 34 Deployments, 4 a page.
     assert_eq!(deployments.len(), 9, "{deployments:?}");
-    assert_eq!(deployments[1], "/apis/apps/v1/deployments?limit=4&continue=standin-4");
+    assert_eq!(
+        deployments[1],
+        "/apis/apps/v1/deployments?limit=4&continue=standin-4"
+    );
 }
 
 #[test]
@@ -169,9 +204,19 @@ fn forbidden_targets_are_unknown_not_missing() {
     assert_eq!(output.status.code(), Some(2));
     let found = findings(&output);
     // Nothing about the Deployments: neither missing (api) nor without requests (checkout).
-    assert!(!found.iter().any(|(rule, _)| rule == "target-not-found" || rule == "target-missing-requests"), "{found:?}");
-    assert!(found.contains(&("scaling-inactive".to_owned(), "shop/HorizontalPodAutoscaler/api".to_owned())));
-    assert!(stderr(&output).contains("the HPAs that scale a Deployment are not checked against it"));
+    assert!(
+        !found
+            .iter()
+            .any(|(rule, _)| rule == "target-not-found" || rule == "target-missing-requests"),
+        "{found:?}"
+    );
+    assert!(found.contains(&(
+        "scaling-inactive".to_owned(),
+        "shop/HorizontalPodAutoscaler/api".to_owned()
+    )));
+    assert!(
+        stderr(&output).contains("the HPAs that scale a Deployment are not checked against it")
+    );
 }
 
 #[test]
@@ -193,12 +238,21 @@ fn an_absent_crd_is_no_error() {
     // No argoproj.io, no VPA, no KEDA: the Rollout an HPA names does not exist.
     let mut cluster = Cluster::new("v1.33.4");
     let hpa = common::hpa("shop", "frontend", "Rollout", 2, 10, serde_json::json!({}));
-    cluster.serve("autoscaling/v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", true, vec![hpa]);
+    cluster.serve(
+        "autoscaling/v2",
+        "HorizontalPodAutoscaler",
+        "horizontalpodautoscalers",
+        true,
+        vec![hpa],
+    );
     let stage = Stage::new(cluster);
     let output = stage.audit(&["-A", "--format", "json"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(stderr(&output), "");
-    assert_eq!(findings(&output), pairs(&[("target-not-found", "shop/HorizontalPodAutoscaler/frontend")]));
+    assert_eq!(
+        findings(&output),
+        pairs(&[("target-not-found", "shop/HorizontalPodAutoscaler/frontend")])
+    );
 }
 
 #[test]
@@ -220,17 +274,31 @@ fn scopes_to_the_context_namespace_a_namespace_labels_or_names() {
     let stage = Stage::new(shop());
     let in_context = findings(&stage.audit(&["--format", "json"]));
     assert_eq!(in_context, pairs(&SHOP[1..]));
-    assert!(stage.standin.requests().contains(&"/apis/apps/v1/namespaces/shop/deployments?limit=500".to_owned()));
+    assert!(
+        stage
+            .standin
+            .requests()
+            .contains(&"/apis/apps/v1/namespaces/shop/deployments?limit=500".to_owned())
+    );
     let batch = findings(&stage.audit(&["-n", "batch", "--format", "json"]));
     assert_eq!(batch, pairs(&SHOP[..1]));
     let labelled = findings(&stage.audit(&["-A", "-l", "team=batch", "--format", "json"]));
     assert_eq!(labelled, pairs(&SHOP[..1]));
-    assert!(stage.standin.requests().iter().any(|r| r.ends_with("labelSelector=team%3Dbatch")));
+    assert!(
+        stage
+            .standin
+            .requests()
+            .iter()
+            .any(|r| r.ends_with("labelSelector=team%3Dbatch"))
+    );
     let named = findings(&stage.audit(&["cart", "api", "--format", "json"]));
     assert_eq!(named, pairs(&SHOP[1..4]));
     let missing = stage.audit(&["nope"]);
     assert_eq!(missing.status.code(), Some(2));
-    assert_eq!(stderr(&missing), "kubectl hpa-lint: HorizontalPodAutoscaler `nope` not found\n");
+    assert_eq!(
+        stderr(&missing),
+        "kubectl hpa-lint: HorizontalPodAutoscaler `nope` not found\n"
+    );
 }
 
 #[test]
@@ -238,7 +306,13 @@ fn select_ignore_and_the_configuration_file_apply() {
     let stage = Stage::new(shop());
     let live = findings(&stage.audit(&["-A", "--select", "live", "--format", "json"]));
     assert_eq!(live.len(), 5, "{live:?}");
-    let without = findings(&stage.audit(&["-A", "--ignore", "live,pdb-blocks-eviction", "--format", "json"]));
+    let without = findings(&stage.audit(&[
+        "-A",
+        "--ignore",
+        "live,pdb-blocks-eviction",
+        "--format",
+        "json",
+    ]));
     assert_eq!(without, pairs(&[SHOP[1], SHOP[4]]));
     std::fs::write(
         stage.dir.path().join(".hpa-lint.yaml"),
@@ -253,7 +327,14 @@ fn select_ignore_and_the_configuration_file_apply() {
         .collect();
     assert_eq!(configured, pairs(&expected));
     // Manifest rules stay off whatever is selected: every live workload has `spec.replicas`.
-    let manifest = findings(&stage.audit(&["-A", "--isolated", "--select", "target-replicas-conflict", "--format", "json"]));
+    let manifest = findings(&stage.audit(&[
+        "-A",
+        "--isolated",
+        "--select",
+        "target-replicas-conflict",
+        "--format",
+        "json",
+    ]));
     assert_eq!(manifest, Vec::<(String, String)>::new());
 }
 
@@ -265,25 +346,51 @@ fn exit_codes_follow_the_cli() {
     // Warnings fail only with --deny-warnings.
     let warnings = ["-A", "--select", "unknown-metric-value"];
     assert_eq!(stage.audit(&warnings).status.code(), Some(0));
-    assert_eq!(stage.audit(&[&warnings[..], &["--deny-warnings"]].concat()).status.code(), Some(1));
+    assert_eq!(
+        stage
+            .audit(&[&warnings[..], &["--deny-warnings"]].concat())
+            .status
+            .code(),
+        Some(1)
+    );
     // No cluster at all.
     let empty = tempfile::tempdir().unwrap();
     std::fs::write(empty.path().join("kubeconfig"), "apiVersion: v1\nkind: Config\ncurrent-context: gone\nclusters:\n- name: gone\n  cluster: {server: \"http://127.0.0.1:9\"}\ncontexts:\n- name: gone\n  context: {cluster: gone, user: u}\nusers:\n- name: u\n  user: {}\n").unwrap();
     let unreachable = common::audit_in(empty.path(), &["-A"]);
     assert_eq!(unreachable.status.code(), Some(2));
-    assert!(stderr(&unreachable).starts_with("kubectl hpa-lint: cannot list horizontalpodautoscalers.autoscaling:"), "{}", stderr(&unreachable));
+    assert!(
+        stderr(&unreachable)
+            .starts_with("kubectl hpa-lint: cannot list horizontalpodautoscalers.autoscaling:"),
+        "{}",
+        stderr(&unreachable)
+    );
 }
 
 #[test]
 fn judges_durations_at_the_time_given() {
     let stage = Stage::new(shop());
     // Six hours after `cart` hit its ceiling: not pinned for a day yet.
-    let early = findings(&stage.audit(&["-A", "--now", "2026-02-28T13:15:00Z", "--format", "json"]));
-    assert!(!early.iter().any(|(rule, _)| rule == "pinned-at-max-replicas"), "{early:?}");
+    let early =
+        findings(&stage.audit(&["-A", "--now", "2026-02-28T13:15:00Z", "--format", "json"]));
+    assert!(
+        !early
+            .iter()
+            .any(|(rule, _)| rule == "pinned-at-max-replicas"),
+        "{early:?}"
+    );
     let empty = Cluster::new("v1.33.4");
     let mut cluster = empty;
-    cluster.serve("autoscaling/v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", true, Vec::new());
+    cluster.serve(
+        "autoscaling/v2",
+        "HorizontalPodAutoscaler",
+        "horizontalpodautoscalers",
+        true,
+        Vec::new(),
+    );
     let output = Stage::new(cluster).audit(&["-A"]);
     assert_eq!(output.status.code(), Some(0));
-    assert_eq!(stdout(&output), "No problems found in 0 HPAs (0 objects) of context `shop-prod`.\n");
+    assert_eq!(
+        stdout(&output),
+        "No problems found in 0 HPAs (0 objects) of context `shop-prod`.\n"
+    );
 }

@@ -225,7 +225,8 @@ impl Config {
                 .map_err(|e| at(threshold, e))?;
         }
         if let Some(percent) = &self.far_below_target {
-            settings.far_below_target = parse_percent(&percent.value).map_err(|e| at(percent, e))?;
+            settings.far_below_target =
+                parse_percent(&percent.value).map_err(|e| at(percent, e))?;
         }
         Ok(())
     }

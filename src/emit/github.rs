@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use hpa_lint_rules::Severity;
 
-use crate::report::Outcome;
 use crate::emit::text::{object_field, summary_line, title};
+use crate::report::Outcome;
 
 /// Escapes a workflow command's message.
 fn escape_data(text: &str) -> String {

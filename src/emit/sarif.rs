@@ -8,8 +8,8 @@ use hpa_lint_rules::quote::shown;
 use hpa_lint_rules::registry::ALL;
 use serde_json::{Value, json};
 
-use crate::report::Outcome;
 use crate::emit::text::title;
+use crate::report::Outcome;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 const INFORMATION_URI: &str = "https://github.com/hpa-lint/hpa-lint";

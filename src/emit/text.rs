@@ -92,7 +92,10 @@ pub fn summary_line(summary: &Summary) -> String {
 }
 
 /// The source line of a finding with a caret under the field.
-fn snippet<'a>(location: &'a Location, label: &'a str) -> Snippet<'a, annotate_snippets::Annotation<'a>> {
+fn snippet<'a>(
+    location: &'a Location,
+    label: &'a str,
+) -> Snippet<'a, annotate_snippets::Annotation<'a>> {
     let excerpt = &location.excerpt;
     Snippet::source(excerpt.text.as_str())
         .line_start(location.line)

@@ -392,7 +392,11 @@ async fn list(
                 );
             }
             let Some(start) = token.strip_prefix("standin-").and_then(|s| s.parse().ok()) else {
-                return status(StatusCode::BAD_REQUEST, "BadRequest", "continue key is not valid");
+                return status(
+                    StatusCode::BAD_REQUEST,
+                    "BadRequest",
+                    "continue key is not valid",
+                );
             };
             if let Some(delay) = cluster.slow.get(plural) {
                 tokio::time::sleep(*delay).await;

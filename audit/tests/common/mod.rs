@@ -54,8 +54,16 @@ pub fn hpa(namespace: &str, name: &str, kind: &str, min: i64, max: i64, status: 
 
 /// A workload of `kind` with a CPU request on every container but the
 /// sidecar, when `sidecar` is set.
-pub fn workload(api_version: &str, kind: &str, namespace: &str, name: &str, sidecar: bool) -> Value {
-    let mut containers = vec![json!({"name": "app", "image": format!("{name}:1.0"), "env": [{"name": "MODE", "value": "prod"}], "resources": {"requests": {"cpu": "250m", "memory": "256Mi"}}})];
+pub fn workload(
+    api_version: &str,
+    kind: &str,
+    namespace: &str,
+    name: &str,
+    sidecar: bool,
+) -> Value {
+    let mut containers = vec![
+        json!({"name": "app", "image": format!("{name}:1.0"), "env": [{"name": "MODE", "value": "prod"}], "resources": {"requests": {"cpu": "250m", "memory": "256Mi"}}}),
+    ];
     if sidecar {
         containers.push(json!({"name": "istio-proxy", "image": "proxyv2:1.22"}));
     }
@@ -71,12 +79,13 @@ pub fn workload(api_version: &str, kind: &str, namespace: &str, name: &str, side
 }
 
 fn api_service(name: &str, available: bool) -> Value {
+    let (version, group) = name.split_once('.').unwrap();
     let condition = if available {
         json!({"type": "Available", "status": "True", "reason": "Passed", "message": "all checks passed"})
     } else {
-        json!({"type": "Available", "status": "False", "reason": "FailedDiscoveryCheck", "message": format!("failing or missing response from https://10.96.80.4:443/apis/{}: Get \"https://10.96.80.4:443/apis/{}\": dial tcp 10.96.80.4:443: connect: connection refused", name.split_once('.').unwrap().1, name.split_once('.').unwrap().1)})
+        let url = format!("https://10.96.80.4:443/apis/{group}/{version}");
+        json!({"type": "Available", "status": "False", "reason": "FailedDiscoveryCheck", "message": format!("failing or missing response from {url}: Get \"{url}\": dial tcp 10.96.80.4:443: connect: connection refused")})
     };
-    let (version, group) = name.split_once('.').unwrap();
     json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
            "metadata": {"name": name}, "spec": {"group": group, "version": version},
            "status": {"conditions": [condition]}})
@@ -95,8 +104,15 @@ pub fn shop() -> Cluster {
         json!({"type": "ScalingLimited", "status": "True", "lastTransitionTime": "2026-02-28T07:15:00Z", "reason": "TooManyReplicas", "message": "the desired replica count is more than the maximum replica count"}))});
     let idle = json!({"currentReplicas": 8, "desiredReplicas": 8, "currentMetrics": cpu(6), "conditions": conditions(valid_metric(),
         json!({"type": "ScalingLimited", "status": "True", "lastTransitionTime": "2026-02-20T00:00:00Z", "reason": "TooFewReplicas", "message": "the desired replica count is less than the minimum replica count"}))});
-    let mut worker = hpa("shop", "worker", "Deployment", 1, 10, json!({"currentReplicas": 4, "desiredReplicas": 4,
-        "currentMetrics": [cpu(35)[0].clone(), {"type": ""}], "conditions": conditions(valid_metric(), within_range())}));
+    let mut worker = hpa(
+        "shop",
+        "worker",
+        "Deployment",
+        1,
+        10,
+        json!({"currentReplicas": 4, "desiredReplicas": 4,
+        "currentMetrics": [cpu(35)[0].clone(), {"type": ""}], "conditions": conditions(valid_metric(), within_range())}),
+    );
     worker["spec"]["metrics"]
         .as_array_mut()
         .unwrap()
@@ -117,24 +133,68 @@ pub fn shop() -> Cluster {
         workload("apps/v1", "Deployment", "shop", "web", false),
         workload("apps/v1", "Deployment", "shop", "worker", false),
     ];
-    deployments.extend((0..30).map(|i| workload("apps/v1", "Deployment", "shop", &format!("unrelated-{i}"), false)));
+    deployments.extend((0..30).map(|i| {
+        workload(
+            "apps/v1",
+            "Deployment",
+            "shop",
+            &format!("unrelated-{i}"),
+            false,
+        )
+    }));
     let mut cluster = Cluster::new("v1.33.4");
     cluster
-        .serve("autoscaling/v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", true, hpas)
+        .serve(
+            "autoscaling/v2",
+            "HorizontalPodAutoscaler",
+            "horizontalpodautoscalers",
+            true,
+            hpas,
+        )
         .serve("apps/v1", "Deployment", "deployments", true, deployments)
-        .serve("apps/v1", "StatefulSet", "statefulsets", true, vec![workload("apps/v1", "StatefulSet", "shop", "cart", false)])
-        .serve("argoproj.io/v1alpha1", "Rollout", "rollouts", true, vec![workload("argoproj.io/v1alpha1", "Rollout", "shop", "frontend", false)])
+        .serve(
+            "apps/v1",
+            "StatefulSet",
+            "statefulsets",
+            true,
+            vec![workload("apps/v1", "StatefulSet", "shop", "cart", false)],
+        )
+        .serve(
+            "argoproj.io/v1alpha1",
+            "Rollout",
+            "rollouts",
+            true,
+            vec![workload(
+                "argoproj.io/v1alpha1",
+                "Rollout",
+                "shop",
+                "frontend",
+                false,
+            )],
+        )
         .with_scale()
-        .serve("policy/v1", "PodDisruptionBudget", "poddisruptionbudgets", true, vec![json!({
+        .serve(
+            "policy/v1",
+            "PodDisruptionBudget",
+            "poddisruptionbudgets",
+            true,
+            vec![json!({
             "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
             "metadata": {"name": "web", "namespace": "shop"},
             "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}},
-            "status": {"disruptionsAllowed": 1}})])
+            "status": {"disruptionsAllowed": 1}})],
+        )
         .serve("v1", "LimitRange", "limitranges", true, Vec::new())
-        .serve("apiregistration.k8s.io/v1", "APIService", "apiservices", false, vec![
-            api_service("v1beta1.metrics.k8s.io", true),
-            api_service("v1beta1.external.metrics.k8s.io", false),
-        ]);
+        .serve(
+            "apiregistration.k8s.io/v1",
+            "APIService",
+            "apiservices",
+            false,
+            vec![
+                api_service("v1beta1.metrics.k8s.io", true),
+                api_service("v1beta1.external.metrics.k8s.io", false),
+            ],
+        );
     cluster
 }
 
@@ -151,8 +211,16 @@ impl Stage {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let standin = runtime.block_on(cluster.start()).unwrap();
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("kubeconfig"), standin.kubeconfig("shop-prod", "shop")).unwrap();
-        Self { standin, dir, _runtime: runtime }
+        std::fs::write(
+            dir.path().join("kubeconfig"),
+            standin.kubeconfig("shop-prod", "shop"),
+        )
+        .unwrap();
+        Self {
+            standin,
+            dir,
+            _runtime: runtime,
+        }
     }
 
     /// Runs `kubectl-hpa_lint` with `args` in the stage's directory.
@@ -194,7 +262,12 @@ pub fn findings(output: &Output) -> Vec<(String, String)> {
             let o = &d["object"];
             (
                 d["rule"].as_str().unwrap().to_owned(),
-                format!("{}/{}/{}", o["namespace"].as_str().unwrap(), o["kind"].as_str().unwrap(), o["name"].as_str().unwrap()),
+                format!(
+                    "{}/{}/{}",
+                    o["namespace"].as_str().unwrap(),
+                    o["kind"].as_str().unwrap(),
+                    o["name"].as_str().unwrap()
+                ),
             )
         })
         .collect()

@@ -224,9 +224,11 @@ fn reading(spec: &MetricSpec, status: Option<&Value>, path: FieldPath) -> Option
             f64::from(percent),
             format!("{percent}%"),
         )
-    } else if let Some(value) = target.value.as_ref().filter(|_| {
-        target.type_ == "Value" || target.average_value.is_none()
-    }) {
+    } else if let Some(value) = target
+        .value
+        .as_ref()
+        .filter(|_| target.type_ == "Value" || target.average_value.is_none())
+    {
         ("value", value.approx(), value.to_string())
     } else {
         let value = target.average_value.as_ref()?;
@@ -426,7 +428,12 @@ mod tests {
             parse_time("2026-01-02T03:04:05.5Z"),
             Some(1_767_323_045_500)
         );
-        for bad in ["", "2026-01-02", "2026-01-02T03:04:05", "2026-13-02T03:04:05Z"] {
+        for bad in [
+            "",
+            "2026-01-02",
+            "2026-01-02T03:04:05",
+            "2026-13-02T03:04:05Z",
+        ] {
             assert_eq!(parse_time(bad), None, "{bad}");
         }
     }

@@ -163,11 +163,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(failure) = status.failure() else {
         return;
     };
-    let mut message = format!(
-        "{}: {}",
-        failure.describe(cx.settings.now),
-        failure.message
-    );
+    let mut message = format!("{}: {}", failure.describe(cx.settings.now), failure.message);
     let causes = causes(cx, &failure);
     if !causes.is_empty() {
         message.push_str("; cause: ");
@@ -213,9 +209,11 @@ status:
   - {type: ScalingActive, status: \"False\", reason: FailedGetResourceMetric, message: \"the HPA was unable to compute the replica count: failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API\"}
 ";
         let mut all = objects(hpa);
-        all.extend(objects(services).into_iter().map(|o| {
-            Arc::new(Object::new(o.value.clone(), Origin(0), "").expect("an object"))
-        }));
+        all.extend(
+            objects(services)
+                .into_iter()
+                .map(|o| Arc::new(Object::new(o.value.clone(), Origin(0), "").expect("an object"))),
+        );
         let index = MemoryIndex::new(all.iter().cloned());
         let mut settings = only(&RULE);
         settings.live = true;
