@@ -13,8 +13,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Parser;
-use hpa_lint::report::TROUBLE;
-use hpa_lint::{emit, settings};
+use hpa_lint::{emit, report, settings};
 
 use crate::args::{CheckArgs, Cli, Command};
 
@@ -28,21 +27,7 @@ fn main() -> ExitCode {
         Some(Command::Behavior(args)) => behavior::run(&args),
         Some(Command::Simulate(args)) => simulate::run(&args),
     };
-    match result {
-        Ok(code) => ExitCode::from(code),
-        // A closed pipe (`hpa-lint | head`) is not an error.
-        Err(error)
-            if error
-                .downcast_ref::<io::Error>()
-                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe) =>
-        {
-            ExitCode::SUCCESS
-        }
-        Err(error) => {
-            eprintln!("hpa-lint: {error:#}");
-            ExitCode::from(TROUBLE)
-        }
-    }
+    report::exit("hpa-lint", result)
 }
 
 fn check(args: &CheckArgs) -> Result<u8> {

@@ -1,7 +1,9 @@
 //! The findings of a run, where they are, the counts of the summary line,
 //! and the exit code they make.
 
+use std::io;
 use std::ops::Range;
+use std::process::ExitCode;
 use std::sync::Arc;
 
 use hpa_lint_rules::source::lines::{ceil_char_boundary, floor_char_boundary, line_around};
@@ -92,6 +94,26 @@ pub struct Outcome {
     pub summary: Summary,
     /// Inputs that could not be read.
     pub input_errors: Vec<String>,
+}
+
+/// The process's exit code for the result of a run; an error is printed on
+/// standard error after `program: `, and exits with [`TROUBLE`].
+pub fn exit(program: &str, result: anyhow::Result<u8>) -> ExitCode {
+    match result {
+        Ok(code) => ExitCode::from(code),
+        // A closed pipe (`hpa-lint | head`) is not an error.
+        Err(error)
+            if error
+                .downcast_ref::<io::Error>()
+                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("{program}: {error:#}");
+            ExitCode::from(TROUBLE)
+        }
+    }
 }
 
 /// Sorts findings by place (file and position, or object) and drops

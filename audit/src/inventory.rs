@@ -35,41 +35,34 @@ use tokio::task::JoinSet;
 
 use crate::cluster::{Cluster, Failure, Resource};
 
-/// What is kept of an HPA: everything the rules read of it, status included;
-/// managed fields and annotations other than hpa-lint's go.
+/// What is kept of the metadata of the objects read whole: identity,
+/// generation, labels, owners (KEDA marks its HPAs with one) and hpa-lint's
+/// annotations; managed fields and other annotations (often a whole
+/// `last-applied-configuration`) go.
+const METADATA: Keep = Keep::Fields(&[
+    ("name", Keep::All),
+    ("namespace", Keep::All),
+    ("generation", Keep::All),
+    ("labels", Keep::All),
+    ("annotations", Keep::Prefixed(SUPPRESSION_PREFIX)),
+    ("ownerReferences", Keep::All),
+]);
+
+/// What is kept of an HPA: everything the rules read of it, status included.
 static HPA_FIELDS: Keep = Keep::Fields(&[
     ("apiVersion", Keep::All),
     ("kind", Keep::All),
-    (
-        "metadata",
-        Keep::Fields(&[
-            ("name", Keep::All),
-            ("namespace", Keep::All),
-            ("generation", Keep::All),
-            ("labels", Keep::All),
-            ("annotations", Keep::Prefixed(SUPPRESSION_PREFIX)),
-            ("ownerReferences", Keep::All),
-        ]),
-    ),
+    ("metadata", METADATA),
     ("spec", Keep::All),
     ("status", Keep::All),
 ]);
 
 /// What is kept of the objects rules list by namespace (budgets,
-/// LimitRanges, VPAs): identity, labels, owners and `spec`.
+/// LimitRanges, VPAs): identity and `spec`.
 static LISTED_FIELDS: Keep = Keep::Fields(&[
     ("apiVersion", Keep::All),
     ("kind", Keep::All),
-    (
-        "metadata",
-        Keep::Fields(&[
-            ("name", Keep::All),
-            ("namespace", Keep::All),
-            ("labels", Keep::All),
-            ("annotations", Keep::Prefixed(SUPPRESSION_PREFIX)),
-            ("ownerReferences", Keep::All),
-        ]),
-    ),
+    ("metadata", METADATA),
     ("spec", Keep::All),
 ]);
 

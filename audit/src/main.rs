@@ -15,7 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context as _, Result};
 use clap::Parser;
-use hpa_lint::report::{Finding, Outcome, Summary, TROUBLE, sort_findings};
+use hpa_lint::report::{self, Finding, Outcome, Summary, sort_findings};
 use hpa_lint::{emit, settings};
 use hpa_lint_rules::controller::Millis;
 use hpa_lint_rules::{Operation, lint};
@@ -33,21 +33,7 @@ fn main() -> ExitCode {
     let result = tokio::runtime::Runtime::new()
         .context("starting the runtime")
         .and_then(|runtime| runtime.block_on(run(&args)));
-    match result {
-        Ok(code) => ExitCode::from(code),
-        // A closed pipe (`kubectl hpa-lint | head`) is not an error.
-        Err(error)
-            if error
-                .downcast_ref::<io::Error>()
-                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe) =>
-        {
-            ExitCode::SUCCESS
-        }
-        Err(error) => {
-            eprintln!("kubectl hpa-lint: {error:#}");
-            ExitCode::from(TROUBLE)
-        }
-    }
+    report::exit("kubectl hpa-lint", result)
 }
 
 fn clock() -> Millis {

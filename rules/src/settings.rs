@@ -339,6 +339,48 @@ mod tests {
     }
 
     #[test]
+    fn live_objects_run_the_live_rules_and_not_the_manifest_ones() {
+        let rule = |name| registry::by_name(name).unwrap();
+        let mut settings = Settings::default();
+        assert_eq!(settings.severity(rule("scaling-inactive")), None);
+        assert!(
+            settings
+                .severity(rule("target-replicas-conflict"))
+                .is_some()
+        );
+        settings.live = true;
+        assert_eq!(
+            settings.severity(rule("scaling-inactive")),
+            Some(Severity::Error)
+        );
+        for manifest_only in [
+            "target-replicas-conflict",
+            "deprecated-api-version",
+            "invalid-yaml",
+        ] {
+            assert_eq!(
+                settings.severity(rule(manifest_only)),
+                None,
+                "{manifest_only}"
+            );
+        }
+        // Configured off stays off, selected or not.
+        settings.set_level(rule("scaling-inactive"), Level::Off);
+        assert_eq!(settings.severity(rule("scaling-inactive")), None);
+        settings
+            .select(&["target-replicas-conflict".to_owned()])
+            .unwrap();
+        assert_eq!(settings.severity(rule("target-replicas-conflict")), None);
+        // On manifests, `--select live` turns them on.
+        let mut manifests = Settings::default();
+        manifests.select(&["live".to_owned()]).unwrap();
+        assert_eq!(
+            manifests.severity(rule("pinned-at-max-replicas")),
+            Some(Severity::Info)
+        );
+    }
+
+    #[test]
     fn gate_defaults_follow_releases() {
         let gates = FeatureGates::defaults(KubeVersion::new(34));
         assert!(!gates.configurable_tolerance && gates.container_metrics && !gates.scale_to_zero);
