@@ -47,7 +47,12 @@ fn label(finding: &Finding) -> String {
 pub fn object_field(finding: &Finding) -> String {
     let diagnostic = &finding.diagnostic;
     let key = &diagnostic.subject.key;
-    let object = format!("{}/{}/{}", shown(&key.namespace), shown(&key.kind), shown(&key.name));
+    let object = format!(
+        "{}/{}/{}",
+        shown(&key.namespace),
+        shown(&key.kind),
+        shown(&key.name)
+    );
     if diagnostic.path.segments().is_empty() {
         object
     } else {
