@@ -231,17 +231,19 @@ impl Cluster {
 
     /// Every object of `resource` (in `namespace` when it is namespaced and
     /// one is given, with labels matching `selector`), cut to `keep` while it
-    /// is parsed, that `wanted` accepts. Lists page by page (`limit`,
-    /// `continue`); a list whose `continue` token expired (410) starts over,
-    /// twice at most. Also returns how many objects were listed in all.
-    pub async fn list(
+    /// is parsed, as `take` turns it into what the audit holds (`None` drops
+    /// it), page by page: a list never holds more than a page of parsed
+    /// objects. Lists with `limit` and `continue`; a list whose `continue`
+    /// token expired (410) starts over, twice at most. Also returns how many
+    /// objects were listed in all.
+    pub async fn list<T>(
         &self,
         resource: &Resource,
         namespace: Option<&str>,
         selector: Option<&str>,
         keep: &'static Keep,
-        wanted: &(dyn Fn(&Value) -> bool + Sync),
-    ) -> Result<(Vec<Value>, usize), Failure> {
+        take: &(dyn Fn(Value) -> Option<T> + Sync),
+    ) -> Result<(Vec<T>, usize), Failure> {
         let name = resource.to_string();
         let mut restarts = 0;
         'list: loop {
@@ -286,9 +288,7 @@ impl Cluster {
                         map.insert("apiVersion".into(), resource.api_version().into());
                         map.insert("kind".into(), resource.kind.clone().into());
                     }
-                    if wanted(&item) {
-                        objects.push(item);
-                    }
+                    objects.extend(take(item));
                 }
                 match page.next {
                     Some(next) if !next.is_empty() => token = Some(next),

@@ -22,7 +22,7 @@ use hpa_lint_rules::lint::SUPPRESSION_PREFIX;
 use hpa_lint_rules::model::autoscaler::{Autoscalers, scale_target};
 use hpa_lint_rules::model::status::{Status, metrics_api_of};
 use hpa_lint_rules::model::workload::{SCALER_FIELDS, TargetKind, WORKLOAD_FIELDS};
-use hpa_lint_rules::object::{Object, ObjectRef, Origin};
+use hpa_lint_rules::object::{Object, ObjectKey, ObjectRef, Origin};
 use hpa_lint_rules::registry::Rule;
 use hpa_lint_rules::rules::{
     duplicate_target, pdb_blocks_eviction, scaling_inactive, target_missing_requests,
@@ -105,8 +105,9 @@ pub struct Unread {
 
 /// What was read.
 pub struct Inventory {
-    /// The HPAs to lint, in the server's order.
-    pub hpas: Vec<Arc<Object>>,
+    /// The HPAs to lint, in the server's order, as compact JSON: thousands
+    /// of HPAs held parsed, status and all, would take ten times the memory.
+    pub hpas: Vec<Stored>,
     /// Everything the rules look up.
     pub index: AuditIndex,
     /// Objects listed, all resources together (before those the rules do
@@ -151,6 +152,15 @@ impl Index for AuditIndex {
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Vec<Arc<Object>> {
         self.objects.list(namespace, group, kind)
     }
+}
+
+/// An HPA as listed: compact, with what the rest of the reading needs.
+struct Hpa {
+    key: ObjectKey,
+    stored: Stored,
+    target: Option<ObjectRef>,
+    /// Its status shows failing or unknown metrics.
+    trouble: bool,
 }
 
 /// Why the audit lists a resource.
@@ -257,14 +267,25 @@ pub async fn read(
         true,
     );
     let names: HashSet<&str> = scope.names.iter().map(String::as_str).collect();
-    let wanted = |hpa: &Value| names.is_empty() || names.contains(identity(hpa, "name").as_str());
-    let (values, listed) = match cluster
+    let take = |value: Value| {
+        let hpa = Object::new(value, Origin::default(), "")?;
+        if !names.is_empty() && !names.contains(hpa.key.name.as_str()) {
+            return None;
+        }
+        Some(Hpa {
+            trouble: shows_metric_trouble(&hpa),
+            target: scale_target(&hpa),
+            stored: Stored::text(&hpa),
+            key: hpa.key,
+        })
+    };
+    let (hpas, mut objects) = match cluster
         .list(
             &hpa_resource,
             namespace,
             scope.selector.as_deref(),
             &HPA_FIELDS,
-            &wanted,
+            &take,
         )
         .await
     {
@@ -274,22 +295,13 @@ pub async fn read(
         ),
         Err(failure) => bail!("cannot list {hpa_resource}: {failure}"),
     };
-    let mut objects = listed;
-    let hpas: Vec<Arc<Object>> = values
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, value)| {
-            Object::new(value, Origin(u32::try_from(i).unwrap_or(u32::MAX)), "")
-        })
-        .map(Arc::new)
-        .collect();
     for name in &scope.names {
         if !hpas.iter().any(|hpa| &hpa.key.name == name) {
             bail!("HorizontalPodAutoscaler `{name}` not found");
         }
     }
 
-    let targets: HashSet<ObjectRef> = hpas.iter().filter_map(|hpa| scale_target(hpa)).collect();
+    let targets: HashSet<ObjectRef> = hpas.iter().filter_map(|hpa| hpa.target.clone()).collect();
     let namespaces: Arc<BTreeSet<String>> =
         Arc::new(hpas.iter().map(|hpa| hpa.key.namespace.clone()).collect());
     let mut read = HashSet::from([(
@@ -312,7 +324,7 @@ pub async fn read(
             role: Role::Listed(&target_missing_requests::RULE),
         },
     ];
-    if hpas.iter().any(|hpa| shows_metric_trouble(hpa)) {
+    if hpas.iter().any(|hpa| hpa.trouble) {
         jobs.push(Job {
             resource: Resource::new(
                 "apiregistration.k8s.io/v1",
@@ -408,27 +420,39 @@ pub async fn read(
         let namespaces = Arc::clone(&namespaces);
         running.spawn(async move {
             let Job { resource, role } = job;
-            let wanted = |value: &Value| match role {
-                Role::Targets => targets.contains(&ObjectRef {
-                    group: resource.group.clone(),
-                    kind: resource.kind.clone(),
-                    namespace: identity(value, "namespace"),
-                    name: identity(value, "name"),
-                }),
-                Role::Listed(_) | Role::Scalers => {
-                    namespaces.contains(&identity(value, "namespace"))
-                }
-                Role::ApiServices => true,
+            let take = |value: Value| {
+                let wanted = match role {
+                    Role::Targets => targets.contains(&ObjectRef {
+                        group: resource.group.clone(),
+                        kind: resource.kind.clone(),
+                        namespace: identity(&value, "namespace"),
+                        name: identity(&value, "name"),
+                    }),
+                    Role::Listed(_) | Role::Scalers => {
+                        namespaces.contains(&identity(&value, "namespace"))
+                    }
+                    Role::ApiServices => true,
+                };
+                let object = Object::new(value, Origin::default(), "").filter(|_| wanted)?;
+                // Targets are looked up once per HPA: compact; the rest is
+                // listed for every HPA of its namespace: parsed.
+                let target = scale_target(&object);
+                let stored = if role == Role::Targets {
+                    Stored::text(&object)
+                } else {
+                    Stored::Parsed(Arc::new(object))
+                };
+                Some((stored, target))
             };
             let result = cluster
-                .list(&resource, namespace.as_deref(), None, role.keep(), &wanted)
+                .list(&resource, namespace.as_deref(), None, role.keep(), &take)
                 .await;
             (resource, role, result)
         });
     }
     let mut entries: Vec<(Stored, Option<ObjectRef>)> = hpas
         .iter()
-        .map(|hpa| (Stored::Parsed(Arc::clone(hpa)), scale_target(hpa)))
+        .map(|hpa| (hpa.stored.clone(), hpa.target.clone()))
         .collect();
     let mut finished = Vec::new();
     while let Some(done) = running.join_next().await {
@@ -437,10 +461,10 @@ pub async fn read(
     // In a fixed order, whatever order the lists finished in.
     finished.sort_by(|a, b| (&a.0.group, &a.0.kind).cmp(&(&b.0.group, &b.0.kind)));
     for (resource, role, result) in finished {
-        let values = match result {
-            Ok((values, listed)) => {
-                objects += listed;
-                values
+        let listed = match result {
+            Ok((listed, count)) => {
+                objects += count;
+                listed
             }
             Err(Failure::Absent) => Vec::new(),
             Err(failure) => {
@@ -456,23 +480,10 @@ pub async fn read(
             }
         };
         read.insert((resource.group.clone(), resource.kind.clone()));
-        for value in values {
-            let Some(object) = Object::new(value, Origin::default(), "") else {
-                continue;
-            };
-            // Targets are looked up once per HPA: compact; the rest is
-            // listed for every HPA of its namespace: parsed.
-            let target = scale_target(&object);
-            let stored = if role == Role::Targets {
-                Stored::text(&object)
-            } else {
-                Stored::Parsed(Arc::new(object))
-            };
-            entries.push((stored, target));
-        }
+        entries.extend(listed);
     }
     Ok(Inventory {
-        hpas,
+        hpas: hpas.into_iter().map(|hpa| hpa.stored).collect(),
         index: AuditIndex {
             objects: MemoryIndex::with_scale_targets(entries),
             read,

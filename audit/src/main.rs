@@ -18,6 +18,7 @@ use clap::Parser;
 use hpa_lint::report::{self, Finding, Outcome, Summary, sort_findings};
 use hpa_lint::{emit, settings};
 use hpa_lint_rules::controller::Millis;
+use hpa_lint_rules::index::Stored;
 use hpa_lint_rules::{Operation, lint};
 use rayon::prelude::*;
 
@@ -88,7 +89,8 @@ fn audit(inventory: &Inventory, settings: &hpa_lint_rules::Settings, context: &s
     let mut findings: Vec<Finding> = inventory
         .hpas
         .par_iter()
-        .flat_map_iter(|hpa| lint(hpa, Operation::Create, &inventory.index, settings))
+        .filter_map(Stored::object)
+        .flat_map_iter(|hpa| lint(&hpa, Operation::Create, &inventory.index, settings))
         .map(|diagnostic| Finding {
             diagnostic,
             location: None,
