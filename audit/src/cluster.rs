@@ -107,7 +107,19 @@ fn failure(error: kube::Error) -> Failure {
         kube::Error::Api(status) => {
             Failure::Failed(format!("{} ({})", status.message, status.code))
         }
-        other => Failure::Failed(other.to_string()),
+        // Transport errors say what failed only in their causes.
+        other => {
+            let mut message = other.to_string();
+            let mut cause = std::error::Error::source(&other);
+            while let Some(error) = cause {
+                let text = error.to_string();
+                if !message.contains(&text) {
+                    message = format!("{message}: {text}");
+                }
+                cause = error.source();
+            }
+            Failure::Failed(message)
+        }
     }
 }
 
