@@ -8,7 +8,6 @@ mod hpas;
 mod input;
 mod simulate;
 
-use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -44,15 +43,7 @@ fn check(args: &CheckArgs) -> Result<u8> {
     input_errors.sort();
     outcome.summary.unread = input_errors.len();
 
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    emit::emit(
-        args.lint.format,
-        &outcome,
-        args.lint.color.is_on(),
-        &mut out,
-    )?;
-    out.flush()?;
+    emit::print(&args.lint, &outcome)?;
     for error in &input_errors {
         eprintln!("hpa-lint: {error}");
     }

@@ -8,7 +8,6 @@ mod cluster;
 mod inventory;
 mod progress;
 
-use std::io::{self, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -66,15 +65,7 @@ async fn run(args: &Args) -> Result<u8> {
         .await?;
     let outcome = audit(&inventory, &settings, &cluster.context);
 
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    emit::emit(
-        args.lint.format,
-        &outcome,
-        args.lint.color.is_on(),
-        &mut out,
-    )?;
-    out.flush()?;
+    emit::print(&args.lint, &outcome)?;
     for unread in &inventory.unread {
         eprintln!(
             "kubectl hpa-lint: cannot read {}: {}; {}",
