@@ -256,7 +256,6 @@ impl Cluster {
         keep: &'static Keep,
         take: &(dyn Fn(Value) -> Option<T> + Sync),
     ) -> Result<(Vec<T>, usize), Failure> {
-        let name = resource.to_string();
         let mut restarts = 0;
         'list: loop {
             let mut objects = Vec::new();
@@ -293,7 +292,7 @@ impl Cluster {
                 let page = Page::parse(&text, keep)
                     .map_err(|e| Failure::Failed(format!("reading the list: {e}")))?;
                 read += page.items.len();
-                self.progress.update(&name, read, page.remaining);
+                self.progress.update(&resource.plural, read, page.remaining);
                 for mut item in page.items {
                     // List items come without apiVersion and kind.
                     if let Some(map) = item.as_object_mut() {

@@ -34,17 +34,19 @@ impl Progress {
         }
     }
 
-    /// The line shown: `reading horizontalpodautoscalers 5000 · deployments 1500/20000`.
+    /// The line shown: every object read so far, and the lists still
+    /// paging with their totals: `reading 6850 objects · deployments 800/20000`
+    /// (short enough for a terminal line).
     pub fn line(&self) -> String {
         let counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
-        let parts: Vec<String> = counts
-            .iter()
-            .map(|(name, read, total)| match total {
-                Some(total) if total > read => format!("{name} {read}/{total}"),
-                _ => format!("{name} {read}"),
-            })
-            .collect();
-        format!("reading {}", parts.join(" · "))
+        let read: usize = counts.iter().map(|(_, read, _)| read).sum();
+        let mut line = format!("reading {read} objects");
+        for (name, read, total) in counts.iter() {
+            if let Some(total) = total.filter(|total| total > read) {
+                line.push_str(&format!(" · {name} {read}/{total}"));
+            }
+        }
+        line
     }
 
     /// Redraws the line until `done` resolves, then erases it.
@@ -84,11 +86,15 @@ mod tests {
     fn counts_each_resource_once_with_its_total() {
         let progress = Progress::default();
         progress.update("horizontalpodautoscalers", 500, Some(4500));
+        assert_eq!(
+            progress.line(),
+            "reading 500 objects · horizontalpodautoscalers 500/5000"
+        );
         progress.update("horizontalpodautoscalers", 5000, None);
         progress.update("deployments", 1500, Some(18_500));
         assert_eq!(
             progress.line(),
-            "reading horizontalpodautoscalers 5000 · deployments 1500/20000"
+            "reading 6500 objects · deployments 1500/20000"
         );
     }
 }
