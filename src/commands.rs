@@ -22,10 +22,15 @@ pub fn rules(format: RulesFormat) -> Result<u8> {
     match format {
         RulesFormat::Text => {
             let width = ALL.iter().map(|r| r.name.len()).max().unwrap_or(0);
+            let level = ALL
+                .iter()
+                .map(|r| default_level(r).len())
+                .max()
+                .unwrap_or(0);
             for rule in ALL {
                 writeln!(
                     out,
-                    "{:width$}  {:13}  {:11}  {}",
+                    "{:width$}  {:level$}  {:11}  {}",
                     rule.name,
                     default_level(rule),
                     rule.category.as_str(),
