@@ -1,8 +1,9 @@
-//! Command-line arguments, as typed; [`crate::settings`] resolves them.
+//! Command-line arguments, as typed; [`hpa_lint::settings`] resolves them.
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use hpa_lint::options::LintArgs;
 
 /// Lints Kubernetes HorizontalPodAutoscalers: everything the API server would
 /// reject, plus what it accepts but cannot work (targets, requests, replicas,
@@ -39,29 +40,9 @@ pub enum Command {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// rustc-like: the source line with a caret under the field.
-    Text,
-    /// One JSON document: `{"diagnostics": [...], "summary": {...}}`.
-    Json,
-    /// SARIF 2.1.0, for code-scanning tools.
-    Sarif,
-    /// GitHub Actions workflow commands (annotations).
-    Github,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RulesFormat {
     Text,
     Markdown,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
-    /// Colour when writing to a terminal (and `NO_COLOR` is unset).
-    Auto,
-    Always,
-    Never,
 }
 
 #[derive(Debug, Args)]
@@ -76,44 +57,10 @@ pub struct CheckArgs {
     #[arg(long, value_name = "DIR")]
     pub context: Vec<PathBuf>,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
-
-    /// Configuration file (default: the nearest `.hpa-lint.yaml` from the
-    /// current directory upwards).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-
-    /// Ignore any configuration file.
-    #[arg(long, conflicts_with = "config")]
-    pub isolated: bool,
-
-    /// Kubernetes version the manifests are for (1.23 to 1.37) [default: 1.36].
-    #[arg(long, value_name = "VERSION", env = "HPA_LINT_KUBE_VERSION")]
-    pub kube_version: Option<String>,
-
-    /// Feature gate overrides, e.g. `HPAScaleToZero=true,HPAConfigurableTolerance=false`.
-    #[arg(long, value_name = "GATES")]
-    pub feature_gates: Option<String>,
-
     /// Namespace of objects that name none [default: default].
     #[arg(long, short = 'n')]
     pub namespace: Option<String>,
 
-    /// Run only these rules or categories (comma-separated; `all` for every rule).
-    #[arg(long, value_delimiter = ',', value_name = "RULES")]
-    pub select: Vec<String>,
-
-    /// Skip these rules or categories (comma-separated).
-    #[arg(long, value_delimiter = ',', value_name = "RULES")]
-    pub ignore: Vec<String>,
-
-    /// Exit with 1 on warnings too.
-    #[arg(long)]
-    pub deny_warnings: bool,
-
-    /// When to colour text output.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
+    #[command(flatten)]
+    pub lint: LintArgs,
 }

@@ -14,92 +14,18 @@
 //! The output is sorted, so it does not depend on the number of threads.
 
 use std::collections::BTreeMap;
-use std::ops::Range;
 use std::sync::Arc;
 
-use hpa_lint_rules::source::lines::{
-    ceil_char_boundary, count_breaks, floor_char_boundary, line_around,
-};
+use hpa_lint::report::{Excerpt, Finding, Location, Outcome, Summary, sort_findings};
+use hpa_lint_rules::source::lines::count_breaks;
 use hpa_lint_rules::source::{ALL, Chunk, Pos, read_document, split_documents};
 use hpa_lint_rules::workspace::{
     Found, Scan, lint_document, locate, scan_document, template_finding,
 };
-use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Object, Origin, Settings, Severity};
+use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Object, Origin, Settings};
 use rayon::prelude::*;
 
 use crate::input::{Opened, SourceFile};
-
-/// A diagnostic with its place in the input.
-pub struct Finding {
-    pub diagnostic: Diagnostic,
-    pub file: Arc<str>,
-    /// 0-based index of the document in its file.
-    pub document: usize,
-    /// 1-based line and column (in characters).
-    pub line: usize,
-    pub column: usize,
-    /// The source line around the finding, for rendering.
-    pub excerpt: Excerpt,
-}
-
-/// At most this many bytes of a line are kept on each side of a finding.
-const EXCERPT_REACH: usize = 80;
-
-/// A finding's source line, cut around the finding when it is long (one-line
-/// JSON would otherwise put the whole file into every finding).
-pub struct Excerpt {
-    /// The text shown: the line, or a window of it marked with `…` where cut.
-    pub text: String,
-    /// Byte range within `text` to underline (always on character boundaries).
-    pub highlight: Range<usize>,
-}
-
-impl Excerpt {
-    /// The line of `text` at byte `offset`, underlining `len` bytes from there.
-    fn at(text: &str, offset: usize, len: usize) -> Self {
-        let offset = floor_char_boundary(text, offset);
-        let line = line_around(text, offset);
-        let caret = offset - line.start;
-        let line = &text[line];
-        let end = ceil_char_boundary(line, caret + len.max(1)).max(caret);
-        let from = floor_char_boundary(line, caret.saturating_sub(EXCERPT_REACH));
-        let to = ceil_char_boundary(
-            line,
-            end.max(caret + EXCERPT_REACH)
-                .min(caret + 2 * EXCERPT_REACH),
-        );
-        let (open, close) = (
-            if from > 0 { "…" } else { "" },
-            if to < line.len() { "…" } else { "" },
-        );
-        let shift = open.len() + caret - from;
-        Self {
-            text: format!("{open}{}{close}", &line[from..to]),
-            highlight: shift..shift + (end.min(to) - caret),
-        }
-    }
-}
-
-/// Counts for the summary line.
-#[derive(Default)]
-pub struct Summary {
-    pub files: usize,
-    pub documents: usize,
-    pub objects: usize,
-    pub errors: usize,
-    pub warnings: usize,
-    pub infos: usize,
-    /// Inputs that could not be read: the counts above leave them out.
-    pub unread: usize,
-}
-
-/// The outcome of a run.
-pub struct Outcome {
-    pub findings: Vec<Finding>,
-    pub summary: Summary,
-    /// Inputs that could not be read.
-    pub input_errors: Vec<String>,
-}
 
 /// Where a document (and possibly a `List` item in it) is.
 #[derive(Clone, Debug)]
@@ -133,11 +59,13 @@ impl Place {
     fn finding(&self, diagnostic: Diagnostic, name: &Arc<str>, text: &str, pos: Pos) -> Finding {
         Finding {
             diagnostic,
-            file: Arc::clone(name),
-            document: self.document,
-            line: self.line_offset + pos.line.max(1),
-            column: pos.column.max(1),
-            excerpt: Excerpt::at(text, pos.offset, pos.len),
+            location: Some(Location {
+                file: Arc::clone(name),
+                document: self.document,
+                line: self.line_offset + pos.line.max(1),
+                column: pos.column.max(1),
+                excerpt: Excerpt::at(text, pos.offset, pos.len),
+            }),
         }
     }
 }
@@ -440,72 +368,12 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
         .collect();
     findings.extend(located.into_iter().flatten());
 
-    let order = |f: &Finding| {
-        (
-            Arc::clone(&f.file),
-            f.line,
-            f.column,
-            f.diagnostic.rule.name,
-            f.diagnostic.message.clone(),
-            f.diagnostic.path.clone(),
-        )
-    };
-    findings.sort_by_cached_key(order);
-    // Findings on missing fields share their parent's position (and API-server
-    // messages such as `Required value` name no field): the path tells them apart.
-    findings.dedup_by(|a, b| {
-        a.file == b.file
-            && a.line == b.line
-            && a.column == b.column
-            && a.diagnostic.rule.name == b.diagnostic.rule.name
-            && a.diagnostic.message == b.diagnostic.message
-            && a.diagnostic.path == b.diagnostic.path
-    });
-    for finding in &findings {
-        match finding.diagnostic.severity {
-            Severity::Error => summary.errors += 1,
-            Severity::Warning => summary.warnings += 1,
-            Severity::Info => summary.infos += 1,
-        }
-    }
+    sort_findings(&mut findings);
+    summary.count(&findings);
     input_errors.sort();
     Outcome {
         findings,
         summary,
         input_errors,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn excerpts_are_short_and_cut_on_characters() {
-        let excerpt = Excerpt::at("a: é\nb: [x\n", 3, 2);
-        assert_eq!(
-            (excerpt.text.as_str(), excerpt.highlight.clone()),
-            ("a: é", 3..5)
-        );
-        let long = format!(
-            "{{{}\"k\": 1{}}}",
-            "\"é\": 0, ".repeat(500),
-            ", \"x\": 2".repeat(500)
-        );
-        let at = long.find("\"k\"").unwrap();
-        let excerpt = Excerpt::at(&long, at, 3);
-        assert!(
-            excerpt.text.len() < 2 * EXCERPT_REACH + 16,
-            "{}",
-            excerpt.text
-        );
-        assert!(excerpt.text.starts_with('…') && excerpt.text.ends_with('…'));
-        assert_eq!(&excerpt.text[excerpt.highlight.clone()], "\"k\"");
-        // An offset inside a character, or past the end, still gives boundaries.
-        for offset in 0..12 {
-            let excerpt = Excerpt::at("é€\u{2028}x", offset, 1);
-            assert!(excerpt.text.is_char_boundary(excerpt.highlight.start));
-            assert!(excerpt.text.is_char_boundary(excerpt.highlight.end));
-        }
     }
 }

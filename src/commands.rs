@@ -7,10 +7,12 @@ use hpa_lint_rules::registry::{self, ALL, Category, Rule};
 
 use crate::args::RulesFormat;
 
-/// The severity a rule has without configuration (pedantic rules are off).
+/// The severity a rule has without configuration (pedantic rules are off;
+/// live rules run in `kubectl hpa-lint` only).
 fn default_level(rule: &Rule) -> String {
     match rule.category {
         Category::Pedantic => format!("off ({})", rule.severity),
+        Category::Live => format!("{} (audit)", rule.severity),
         _ => rule.severity.to_string(),
     }
 }
@@ -20,10 +22,15 @@ pub fn rules(format: RulesFormat) -> Result<u8> {
     match format {
         RulesFormat::Text => {
             let width = ALL.iter().map(|r| r.name.len()).max().unwrap_or(0);
+            let level = ALL
+                .iter()
+                .map(|r| default_level(r).len())
+                .max()
+                .unwrap_or(0);
             for rule in ALL {
                 writeln!(
                     out,
-                    "{:width$}  {:13}  {:11}  {}",
+                    "{:width$}  {:level$}  {:11}  {}",
                     rule.name,
                     default_level(rule),
                     rule.category.as_str(),

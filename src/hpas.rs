@@ -13,8 +13,10 @@ use hpa_lint_rules::model::hpa::Hpa;
 use hpa_lint_rules::registry::Category;
 use hpa_lint_rules::{Lookup, Object, Operation, Settings, Severity, lint};
 
-use crate::args::{CheckArgs, ColorChoice, Format};
-use crate::{check, input, settings};
+use hpa_lint::options::LintArgs;
+use hpa_lint::settings;
+
+use crate::{check, input};
 
 /// Which manifests to read, and the cluster they are for.
 #[derive(Debug, Args)]
@@ -109,21 +111,14 @@ impl Found {
 /// server would reject when `--hpa` names it; without `--hpa` such HPAs are
 /// skipped with a note on standard error.
 pub fn read(args: &InputArgs) -> Result<(Vec<Found>, Settings)> {
-    let check_args = CheckArgs {
-        paths: args.paths.clone(),
-        context: Vec::new(),
-        format: Format::Text,
+    let lint_args = LintArgs {
         config: args.config.clone(),
         isolated: args.isolated,
         kube_version: args.kube_version.clone(),
         feature_gates: args.feature_gates.clone(),
-        namespace: args.namespace.clone(),
-        select: Vec::new(),
-        ignore: Vec::new(),
-        deny_warnings: false,
-        color: ColorChoice::Never,
+        ..LintArgs::default()
     };
-    let resolved = settings::resolve(&check_args)?;
+    let resolved = settings::resolve(&lint_args, args.namespace.as_deref(), None)?;
     let settings = resolved.settings;
     let (sources, errors) = input::collect(
         &args.paths,

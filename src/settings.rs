@@ -8,7 +8,7 @@ use hpa_lint_rules::Settings;
 use hpa_lint_rules::config::Config;
 use hpa_lint_rules::settings::KubeVersion;
 
-use crate::args::CheckArgs;
+use crate::options::LintArgs;
 
 /// The configuration file name looked for from the current directory upwards.
 pub const CONFIG_FILE: &str = ".hpa-lint.yaml";
@@ -28,7 +28,15 @@ fn find_config(start: &Path) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
-pub fn resolve(args: &CheckArgs) -> Result<Resolved> {
+/// Resolves the options, the configuration file and, when given, the
+/// namespace of objects that name none, into the rule settings. The
+/// Kubernetes version comes from `--kube-version`, else the configuration,
+/// else `default_version` (the cluster's, for an audit), else the default.
+pub fn resolve(
+    args: &LintArgs,
+    namespace: Option<&str>,
+    default_version: Option<KubeVersion>,
+) -> Result<Resolved> {
     let cwd = std::env::current_dir().context("reading the current directory")?;
     let path = match (&args.config, args.isolated) {
         (_, true) => None,
@@ -51,7 +59,11 @@ pub fn resolve(args: &CheckArgs) -> Result<Resolved> {
     };
     let version = match &args.kube_version {
         Some(version) => version.parse::<KubeVersion>().map_err(|e| anyhow!(e))?,
-        None => config.kube_version().map_err(at)?.unwrap_or_default(),
+        None => config
+            .kube_version()
+            .map_err(at)?
+            .or(default_version)
+            .unwrap_or_default(),
     };
     let mut settings = Settings::new(version);
     config.apply(&mut settings).map_err(at)?;
@@ -61,8 +73,8 @@ pub fn resolve(args: &CheckArgs) -> Result<Resolved> {
             .apply_overrides(gates)
             .map_err(|e| anyhow!(e))?;
     }
-    if let Some(namespace) = &args.namespace {
-        settings.default_namespace.clone_from(namespace);
+    if let Some(namespace) = namespace {
+        namespace.clone_into(&mut settings.default_namespace);
     }
     if !args.select.is_empty() {
         settings.select(&args.select).map_err(|e| anyhow!(e))?;

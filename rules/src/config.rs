@@ -11,6 +11,8 @@
 //!   - {apiVersion: example.com/v1, kind: Worker}
 //! ignorePaths: ["charts/**", "vendor/"]
 //! slowScaleUpThreshold: 10m
+//! pinnedThreshold: 24h
+//! farBelowTarget: 50%
 //! ```
 //!
 //! Unknown keys, rule names, levels and gates are errors with their position.
@@ -47,6 +49,12 @@ pub struct Config {
     pub ignore_paths: Vec<String>,
     /// `slow-scale-up`'s threshold, a duration such as `10m`.
     pub slow_scale_up_threshold: Option<Spanned<String>>,
+    /// How long an HPA may sit at a bound before the `live` rules say so, a
+    /// duration such as `24h`.
+    pub pinned_threshold: Option<Spanned<String>>,
+    /// `overprovisioned-min-replicas`: metrics at or below this share of
+    /// their targets, a percentage such as `50%`.
+    pub far_below_target: Option<Spanned<String>>,
     /// Settings of the admission webhook (the CLI ignores them).
     #[serde(default)]
     pub webhook: WebhookConfig,
@@ -210,8 +218,27 @@ impl Config {
             settings.slow_scale_up_threshold = crate::controller::parse_duration(&threshold.value)
                 .map_err(|e| at(threshold, e))?;
         }
+        if let Some(threshold) = &self.pinned_threshold {
+            settings.pinned_threshold = crate::controller::parse_duration(&threshold.value)
+                .map_err(|e| at(threshold, e))?;
+        }
+        if let Some(percent) = &self.far_below_target {
+            settings.far_below_target =
+                parse_percent(&percent.value).map_err(|e| at(percent, e))?;
+        }
         Ok(())
     }
+}
+
+/// A percentage between 1 and 99, written `50%` or `50`.
+fn parse_percent(text: &str) -> Result<u32, String> {
+    text.trim()
+        .trim_end_matches('%')
+        .trim_end()
+        .parse()
+        .ok()
+        .filter(|p| (1..100).contains(p))
+        .ok_or_else(|| format!("invalid percentage `{text}`: expected 1% to 99%"))
 }
 
 #[cfg(test)]
@@ -242,6 +269,17 @@ mod tests {
         let config = Config::parse("slowScaleUpThreshold: 3m\n").unwrap();
         config.apply(&mut settings).unwrap();
         assert_eq!(settings.slow_scale_up_threshold, 180_000);
+        let config = Config::parse("pinnedThreshold: 6h\nfarBelowTarget: 30%\n").unwrap();
+        config.apply(&mut settings).unwrap();
+        assert_eq!(
+            (settings.pinned_threshold, settings.far_below_target),
+            (21_600_000, 30)
+        );
+        let config = Config::parse("farBelowTarget: 100%\n").unwrap();
+        assert_eq!(
+            config.apply(&mut settings).unwrap_err().position,
+            Some((1, 17))
+        );
         let config = Config::parse("slowScaleUpThreshold: soon\n").unwrap();
         assert_eq!(
             config.apply(&mut settings).unwrap_err().position,

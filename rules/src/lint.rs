@@ -131,6 +131,28 @@ impl Context<'_> {
     pub fn hpa_name(&self) -> String {
         format!("HorizontalPodAutoscaler {}", code(&self.object.key.name))
     }
+
+    /// What another rule finds on this HPA, whether it is enabled or not: for
+    /// a rule that explains a failure with the finding that causes it.
+    pub fn findings_of(&self, rule: &'static Rule) -> Vec<Diagnostic> {
+        let Check::Hpa(check) = rule.check else {
+            return Vec::new();
+        };
+        let mut findings = Findings::new(usize::MAX);
+        check(
+            self,
+            &mut Report {
+                rule,
+                severity: rule.severity,
+                pinned: false,
+                hpa_subject: &subject(self.object),
+                hpa: self.hpa,
+                meant: self.meant,
+                findings: &mut findings,
+            },
+        );
+        findings.kept
+    }
 }
 
 /// Where a rule's findings go.

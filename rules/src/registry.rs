@@ -24,16 +24,21 @@ pub enum Category {
     Suspicious,
     /// Opinions; off unless selected.
     Pedantic,
+    /// What the status of a live HPA shows (it does not scale, its metrics
+    /// are unknown, it sits at a bound): on in `kubectl hpa-lint`, off on
+    /// manifests unless selected.
+    Live,
 }
 
 impl Category {
     /// Every category, in documentation order.
-    pub const ALL: [Category; 5] = [
+    pub const ALL: [Category; 6] = [
         Category::Input,
         Category::ApiServer,
         Category::Correctness,
         Category::Suspicious,
         Category::Pedantic,
+        Category::Live,
     ];
 
     /// The selector name, e.g. `api-server`.
@@ -44,6 +49,7 @@ impl Category {
             Category::Correctness => "correctness",
             Category::Suspicious => "suspicious",
             Category::Pedantic => "pedantic",
+            Category::Live => "live",
         }
     }
 }

@@ -128,6 +128,17 @@ pub(crate) fn check_fixture(rule: &'static Rule) -> String {
     check_fixture_with(rule, &rule_fixture(rule.name), Settings::default())
 }
 
+/// When the `live` rules' fixtures and doc examples were read from a cluster.
+pub(crate) const LIVE_NOW: &str = "2026-03-04T08:00:00Z";
+
+/// [`check_fixture`] for a `live` rule that measures durations: the
+/// fixture's objects are read at [`LIVE_NOW`].
+pub(crate) fn check_live_fixture(rule: &'static Rule) -> String {
+    let mut settings = Settings::default();
+    settings.now = crate::model::status::parse_time(LIVE_NOW);
+    check_fixture_with(rule, &rule_fixture(rule.name), settings)
+}
+
 /// The text of `fixtures/<name>.yaml`.
 pub(crate) fn rule_fixture(name: &str) -> String {
     let path = format!("{}/fixtures/{name}.yaml", env!("CARGO_MANIFEST_DIR"));

@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use hpa_lint_rules::Severity;
 
-use crate::check::Outcome;
-use crate::emit::text::{summary_line, title};
+use crate::emit::text::{object_field, summary_line, title};
+use crate::report::Outcome;
 
 /// Escapes a workflow command's message.
 fn escape_data(text: &str) -> String {
@@ -32,12 +32,22 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
             message.push_str("\nhelp: ");
             message.push_str(help);
         }
+        // An object read from a cluster has no file: name it in the message.
+        let place = match &finding.location {
+            Some(l) => format!(
+                "file={},line={},col={},",
+                escape_property(&l.file),
+                l.line,
+                l.column
+            ),
+            None => {
+                message = format!("{}: {message}", object_field(finding));
+                String::new()
+            }
+        };
         writeln!(
             out,
-            "::{command} file={},line={},col={},title={}::{}",
-            escape_property(&finding.file),
-            finding.line,
-            finding.column,
+            "::{command} {place}title={}::{}",
             escape_property(&format!("hpa-lint {}", finding.diagnostic.rule.name)),
             escape_data(&message),
         )?;

@@ -8,22 +8,23 @@ use hpa_lint_rules::ObjectKey;
 use hpa_lint_rules::quote::shown;
 use serde::Serialize;
 
-use crate::check::Outcome;
+use crate::report::Outcome;
 
 #[derive(Serialize)]
 struct Document<'a> {
     diagnostics: Vec<Entry<'a>>,
-    summary: Summary,
+    summary: Summary<'a>,
 }
 
 #[derive(Serialize)]
 struct Entry<'a> {
     rule: &'static str,
     severity: &'static str,
-    file: &'a str,
-    document: usize,
-    line: usize,
-    column: usize,
+    /// `null` (and so are the position keys) for objects read from a cluster.
+    file: Option<&'a str>,
+    document: Option<usize>,
+    line: Option<usize>,
+    column: Option<usize>,
     object: Shown<'a>,
     field: String,
     reason: Option<&'static str>,
@@ -53,7 +54,7 @@ impl<'a> Shown<'a> {
 }
 
 #[derive(Serialize)]
-struct Summary {
+struct Summary<'a> {
     files: usize,
     documents: usize,
     objects: usize,
@@ -61,6 +62,12 @@ struct Summary {
     warnings: usize,
     /// Inputs that could not be read (their errors go to standard error).
     unread: usize,
+    /// For objects read from a cluster: the kubeconfig context.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context: Option<&'a str>,
+    /// For objects read from a cluster: the HPAs audited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hpas: Option<usize>,
 }
 
 pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
@@ -72,10 +79,10 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
             .map(|f| Entry {
                 rule: f.diagnostic.rule.name,
                 severity: f.diagnostic.severity.as_str(),
-                file: &f.file,
-                document: f.document,
-                line: f.line,
-                column: f.column,
+                file: f.location.as_ref().map(|l| &*l.file),
+                document: f.location.as_ref().map(|l| l.document),
+                line: f.location.as_ref().map(|l| l.line),
+                column: f.location.as_ref().map(|l| l.column),
                 object: Shown::of(&f.diagnostic.subject.key),
                 field: f.diagnostic.path.to_string(),
                 reason: f.diagnostic.reason.map(|r| r.as_str()),
@@ -90,6 +97,8 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
             errors: summary.errors,
             warnings: summary.warnings,
             unread: summary.unread,
+            context: summary.context.as_deref(),
+            hpas: summary.context.is_some().then_some(summary.hpas),
         },
     };
     serde_json::to_writer_pretty(&mut *out, &document)?;

@@ -7,8 +7,8 @@ mod text;
 
 use std::io::{self, Write};
 
-use crate::args::Format;
-use crate::check::Outcome;
+use crate::options::{Format, LintArgs};
+use crate::report::Outcome;
 
 /// Writes the outcome in a format. `color` applies to text only.
 pub fn emit(format: Format, outcome: &Outcome, color: bool, out: &mut dyn Write) -> io::Result<()> {
@@ -18,4 +18,13 @@ pub fn emit(format: Format, outcome: &Outcome, color: bool, out: &mut dyn Write)
         Format::Sarif => sarif::emit(outcome, out),
         Format::Github => github::emit(outcome, out),
     }
+}
+
+/// Writes the outcome on standard output, in the format and colours the
+/// options ask for.
+pub fn print(options: &LintArgs, outcome: &Outcome) -> io::Result<()> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    emit(options.format, outcome, options.color.is_on(), &mut out)?;
+    out.flush()
 }

@@ -8,8 +8,8 @@ use hpa_lint_rules::quote::shown;
 use hpa_lint_rules::registry::ALL;
 use serde_json::{Value, json};
 
-use crate::check::Outcome;
 use crate::emit::text::title;
+use crate::report::Outcome;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 const INFORMATION_URI: &str = "https://github.com/hpa-lint/hpa-lint";
@@ -63,12 +63,16 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
                 text.push_str(help);
             }
             let key = &diagnostic.subject.key;
-            let mut location = json!({
-                "physicalLocation": {
-                    "artifactLocation": {"uri": uri(&finding.file)},
-                    "region": {"startLine": finding.line, "startColumn": finding.column},
-                },
-            });
+            // Objects read from a cluster have only a logical location.
+            let mut location = match &finding.location {
+                Some(l) => json!({
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri(&l.file)},
+                        "region": {"startLine": l.line, "startColumn": l.column},
+                    },
+                }),
+                None => json!({}),
+            };
             // Findings made while reading (a template, a syntax error) may have no object.
             if !key.kind.is_empty() {
                 location["logicalLocations"] = json!([{

@@ -3,10 +3,11 @@
 
 use std::io::{self, Write};
 
-use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 use hpa_lint_rules::Severity;
+use hpa_lint_rules::quote::shown;
 
-use crate::check::{Finding, Outcome, Summary};
+use crate::report::{Finding, Location, Outcome, Summary};
 
 fn level(severity: Severity) -> Level<'static> {
     match severity {
@@ -41,17 +42,42 @@ fn label(finding: &Finding) -> String {
     }
 }
 
+/// `namespace/kind/name: field`: how findings about objects read from a
+/// cluster are placed.
+pub fn object_field(finding: &Finding) -> String {
+    let diagnostic = &finding.diagnostic;
+    let key = &diagnostic.subject.key;
+    let object = format!(
+        "{}/{}/{}",
+        shown(&key.namespace),
+        shown(&key.kind),
+        shown(&key.name)
+    );
+    if diagnostic.path.segments().is_empty() {
+        object
+    } else {
+        format!("{object}: {}", diagnostic.path)
+    }
+}
+
 fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
 pub fn summary_line(summary: &Summary) -> String {
-    let scope = format!(
-        "{} ({}, {})",
-        plural(summary.files, "file"),
-        plural(summary.documents, "document"),
-        plural(summary.objects, "object")
-    );
+    let scope = match &summary.context {
+        Some(context) => format!(
+            "{} ({}) of context `{context}`",
+            plural(summary.hpas, "HPA"),
+            plural(summary.objects, "object")
+        ),
+        None => format!(
+            "{} ({}, {})",
+            plural(summary.files, "file"),
+            plural(summary.documents, "document"),
+            plural(summary.objects, "object")
+        ),
+    };
     let counts = format!(
         "{}, {} and {}",
         plural(summary.errors, "error"),
@@ -70,6 +96,38 @@ pub fn summary_line(summary: &Summary) -> String {
     }
 }
 
+/// The source line of a finding with a caret under the field.
+fn snippet<'a>(
+    location: &'a Location,
+    label: &'a str,
+) -> Snippet<'a, annotate_snippets::Annotation<'a>> {
+    let excerpt = &location.excerpt;
+    Snippet::source(excerpt.text.as_str())
+        .line_start(location.line)
+        .path(&*location.file)
+        .annotation(
+            AnnotationKind::Primary
+                .span(excerpt.highlight.clone())
+                .label(label),
+        )
+}
+
+fn render(renderer: &Renderer, group: Group<'_>, location: Option<&Location>) -> String {
+    let rendered = renderer.render(&[group]);
+    let Some(location) = location else {
+        return rendered;
+    };
+    // The renderer counts columns within the excerpt; a long line's excerpt
+    // is a window of it, so put the real column back.
+    let excerpt = &location.excerpt;
+    let shown = excerpt.text[..excerpt.highlight.start].chars().count() + 1;
+    if shown == location.column {
+        return rendered;
+    }
+    let place = |column| format!("{}:{}:{column}", location.file, location.line);
+    rendered.replacen(&place(shown), &place(location.column), 1)
+}
+
 pub fn emit(outcome: &Outcome, color: bool, out: &mut dyn Write) -> io::Result<()> {
     let renderer = if color {
         Renderer::styled()
@@ -80,30 +138,18 @@ pub fn emit(outcome: &Outcome, color: bool, out: &mut dyn Write) -> io::Result<(
         let diagnostic = &finding.diagnostic;
         let title = title(finding);
         let label = label(finding);
-        let excerpt = &finding.excerpt;
-        let snippet = Snippet::source(excerpt.text.as_str())
-            .line_start(finding.line)
-            .path(&*finding.file)
-            .annotation(
-                AnnotationKind::Primary
-                    .span(excerpt.highlight.clone())
-                    .label(label.as_str()),
-            );
-        let mut group = level(diagnostic.severity)
+        let place = object_field(finding);
+        let group = level(diagnostic.severity)
             .primary_title(title.as_str())
-            .id(diagnostic.rule.name)
-            .element(snippet);
+            .id(diagnostic.rule.name);
+        let mut group = match &finding.location {
+            Some(location) => group.element(snippet(location, &label)),
+            None => group.element(Origin::path(place.as_str())),
+        };
         if let Some(help) = &diagnostic.help {
             group = group.element(Level::HELP.message(help.as_ref()));
         }
-        let mut rendered = renderer.render(&[group]);
-        // The renderer counts columns within the excerpt; a long line's excerpt
-        // is a window of it, so put the real column back.
-        let shown = excerpt.text[..excerpt.highlight.start].chars().count() + 1;
-        if shown != finding.column {
-            let place = |column| format!("{}:{}:{column}", finding.file, finding.line);
-            rendered = rendered.replacen(&place(shown), &place(finding.column), 1);
-        }
+        let rendered = render(&renderer, group, finding.location.as_ref());
         writeln!(out, "{rendered}\n")?;
     }
     writeln!(out, "{}", summary_line(&outcome.summary))

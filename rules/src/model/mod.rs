@@ -8,4 +8,5 @@ pub mod hpa;
 pub mod names;
 pub mod quantity;
 pub mod selector;
+pub mod status;
 pub mod workload;

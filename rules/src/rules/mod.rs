@@ -30,8 +30,11 @@ pub mod invalid_tolerance;
 pub mod invalid_yaml;
 pub mod metric_target_type_mismatch;
 pub mod min_equals_max;
+pub mod overprovisioned_min_replicas;
 pub mod pdb_blocks_eviction;
+pub mod pinned_at_max_replicas;
 pub mod scaling_disabled;
+pub mod scaling_inactive;
 pub mod single_replica_floor;
 pub mod slow_scale_up;
 pub mod target_missing_requests;
@@ -40,6 +43,7 @@ pub mod target_not_scalable;
 pub mod target_replicas_conflict;
 pub mod tolerance_dropped;
 pub mod unknown_field;
+pub mod unknown_metric_value;
 pub mod utilization_target_unreachable;
 pub mod vpa_conflict;
 
@@ -88,6 +92,10 @@ pub static ALL: &[&Rule] = &[
     &utilization_target_unreachable::RULE,
     &vpa_conflict::RULE,
     &single_replica_floor::RULE,
+    &scaling_inactive::RULE,
+    &unknown_metric_value::RULE,
+    &pinned_at_max_replicas::RULE,
+    &overprovisioned_min_replicas::RULE,
 ];
 
 #[cfg(test)]
@@ -165,7 +173,10 @@ mod tests {
             .split_once("## Example\nWith `--kube-version ")
             .and_then(|(_, rest)| rest.split_once('`'))
             .map(|(version, _)| version.parse().expect("a supported version"));
-        only_with(rule, version.map_or_else(Settings::default, Settings::new))
+        let mut settings = only_with(rule, version.map_or_else(Settings::default, Settings::new));
+        // The moment live examples are read at, after their timestamps.
+        settings.now = crate::model::status::parse_time(crate::testing::LIVE_NOW);
+        settings
     }
 
     #[test]

@@ -107,18 +107,23 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         }
         Lookup::Found(_) | Lookup::Unknown => return,
     }
+    // Live objects were read from the cluster, which is the whole input.
+    let input = if cx.settings.live { "cluster" } else { "input" };
     out.report(
         FieldPath::fields("spec.scaleTargetRef"),
         format!(
-            "{} (namespace {}) is not in the input",
+            "{} (namespace {}) is not in the {input}",
             target.describe(),
             code(&target.namespace)
         ),
     )
-    .help(
+    .help(if cx.settings.live {
+        "check `kind`, `name` and `apiVersion` of `scaleTargetRef`: the target must be in the \
+         HPA's namespace"
+    } else {
         "lint the HPA together with its target, or check `kind`, `name` and `apiVersion` of \
-         `scaleTargetRef` and the namespace of both objects",
-    );
+         `scaleTargetRef` and the namespace of both objects"
+    });
 }
 
 #[cfg(test)]

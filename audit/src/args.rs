@@ -1,0 +1,71 @@
+//! Command-line arguments: kubectl's way of choosing the cluster and the
+//! namespaces, and the lint options `hpa-lint` takes.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use hpa_lint::options::LintArgs;
+use hpa_lint_rules::controller::Millis;
+use hpa_lint_rules::model::status::parse_time;
+
+/// Audits the HorizontalPodAutoscalers running in a cluster with the
+/// hpa-lint rules, plus what only their status shows: an HPA that does not
+/// scale, metrics shown as `<unknown>`, an HPA held at a bound for days.
+/// Read-only: it lists objects and changes nothing.
+#[derive(Debug, Parser)]
+#[command(name = "kubectl-hpa_lint", bin_name = "kubectl hpa-lint", version)]
+pub struct Args {
+    /// HPAs to audit, by name (default: every HPA in the namespaces audited).
+    pub names: Vec<String>,
+
+    /// Namespace to audit [default: the context's namespace].
+    #[arg(short = 'n', long)]
+    pub namespace: Option<String>,
+
+    /// Audit every namespace.
+    #[arg(short = 'A', long, conflicts_with = "namespace")]
+    pub all_namespaces: bool,
+
+    /// Only HPAs whose labels match this selector, e.g. `team=shop,tier!=batch`.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+
+    /// The kubeconfig file [default: $KUBECONFIG, else ~/.kube/config, else
+    /// the pod's service account].
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// The kubeconfig context [default: the current context].
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+
+    /// The kubeconfig cluster [default: the context's].
+    #[arg(long, value_name = "NAME")]
+    pub cluster: Option<String>,
+
+    /// The kubeconfig user [default: the context's].
+    #[arg(long, value_name = "NAME")]
+    pub user: Option<String>,
+
+    /// Objects per list request, as kubectl's `--chunk-size` (0: all at once).
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    pub chunk_size: u32,
+
+    /// Judge how long conditions have held as of this time (RFC 3339, e.g.
+    /// `2026-03-04T08:00:00Z`) instead of the clock: for reproducible reports.
+    #[arg(long, value_name = "TIME", value_parser = parse_now)]
+    pub now: Option<Millis>,
+
+    /// No progress on standard error (it is shown only on a terminal).
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub lint: LintArgs,
+}
+
+fn parse_now(text: &str) -> Result<Millis, String> {
+    parse_time(text).ok_or_else(|| {
+        format!("invalid time `{text}`: expected RFC 3339 in UTC, e.g. 2026-03-04T08:00:00Z")
+    })
+}

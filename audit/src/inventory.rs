@@ -1,0 +1,495 @@
+//! What the audit reads, and the index the rules see it through.
+//!
+//! First the HPAs; then, at the same time, what the rules look up for them:
+//! their targets (only those, of every kind they name, custom kinds found by
+//! discovery with their `/scale` subresource), the PodDisruptionBudgets,
+//! LimitRanges, VerticalPodAutoscalers and KEDA ScaledObjects of their
+//! namespaces (the CRDs when they exist), and the metrics `APIService`s when
+//! an HPA's status shows failing metrics. Each object is cut to what the
+//! rules read while it is parsed.
+//!
+//! A list the server refuses (403) or fails is reported once, as unread;
+//! lookups of that kind then answer "unknown", so the rules that need it
+//! stay silent. A resource that is not served (404, an absent CRD) simply has
+//! no objects.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+
+use anyhow::{Result, bail};
+use hpa_lint_rules::index::{Index, Lookup, MemoryIndex, Stored};
+use hpa_lint_rules::lint::SUPPRESSION_PREFIX;
+use hpa_lint_rules::model::autoscaler::{Autoscalers, scale_target};
+use hpa_lint_rules::model::status::{Status, metrics_api_of};
+use hpa_lint_rules::model::workload::{SCALER_FIELDS, TargetKind, WORKLOAD_FIELDS};
+use hpa_lint_rules::object::{Object, ObjectKey, ObjectRef, Origin};
+use hpa_lint_rules::registry::Rule;
+use hpa_lint_rules::rules::{
+    duplicate_target, pdb_blocks_eviction, scaling_inactive, target_missing_requests,
+    unknown_metric_value, vpa_conflict,
+};
+use hpa_lint_rules::settings::{GroupKind, Level, Settings};
+use hpa_lint_rules::source::Keep;
+use serde_json::Value;
+use tokio::task::JoinSet;
+
+use crate::cluster::{Cluster, Failure, Resource};
+
+/// What is kept of the metadata of the objects read whole: identity,
+/// generation, labels, owners (KEDA marks its HPAs with one) and hpa-lint's
+/// annotations; managed fields and other annotations (often a whole
+/// `last-applied-configuration`) go.
+const METADATA: Keep = Keep::Fields(&[
+    ("name", Keep::All),
+    ("namespace", Keep::All),
+    ("generation", Keep::All),
+    ("labels", Keep::All),
+    ("annotations", Keep::Prefixed(SUPPRESSION_PREFIX)),
+    ("ownerReferences", Keep::All),
+]);
+
+/// What is kept of an HPA: everything the rules read of it, status included.
+static HPA_FIELDS: Keep = Keep::Fields(&[
+    ("apiVersion", Keep::All),
+    ("kind", Keep::All),
+    ("metadata", METADATA),
+    ("spec", Keep::All),
+    ("status", Keep::All),
+]);
+
+/// What is kept of the objects rules list by namespace (budgets,
+/// LimitRanges, VPAs): identity and `spec`.
+static LISTED_FIELDS: Keep = Keep::Fields(&[
+    ("apiVersion", Keep::All),
+    ("kind", Keep::All),
+    ("metadata", METADATA),
+    ("spec", Keep::All),
+]);
+
+/// What is kept of an `APIService`: its name, group and conditions.
+static API_SERVICE_FIELDS: Keep = Keep::Fields(&[
+    ("apiVersion", Keep::All),
+    ("kind", Keep::All),
+    ("metadata", Keep::Fields(&[("name", Keep::All)])),
+    ("spec", Keep::All),
+    ("status", Keep::All),
+]);
+
+/// The version and plural of each built-in scalable kind.
+const BUILT_IN_TARGETS: [(&str, &str, &str); 4] = [
+    ("apps/v1", "Deployment", "deployments"),
+    ("apps/v1", "StatefulSet", "statefulsets"),
+    ("apps/v1", "ReplicaSet", "replicasets"),
+    ("v1", "ReplicationController", "replicationcontrollers"),
+];
+
+/// Which HPAs to audit.
+pub struct Scope {
+    /// The namespace, or `None` for all of them.
+    pub namespace: Option<String>,
+    /// A label selector on the HPAs.
+    pub selector: Option<String>,
+    /// HPA names (all when empty).
+    pub names: Vec<String>,
+}
+
+/// A resource the audit could not read.
+pub struct Unread {
+    /// e.g. `poddisruptionbudgets.policy`.
+    pub resource: String,
+    /// What the server said.
+    pub error: String,
+    /// What the audit does without it.
+    pub consequence: String,
+}
+
+/// What was read.
+pub struct Inventory {
+    /// The HPAs to lint, in the server's order, as compact JSON: thousands
+    /// of HPAs held parsed, status and all, would take ten times the memory.
+    pub hpas: Vec<Stored>,
+    /// Everything the rules look up.
+    pub index: AuditIndex,
+    /// Objects listed, all resources together (before those the rules do
+    /// not need were dropped).
+    pub objects: usize,
+    /// What could not be read.
+    pub unread: Vec<Unread>,
+}
+
+/// The rules' [`Index`] over what was read. Lookups of a kind the audit did
+/// not read (refused, failed, or outside the namespace audited) answer
+/// [`Lookup::Unknown`].
+pub struct AuditIndex {
+    objects: MemoryIndex,
+    /// (group, kind) of every resource read in full (or known to be absent).
+    read: HashSet<(String, String)>,
+    namespace: Option<String>,
+}
+
+impl AuditIndex {
+    fn covers(&self, group: &str, kind: &str, namespace: &str) -> bool {
+        // Cluster-scoped objects have no namespace.
+        let in_scope =
+            namespace.is_empty() || self.namespace.as_deref().is_none_or(|ns| ns == namespace);
+        in_scope && self.read.contains(&(group.to_owned(), kind.to_owned()))
+    }
+}
+
+impl Index for AuditIndex {
+    fn get(&self, target: &ObjectRef) -> Lookup<Arc<Object>> {
+        if self.covers(&target.group, &target.kind, &target.namespace) {
+            self.objects.get(target)
+        } else {
+            Lookup::Unknown
+        }
+    }
+
+    fn scalers_of(&self, target: &ObjectRef) -> Arc<Autoscalers> {
+        self.objects.scalers_of(target)
+    }
+
+    fn list(&self, namespace: &str, group: &str, kind: &str) -> Vec<Arc<Object>> {
+        self.objects.list(namespace, group, kind)
+    }
+}
+
+/// An HPA as listed: compact, with what the rest of the reading needs.
+struct Hpa {
+    key: ObjectKey,
+    stored: Stored,
+    target: Option<ObjectRef>,
+    /// Its status shows failing or unknown metrics.
+    trouble: bool,
+}
+
+/// Why the audit lists a resource.
+#[derive(Clone, Copy, PartialEq)]
+enum Role {
+    /// The targets of HPAs.
+    Targets,
+    /// Listed by rules per namespace; off when unread: this rule.
+    Listed(&'static Rule),
+    /// KEDA ScaledObjects.
+    Scalers,
+    /// Metrics `APIService`s.
+    ApiServices,
+}
+
+impl Role {
+    fn keep(self) -> &'static Keep {
+        match self {
+            Role::Targets => &WORKLOAD_FIELDS,
+            Role::Listed(_) => &LISTED_FIELDS,
+            Role::Scalers => &SCALER_FIELDS,
+            Role::ApiServices => &API_SERVICE_FIELDS,
+        }
+    }
+
+    /// Whether an enabled rule reads the resource: a resource no rule reads
+    /// is not listed, so turning its rule off also spares the permission.
+    fn is_needed(self, settings: &Settings) -> bool {
+        let rules: &[&Rule] = match self {
+            Role::Targets => return true,
+            Role::Listed(rule) => &[rule],
+            Role::Scalers => &[&duplicate_target::RULE],
+            Role::ApiServices => &[&scaling_inactive::RULE, &unknown_metric_value::RULE],
+        };
+        rules.iter().any(|rule| settings.severity(rule).is_some())
+    }
+
+    /// What the audit does without the resource.
+    fn consequence(self, resource: &Resource) -> String {
+        match self {
+            Role::Targets => format!(
+                "the HPAs that scale a {} are not checked against it",
+                resource.kind
+            ),
+            Role::Listed(rule) => format!("`{}` is skipped", rule.name),
+            Role::Scalers => format!(
+                "KEDA ScaledObjects are left out of `{}`",
+                duplicate_target::RULE.name
+            ),
+            Role::ApiServices => {
+                "failing metrics are reported without the state of their metrics API".to_owned()
+            }
+        }
+    }
+}
+
+/// A resource to list, found or not.
+struct Job {
+    resource: Resource,
+    role: Role,
+}
+
+fn identity(value: &Value, field: &str) -> String {
+    value
+        .pointer(&format!("/metadata/{field}"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Whether an HPA's status shows failing or unknown metrics: then the
+/// metrics `APIService`s may explain them.
+fn shows_metric_trouble(hpa: &Object) -> bool {
+    let Some(status) = Status::of(hpa) else {
+        return false;
+    };
+    let failing = status
+        .failure()
+        .is_some_and(|c| metrics_api_of(c.reason).is_some());
+    let written = hpa.value["spec"]["metrics"].as_array().map_or(1, Vec::len);
+    let current = hpa.value["status"]["currentMetrics"].as_array();
+    let unknown = current.is_none_or(|metrics| {
+        metrics.len() < written
+            || metrics
+                .iter()
+                .any(|m| m["type"].as_str().is_none_or(str::is_empty))
+    });
+    failing || unknown
+}
+
+/// Reads the HPAs in `scope` and everything their rules look up. Custom
+/// scalable kinds found by discovery are added to `settings`; a rule whose
+/// resource could not be read is turned off there.
+pub async fn read(
+    cluster: Arc<Cluster>,
+    scope: &Scope,
+    settings: &mut Settings,
+) -> Result<Inventory> {
+    let namespace = scope.namespace.as_deref();
+    let hpa_resource = Resource::new(
+        "autoscaling/v2",
+        "HorizontalPodAutoscaler",
+        "horizontalpodautoscalers",
+        true,
+    );
+    let names: HashSet<&str> = scope.names.iter().map(String::as_str).collect();
+    let take = |value: Value| {
+        let hpa = Object::new(value, Origin::default(), "")?;
+        if !names.is_empty() && !names.contains(hpa.key.name.as_str()) {
+            return None;
+        }
+        Some(Hpa {
+            trouble: shows_metric_trouble(&hpa),
+            target: scale_target(&hpa),
+            stored: Stored::text(&hpa),
+            key: hpa.key,
+        })
+    };
+    let (hpas, mut objects) = match cluster
+        .list(
+            &hpa_resource,
+            namespace,
+            scope.selector.as_deref(),
+            &HPA_FIELDS,
+            &take,
+        )
+        .await
+    {
+        Ok(found) => found,
+        Err(Failure::Absent) => bail!(
+            "the server does not serve autoscaling/v2 HorizontalPodAutoscalers (Kubernetes 1.23 or newer does)"
+        ),
+        Err(failure) => bail!("cannot list {hpa_resource}: {failure}"),
+    };
+    for name in &scope.names {
+        if !hpas.iter().any(|hpa| &hpa.key.name == name) {
+            bail!("HorizontalPodAutoscaler `{name}` not found");
+        }
+    }
+
+    let targets: HashSet<ObjectRef> = hpas.iter().filter_map(|hpa| hpa.target.clone()).collect();
+    let namespaces: Arc<BTreeSet<String>> =
+        Arc::new(hpas.iter().map(|hpa| hpa.key.namespace.clone()).collect());
+    let mut read = HashSet::from([(
+        "autoscaling".to_owned(),
+        "HorizontalPodAutoscaler".to_owned(),
+    )]);
+    let mut unread = Vec::new();
+    let mut jobs = vec![
+        Job {
+            resource: Resource::new(
+                "policy/v1",
+                "PodDisruptionBudget",
+                "poddisruptionbudgets",
+                true,
+            ),
+            role: Role::Listed(&pdb_blocks_eviction::RULE),
+        },
+        Job {
+            resource: Resource::new("v1", "LimitRange", "limitranges", true),
+            role: Role::Listed(&target_missing_requests::RULE),
+        },
+    ];
+    if hpas.iter().any(|hpa| hpa.trouble) {
+        jobs.push(Job {
+            resource: Resource::new(
+                "apiregistration.k8s.io/v1",
+                "APIService",
+                "apiservices",
+                false,
+            ),
+            role: Role::ApiServices,
+        });
+    }
+    // Custom kinds: found by discovery, in the group's preferred version.
+    let mut custom: Vec<(String, String, Role)> = vec![
+        (
+            "autoscaling.k8s.io".to_owned(),
+            "VerticalPodAutoscaler".to_owned(),
+            Role::Listed(&vpa_conflict::RULE),
+        ),
+        (
+            "keda.sh".to_owned(),
+            "ScaledObject".to_owned(),
+            Role::Scalers,
+        ),
+    ];
+    let target_kinds: BTreeSet<(String, String)> = targets
+        .iter()
+        .map(|t| (t.group.clone(), t.kind.clone()))
+        .collect();
+    for (group, kind) in target_kinds {
+        match TargetKind::classify(settings, &group, &kind) {
+            TargetKind::NotScalable(_) => {}
+            TargetKind::BuiltIn => {
+                let (api_version, _, plural) = BUILT_IN_TARGETS
+                    .into_iter()
+                    .find(|(v, k, _)| {
+                        k == &kind && v.split_once('/').map_or("", |(g, _)| g) == group
+                    })
+                    .expect("every built-in scalable kind has a resource");
+                jobs.push(Job {
+                    resource: Resource::new(api_version, &kind, plural, true),
+                    role: Role::Targets,
+                });
+            }
+            TargetKind::KnownCustom | TargetKind::Custom => {
+                custom.push((group, kind, Role::Targets))
+            }
+        }
+    }
+    custom.retain(|(_, _, role)| role.is_needed(settings));
+    let groups = if custom.is_empty() {
+        Ok(Vec::new())
+    } else {
+        cluster.groups().await
+    };
+    match groups {
+        Ok(groups) => {
+            let preferred: HashMap<String, String> = groups.into_iter().collect();
+            for (group, kind, role) in custom {
+                let Some(version) = preferred.get(&group) else {
+                    read.insert((group, kind));
+                    continue;
+                };
+                match cluster.find_kind(&group, version, &kind).await {
+                    Ok(Some((resource, scalable))) => {
+                        if role == Role::Targets && scalable && !settings.is_custom_scalable(&group, &kind) {
+                            settings.scalable_kinds.push(GroupKind { group, kind });
+                        }
+                        jobs.push(Job { resource, role });
+                    }
+                    Ok(None) | Err(Failure::Absent) => {
+                        read.insert((group, kind));
+                    }
+                    Err(failure) => unread.push(Unread {
+                        resource: format!("{group}/{version}"),
+                        error: failure.to_string(),
+                        consequence: format!("{kind}s are not read"),
+                    }),
+                }
+            }
+        }
+        Err(failure) => unread.push(Unread {
+            resource: "API discovery (/apis)".to_owned(),
+            error: failure.to_string(),
+            consequence: "custom kinds (VerticalPodAutoscalers, KEDA ScaledObjects, custom targets) are not read".to_owned(),
+        }),
+    }
+
+    let targets = Arc::new(targets);
+    let mut running = JoinSet::new();
+    for job in jobs.into_iter().filter(|job| job.role.is_needed(settings)) {
+        let cluster = Arc::clone(&cluster);
+        let namespace = scope.namespace.clone();
+        let targets = Arc::clone(&targets);
+        let namespaces = Arc::clone(&namespaces);
+        running.spawn(async move {
+            let Job { resource, role } = job;
+            let take = |value: Value| {
+                let wanted = match role {
+                    Role::Targets => targets.contains(&ObjectRef {
+                        group: resource.group.clone(),
+                        kind: resource.kind.clone(),
+                        namespace: identity(&value, "namespace"),
+                        name: identity(&value, "name"),
+                    }),
+                    Role::Listed(_) | Role::Scalers => {
+                        namespaces.contains(&identity(&value, "namespace"))
+                    }
+                    Role::ApiServices => true,
+                };
+                let object = Object::new(value, Origin::default(), "").filter(|_| wanted)?;
+                // Targets are looked up once per HPA: compact; the rest is
+                // listed for every HPA of its namespace: parsed.
+                let target = scale_target(&object);
+                let stored = if role == Role::Targets {
+                    Stored::text(&object)
+                } else {
+                    Stored::Parsed(Arc::new(object))
+                };
+                Some((stored, target))
+            };
+            let result = cluster
+                .list(&resource, namespace.as_deref(), None, role.keep(), &take)
+                .await;
+            (resource, role, result)
+        });
+    }
+    let mut entries: Vec<(Stored, Option<ObjectRef>)> = hpas
+        .iter()
+        .map(|hpa| (hpa.stored.clone(), hpa.target.clone()))
+        .collect();
+    let mut finished = Vec::new();
+    while let Some(done) = running.join_next().await {
+        finished.push(done?);
+    }
+    // In a fixed order, whatever order the lists finished in.
+    finished.sort_by(|a, b| (&a.0.group, &a.0.kind).cmp(&(&b.0.group, &b.0.kind)));
+    for (resource, role, result) in finished {
+        let listed = match result {
+            Ok((listed, count)) => {
+                objects += count;
+                listed
+            }
+            Err(Failure::Absent) => Vec::new(),
+            Err(failure) => {
+                if let Role::Listed(rule) = role {
+                    settings.set_level(rule, Level::Off);
+                }
+                unread.push(Unread {
+                    resource: resource.to_string(),
+                    error: failure.to_string(),
+                    consequence: role.consequence(&resource),
+                });
+                continue;
+            }
+        };
+        read.insert((resource.group.clone(), resource.kind.clone()));
+        entries.extend(listed);
+    }
+    Ok(Inventory {
+        hpas: hpas.into_iter().map(|hpa| hpa.stored).collect(),
+        index: AuditIndex {
+            objects: MemoryIndex::with_scale_targets(entries),
+            read,
+            namespace: scope.namespace.clone(),
+        },
+        objects,
+        unread,
+    })
+}

@@ -1,0 +1,209 @@
+//! The findings of a run, where they are, the counts of the summary line,
+//! and the exit code they make.
+
+use std::io;
+use std::ops::Range;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use hpa_lint_rules::source::lines::{ceil_char_boundary, floor_char_boundary, line_around};
+use hpa_lint_rules::{Diagnostic, Severity};
+
+/// Exit code when a finding fails the run.
+pub const FINDINGS: u8 = 1;
+/// Exit code for usage errors, bad configuration or unreadable input.
+pub const TROUBLE: u8 = 2;
+
+/// A diagnostic, and where it is in the input when the input is text.
+pub struct Finding {
+    pub diagnostic: Diagnostic,
+    /// `None` for objects read from a cluster: the diagnostic's object names them.
+    pub location: Option<Location>,
+}
+
+/// A place in a file.
+pub struct Location {
+    pub file: Arc<str>,
+    /// 0-based index of the document in its file.
+    pub document: usize,
+    /// 1-based line and column (in characters).
+    pub line: usize,
+    pub column: usize,
+    /// The source line around the finding, for rendering.
+    pub excerpt: Excerpt,
+}
+
+/// At most this many bytes of a line are kept on each side of a finding.
+const EXCERPT_REACH: usize = 80;
+
+/// A finding's source line, cut around the finding when it is long (one-line
+/// JSON would otherwise put the whole file into every finding).
+pub struct Excerpt {
+    /// The text shown: the line, or a window of it marked with `…` where cut.
+    pub text: String,
+    /// Byte range within `text` to underline (always on character boundaries).
+    pub highlight: Range<usize>,
+}
+
+impl Excerpt {
+    /// The line of `text` at byte `offset`, underlining `len` bytes from there.
+    pub fn at(text: &str, offset: usize, len: usize) -> Self {
+        let offset = floor_char_boundary(text, offset);
+        let line = line_around(text, offset);
+        let caret = offset - line.start;
+        let line = &text[line];
+        let end = ceil_char_boundary(line, caret + len.max(1)).max(caret);
+        let from = floor_char_boundary(line, caret.saturating_sub(EXCERPT_REACH));
+        let to = ceil_char_boundary(
+            line,
+            end.max(caret + EXCERPT_REACH)
+                .min(caret + 2 * EXCERPT_REACH),
+        );
+        let (open, close) = (
+            if from > 0 { "…" } else { "" },
+            if to < line.len() { "…" } else { "" },
+        );
+        let shift = open.len() + caret - from;
+        Self {
+            text: format!("{open}{}{close}", &line[from..to]),
+            highlight: shift..shift + (end.min(to) - caret),
+        }
+    }
+}
+
+/// Counts for the summary line.
+#[derive(Default)]
+pub struct Summary {
+    /// For objects read from a cluster: the kubeconfig context.
+    pub context: Option<String>,
+    /// For objects read from a cluster: how many HPAs were audited.
+    pub hpas: usize,
+    pub files: usize,
+    pub documents: usize,
+    pub objects: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+    /// Inputs that could not be read: the counts above leave them out.
+    pub unread: usize,
+}
+
+/// The outcome of a run.
+pub struct Outcome {
+    pub findings: Vec<Finding>,
+    pub summary: Summary,
+    /// Inputs that could not be read.
+    pub input_errors: Vec<String>,
+}
+
+/// The process's exit code for the result of a run; an error is printed on
+/// standard error after `program: `, and exits with [`TROUBLE`].
+pub fn exit(program: &str, result: anyhow::Result<u8>) -> ExitCode {
+    match result {
+        Ok(code) => ExitCode::from(code),
+        // A closed pipe (`hpa-lint | head`) is not an error.
+        Err(error)
+            if error
+                .downcast_ref::<io::Error>()
+                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("{program}: {error:#}");
+            ExitCode::from(TROUBLE)
+        }
+    }
+}
+
+/// Sorts findings by place (file and position, or object) and drops
+/// repeats (an HPA and its twin can report the same about a target).
+/// Findings on missing fields share their parent's position (and API-server
+/// messages such as `Required value` name no field): the path tells them apart.
+pub fn sort_findings(findings: &mut Vec<Finding>) {
+    let key = |f: &Finding| {
+        let (file, line, column) = f.location.as_ref().map_or((None, 0, 0), |l| {
+            (Some(Arc::clone(&l.file)), l.line, l.column)
+        });
+        let d = &f.diagnostic;
+        (
+            file,
+            line,
+            column,
+            d.subject.key.namespace.clone(),
+            d.subject.key.name.clone(),
+            d.subject.key.kind.clone(),
+            d.rule.name,
+            d.message.clone(),
+            d.path.clone(),
+        )
+    };
+    findings.sort_by_cached_key(key);
+    findings.dedup_by(|a, b| key(a) == key(b));
+}
+
+impl Summary {
+    /// Counts the findings by severity.
+    pub fn count(&mut self, findings: &[Finding]) {
+        for finding in findings {
+            match finding.diagnostic.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+                Severity::Info => self.infos += 1,
+            }
+        }
+    }
+}
+
+impl Outcome {
+    /// The exit code: [`TROUBLE`] when some input was not read, else
+    /// [`FINDINGS`] for an error (or a warning, with `deny_warnings`), else 0.
+    pub fn exit_code(&self, deny_warnings: bool) -> u8 {
+        let fails = |f: &Finding| match f.diagnostic.severity {
+            Severity::Error => true,
+            Severity::Warning => deny_warnings,
+            Severity::Info => false,
+        };
+        if self.summary.unread > 0 {
+            TROUBLE
+        } else if self.findings.iter().any(fails) {
+            FINDINGS
+        } else {
+            0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_are_short_and_cut_on_characters() {
+        let excerpt = Excerpt::at("a: é\nb: [x\n", 3, 2);
+        assert_eq!(
+            (excerpt.text.as_str(), excerpt.highlight.clone()),
+            ("a: é", 3..5)
+        );
+        let long = format!(
+            "{{{}\"k\": 1{}}}",
+            "\"é\": 0, ".repeat(500),
+            ", \"x\": 2".repeat(500)
+        );
+        let at = long.find("\"k\"").unwrap();
+        let excerpt = Excerpt::at(&long, at, 3);
+        assert!(
+            excerpt.text.len() < 2 * EXCERPT_REACH + 16,
+            "{}",
+            excerpt.text
+        );
+        assert!(excerpt.text.starts_with('…') && excerpt.text.ends_with('…'));
+        assert_eq!(&excerpt.text[excerpt.highlight.clone()], "\"k\"");
+        // An offset inside a character, or past the end, still gives boundaries.
+        for offset in 0..12 {
+            let excerpt = Excerpt::at("é€\u{2028}x", offset, 1);
+            assert!(excerpt.text.is_char_boundary(excerpt.highlight.start));
+            assert!(excerpt.text.is_char_boundary(excerpt.highlight.end));
+        }
+    }
+}
