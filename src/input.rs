@@ -276,6 +276,9 @@ fn ignore_matcher(globs: &[String], root: &Path) -> Result<Override, String> {
 
 /// Whether `ignorePaths` excludes a path (given relative to the current directory).
 fn is_ignored(ignored: &Override, cwd: &Path, path: &Path, is_dir: bool) -> bool {
+    if ignored.is_empty() {
+        return false;
+    }
     // Collecting the components drops `.` segments (`./vendor`), which would
     // otherwise keep the path from matching the globs' root.
     let absolute: PathBuf = cwd.join(path).components().collect();
@@ -367,6 +370,9 @@ pub fn collect(
             context: false,
             bytes,
         });
+    }
+    if context_files.is_empty() {
+        return Ok((sources, errors));
     }
     // A file given both ways is linted; `./a.yaml` and `a.yaml` are the same file.
     let absolute = |path: &Path| -> PathBuf { cwd.join(path).components().collect() };
