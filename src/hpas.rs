@@ -138,7 +138,7 @@ pub fn read(args: &InputArgs) -> Result<(Vec<Found>, Settings)> {
     let index = &inventory.index;
     let mut found = Vec::new();
     for (object, file) in inventory.hpas(&sources, &settings) {
-        let Some(hpa) = Hpa::decode(&object, &settings, None) else {
+        let Some(hpa) = Hpa::decode(&object, &settings.cluster, None) else {
             continue;
         };
         let key = &object.key;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow};
 use hpa_lint_rules::Settings;
 use hpa_lint_rules::config::Config;
-use hpa_lint_rules::settings::KubeVersion;
+use hpa_lint_rules::cluster::KubeVersion;
 
 use crate::options::LintArgs;
 
@@ -69,12 +69,13 @@ pub fn resolve(
     config.apply(&mut settings).map_err(at)?;
     if let Some(gates) = &args.feature_gates {
         settings
+            .cluster
             .feature_gates
             .apply_overrides(gates)
             .map_err(|e| anyhow!(e))?;
     }
     if let Some(namespace) = namespace {
-        namespace.clone_into(&mut settings.default_namespace);
+        namespace.clone_into(&mut settings.cluster.default_namespace);
     }
     if !args.select.is_empty() {
         settings.select(&args.select).map_err(|e| anyhow!(e))?;

@@ -7,7 +7,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
-use hpa_lint_rules::settings::KubeVersion;
+use hpa_lint_rules::cluster::KubeVersion;
 use hpa_lint_rules::source::Keep;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};

@@ -28,7 +28,8 @@ use hpa_lint_rules::rules::{
     duplicate_target, pdb_blocks_eviction, scaling_inactive, target_missing_requests,
     unknown_metric_value, vpa_conflict,
 };
-use hpa_lint_rules::settings::{GroupKind, Level, Settings};
+use hpa_lint_rules::cluster::GroupKind;
+use hpa_lint_rules::settings::{Level, Settings};
 use hpa_lint_rules::source::Keep;
 use serde_json::Value;
 use tokio::task::JoinSet;
@@ -353,7 +354,7 @@ pub async fn read(
         .map(|t| (t.group.clone(), t.kind.clone()))
         .collect();
     for (group, kind) in target_kinds {
-        match TargetKind::classify(settings, &group, &kind) {
+        match TargetKind::classify(&settings.cluster, &group, &kind) {
             TargetKind::NotScalable(_) => {}
             TargetKind::BuiltIn => {
                 let (api_version, _, plural) = BUILT_IN_TARGETS
@@ -388,8 +389,8 @@ pub async fn read(
                 };
                 match cluster.find_kind(&group, version, &kind).await {
                     Ok(Some((resource, scalable))) => {
-                        if role == Role::Targets && scalable && !settings.is_custom_scalable(&group, &kind) {
-                            settings.scalable_kinds.push(GroupKind { group, kind });
+                        if role == Role::Targets && scalable && !settings.cluster.is_custom_scalable(&group, &kind) {
+                            settings.cluster.scalable_kinds.push(GroupKind { group, kind });
                         }
                         jobs.push(Job { resource, role });
                     }

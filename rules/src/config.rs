@@ -25,7 +25,8 @@ use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
 
 use crate::object::group_of;
 use crate::registry;
-use crate::settings::{GroupKind, KubeVersion, Level, Settings};
+use crate::cluster::{GroupKind, KubeVersion};
+use crate::settings::{Level, Settings};
 
 /// The file's content.
 #[derive(Debug, Default, Deserialize)]
@@ -196,6 +197,7 @@ impl Config {
     pub fn apply(&self, settings: &mut Settings) -> Result<(), ConfigError> {
         for (name, enabled) in &self.feature_gates {
             settings
+                .cluster
                 .feature_gates
                 .set(name, enabled.value)
                 .map_err(|e| at(enabled, e))?;
@@ -206,13 +208,14 @@ impl Config {
             settings.set_level(rule, parsed);
         }
         settings
+            .cluster
             .scalable_kinds
             .extend(self.scalable_kinds.iter().map(|k| GroupKind {
                 group: group_of(&k.api_version).to_owned(),
                 kind: k.kind.clone(),
             }));
         if let Some(namespace) = &self.namespace {
-            settings.default_namespace.clone_from(namespace);
+            settings.cluster.default_namespace.clone_from(namespace);
         }
         if let Some(threshold) = &self.slow_scale_up_threshold {
             settings.slow_scale_up_threshold = crate::controller::parse_duration(&threshold.value)
@@ -256,15 +259,15 @@ mod tests {
         assert_eq!(version, KubeVersion::new(31));
         let mut settings = Settings::new(version);
         config.apply(&mut settings).unwrap();
-        assert!(settings.feature_gates.scale_to_zero);
-        assert_eq!(settings.default_namespace, "team-a");
+        assert!(settings.cluster.feature_gates.scale_to_zero);
+        assert_eq!(settings.cluster.default_namespace, "team-a");
         let rule = |name| registry::by_name(name).unwrap();
         assert_eq!(
             settings.severity(rule("min-equals-max")),
             Some(Severity::Error)
         );
         assert_eq!(settings.severity(rule("scaling-disabled")), None);
-        assert!(settings.is_custom_scalable("example.com", "Worker"));
+        assert!(settings.cluster.is_custom_scalable("example.com", "Worker"));
         assert_eq!(config.ignore_paths, ["vendor/"]);
         let config = Config::parse("slowScaleUpThreshold: 3m\n").unwrap();
         config.apply(&mut settings).unwrap();

@@ -5,6 +5,7 @@
 //! [`Object`]s → [`lint::lint`] with an [`Index`] of the other objects →
 //! [`Diagnostic`]s. Nothing here does I/O, logs or knows which front end called it.
 
+pub mod cluster;
 pub mod config;
 pub mod controller;
 pub mod diagnostic;

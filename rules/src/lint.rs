@@ -70,7 +70,7 @@ pub(crate) struct MeantTarget {
 impl MeantTarget {
     fn of(hpa: &Hpa, namespace: &str, settings: &Settings) -> Option<Self> {
         Some(Self {
-            target: meant_target(settings, &hpa.target(namespace))?,
+            target: meant_target(&settings.cluster, &hpa.target(namespace))?,
             used: Cell::new(false),
         })
     }
@@ -120,7 +120,7 @@ impl Context<'_> {
     /// rules about the target's pods and fields look at.
     pub fn workload(&self) -> Option<Arc<Object>> {
         let target = self.meant_ref();
-        let kind = TargetKind::classify(self.settings, &target.group, &target.kind);
+        let kind = TargetKind::classify(&self.settings.cluster, &target.group, &target.kind);
         if target.kind.is_empty() || target.name.is_empty() || !kind.is_scalable() {
             return None;
         }
@@ -381,13 +381,13 @@ fn run_hpa_checks(
         // decoding it with the tolerance gate off would lose the `tolerance`
         // that the ratchet in `Hpa::decode` must see.
         Operation::Update { old } => {
-            let mut stored = settings.clone();
+            let mut stored = settings.cluster.clone();
             stored.feature_gates.configurable_tolerance = true;
             Hpa::decode(old, &stored, None)
         }
         Operation::Create => None,
     };
-    let Some(hpa) = Hpa::decode(object, settings, old_hpa.as_ref()) else {
+    let Some(hpa) = Hpa::decode(object, &settings.cluster, old_hpa.as_ref()) else {
         return;
     };
     let meant = MeantTarget::of(&hpa, &object.key.namespace, settings);

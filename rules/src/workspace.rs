@@ -60,9 +60,9 @@ fn read_subject(key: ObjectKey) -> Subject {
 
 /// Reads one document (a [`source::Chunk`]'s text).
 pub fn scan_document(text: &str, settings: &Settings) -> Scan {
-    let choose = |api_version: &str, kind: &str| keep_for(settings, api_version, kind);
+    let choose = |api_version: &str, kind: &str| keep_for(&settings.cluster, api_version, kind);
     let document = source::read_document(text, &choose);
-    let namespace = &settings.default_namespace;
+    let namespace = &settings.cluster.default_namespace;
     let key = document
         .values
         .first()
@@ -112,7 +112,7 @@ pub fn scan_document(text: &str, settings: &Settings) -> Scan {
         for d in check_suppressions(&object, settings) {
             suppressions.push((prefix.join(&d.source_path), d));
         }
-        let keep = keep_for(settings, &object.key.api_version, &object.key.kind);
+        let keep = keep_for(&settings.cluster, &object.key.api_version, &object.key.kind);
         if std::ptr::eq(keep, &crate::model::workload::IDENTITY_FIELDS) {
             continue;
         }
@@ -167,7 +167,7 @@ pub fn lint_document(
         let Some(&(_, origin)) = objects.iter().find(|(p, _)| **p == prefix) else {
             continue;
         };
-        if let Some(object) = Object::new(value, origin, &settings.default_namespace) {
+        if let Some(object) = Object::new(value, origin, &settings.cluster.default_namespace) {
             out.extend(lint_hpa(&object, Operation::Create, index, settings));
         }
     }

@@ -185,7 +185,7 @@ fn to_object(
     let namespace = request
         .namespace
         .as_deref()
-        .unwrap_or(&policy.settings.default_namespace);
+        .unwrap_or(&policy.settings.cluster.default_namespace);
     Object::new(Value::Object(map), Origin::default(), namespace)
         .ok_or_else(|| "not an object".to_owned())
 }

@@ -53,7 +53,7 @@ fn autoscaler() -> Autoscaler {
     });
     let settings = Settings::default();
     let object = Object::new(value, Origin::default(), "default").expect("an object");
-    let hpa = Hpa::decode(&object, &settings, None).expect("an HPA");
+    let hpa = Hpa::decode(&object, &settings.cluster, None).expect("an HPA");
     Autoscaler::new(&hpa, ControllerFlags::default(), &settings)
 }
 

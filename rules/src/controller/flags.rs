@@ -3,7 +3,7 @@
 //! and the duration syntax they take.
 
 /// Time in milliseconds: exact, and fine enough for every flag and trace.
-pub type Millis = i64;
+pub use crate::cluster::Millis;
 
 /// The controller's flags.
 #[derive(Clone, Debug, PartialEq)]

@@ -238,7 +238,7 @@ impl Autoscaler {
         };
         if let Some(behavior) = behavior
             .as_ref()
-            .filter(|_| settings.feature_gates.configurable_tolerance)
+            .filter(|_| settings.cluster.feature_gates.configurable_tolerance)
         {
             tolerances.up = behavior.scale_up.tolerance.unwrap_or(tolerances.up);
             tolerances.down = behavior.scale_down.tolerance.unwrap_or(tolerances.down);
@@ -250,7 +250,7 @@ impl Autoscaler {
             behavior,
             tolerances,
             flags,
-            scale_to_zero: settings.feature_gates.scale_to_zero,
+            scale_to_zero: settings.cluster.feature_gates.scale_to_zero,
         }
     }
 }

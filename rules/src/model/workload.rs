@@ -8,7 +8,7 @@ use crate::lint::SUPPRESSION_PREFIX;
 use crate::model::quantity::Quantity;
 use crate::object::{Object, ObjectRef};
 use crate::path::FieldPath;
-use crate::settings::Settings;
+use crate::cluster::Cluster;
 use crate::source::{ALL, Keep};
 
 /// What the rules read of an object they do not read whole (a workload, or
@@ -89,13 +89,13 @@ pub static IDENTITY_FIELDS: Keep = Keep::Fields(&[
 ]);
 
 /// What the rules read of an object of this kind, for lookups.
-pub fn keep_for(settings: &Settings, api_version: &str, kind: &str) -> &'static Keep {
+pub fn keep_for(cluster: &Cluster, api_version: &str, kind: &str) -> &'static Keep {
     let group = crate::object::group_of(api_version);
     if is_autoscaler(group, kind) {
         &SCALER_FIELDS
     } else if is_listed(api_version, kind) || kind.ends_with("List") {
         &ALL
-    } else if TargetKind::classify(settings, group, kind).is_scalable() {
+    } else if TargetKind::classify(cluster, group, kind).is_scalable() {
         &WORKLOAD_FIELDS
     } else {
         &IDENTITY_FIELDS
@@ -239,12 +239,12 @@ pub enum NotScalable {
 
 impl TargetKind {
     /// Classifies `kind` of `group` (the group of `scaleTargetRef.apiVersion`).
-    pub fn classify(settings: &Settings, group: &str, kind: &str) -> Self {
+    pub fn classify(cluster: &Cluster, group: &str, kind: &str) -> Self {
         let is = |list: &[(&str, &str)]| list.iter().any(|&(g, k)| g == group && k == kind);
         if is(&SCALABLE_KINDS) {
             return Self::BuiltIn;
         }
-        if is(&KNOWN_SCALABLE_CUSTOM_KINDS) || settings.is_custom_scalable(group, kind) {
+        if is(&KNOWN_SCALABLE_CUSTOM_KINDS) || cluster.is_custom_scalable(group, kind) {
             return Self::KnownCustom;
         }
         if !BUILT_IN_GROUPS.contains(&group) {
@@ -261,7 +261,7 @@ impl TargetKind {
             NotScalable::WrongGroup {
                 group: right.to_owned(),
             }
-        } else if let Some(custom) = settings.scalable_kinds.iter().find(|k| k.kind == kind) {
+        } else if let Some(custom) = cluster.scalable_kinds.iter().find(|k| k.kind == kind) {
             NotScalable::WrongGroup {
                 group: custom.group.clone(),
             }
@@ -291,9 +291,9 @@ impl TargetKind {
 /// The object a scale target reference means when it names a scalable kind
 /// with a group the kind does not live in (`kind: Deployment` without
 /// `apiVersion`): that kind in its own group. `None` for other references.
-pub fn meant_target(settings: &Settings, target: &ObjectRef) -> Option<ObjectRef> {
+pub fn meant_target(cluster: &Cluster, target: &ObjectRef) -> Option<ObjectRef> {
     let TargetKind::NotScalable(NotScalable::WrongGroup { group }) =
-        TargetKind::classify(settings, &target.group, &target.kind)
+        TargetKind::classify(cluster, &target.group, &target.kind)
     else {
         return None;
     };

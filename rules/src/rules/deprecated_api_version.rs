@@ -136,7 +136,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     };
     let api_version = &cx.object.key.api_version;
     let path = FieldPath::fields("apiVersion");
-    let kube = cx.settings.kube_version;
+    let kube = cx.settings.cluster.kube_version;
     if kube.at_least(removed) {
         out.report_at(
             Severity::Error,
@@ -165,7 +165,8 @@ mod tests {
     use crate::diagnostic::Severity;
     use crate::index::MemoryIndex;
     use crate::lint::{Operation, lint};
-    use crate::settings::{KubeVersion, Level, Settings};
+    use crate::cluster::KubeVersion;
+    use crate::settings::{Level, Settings};
     use crate::testing::{check_fixture, check_fixture_with, objects, only_with, rule_fixture};
 
     #[test]

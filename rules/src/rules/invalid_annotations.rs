@@ -65,7 +65,7 @@ spec:
 };
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
-    let version = cx.settings.kube_version;
+    let version = cx.settings.cluster.kube_version;
     let path = FieldPath::fields("metadata.annotations");
     let annotations = &cx.hpa.metadata.annotations;
     for (key, _) in annotations {

@@ -65,7 +65,7 @@ spec:
 };
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
-    let version = cx.settings.kube_version;
+    let version = cx.settings.cluster.kube_version;
     let path = FieldPath::fields("metadata.labels");
     for (key, value) in &cx.hpa.metadata.labels {
         for message in qualified_name(key, version) {
@@ -80,7 +80,8 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
 #[cfg(test)]
 mod tests {
     use super::RULE;
-    use crate::settings::{KubeVersion, Settings};
+    use crate::cluster::KubeVersion;
+    use crate::settings::Settings;
     use crate::testing::{check_fixture, lint_yaml, only_with};
 
     #[test]

@@ -8,7 +8,7 @@ use crate::model::names::{parse_group_version, qualified_name};
 use crate::path::FieldPath;
 use crate::quote::{MAX_MESSAGE_BYTES, quoted, shown, truncate};
 use crate::registry::{Category, Check, Rule};
-use crate::settings::KubeVersion;
+use crate::cluster::KubeVersion;
 
 /// Finalizers without a `/` that are allowed (`IsStandardFinalizerName`).
 const STANDARD_FINALIZERS: [&str; 3] = ["kubernetes", "orphan", "foregroundDeletion"];
@@ -91,7 +91,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     check_owner_references(out, &meta.owner_references);
     let finalizers = FieldPath::fields("metadata.finalizers");
     if create {
-        check_finalizers(out, &finalizers, &meta.finalizers, cx.settings.kube_version);
+        check_finalizers(out, &finalizers, &meta.finalizers, cx.settings.cluster.kube_version);
     }
     // M12b, after all other metadata errors.
     for (i, finalizer) in meta.finalizers.iter().enumerate() {

@@ -116,7 +116,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             // T4
             Some(member) if !populated.iter().any(|s| s.member() == member) => {
                 let detail = if member == "containerResource"
-                    && !cx.settings.feature_gates.container_metrics
+                    && !cx.settings.cluster.feature_gates.container_metrics
                 {
                     "must populate information for the given metric source (only allowed when HPAContainerMetrics feature is enabled)"
                 } else {
@@ -145,7 +145,8 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
 #[cfg(test)]
 mod tests {
     use super::RULE;
-    use crate::settings::{KubeVersion, Settings};
+    use crate::cluster::KubeVersion;
+    use crate::settings::Settings;
     use crate::testing::{check_fixture, lint_yaml, only_with};
 
     #[test]

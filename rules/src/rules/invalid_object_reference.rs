@@ -89,7 +89,7 @@ fn api_version_error(api_version: &str, rule: ApiVersionRule) -> Option<String> 
 }
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
-    let checks_api_version = cx.settings.kube_version.at_least(34);
+    let checks_api_version = cx.settings.cluster.kube_version.at_least(34);
     let target = &cx.hpa.scale_target_ref;
     // R5/R6 ratchet: an update that keeps apiVersion and kind does not check apiVersion.
     let unchanged = cx.old_hpa.is_some_and(|old| {
@@ -175,7 +175,8 @@ mod tests {
     use crate::index::MemoryIndex;
     use crate::lint::{Operation, lint};
     use crate::object::{Object, Origin};
-    use crate::settings::{KubeVersion, Settings};
+    use crate::cluster::KubeVersion;
+    use crate::settings::Settings;
     use crate::testing::{check_fixture, only_with};
 
     #[test]

@@ -60,7 +60,7 @@ spec:
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let hpa = cx.hpa;
     // Scale to zero needs the gate, except on update of an HPA already at 0 (ratchet).
-    let min_bound = if cx.settings.feature_gates.scale_to_zero
+    let min_bound = if cx.settings.cluster.feature_gates.scale_to_zero
         || cx.old_hpa.is_some_and(|old| old.min_replicas == Some(0))
     {
         0
@@ -79,7 +79,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     }
     // An absent maxReplicas is 0 to the server.
     let max = hpa.max_replicas.unwrap_or(0);
-    if cx.settings.kube_version.at_least(36) {
+    if cx.settings.cluster.kube_version.at_least(36) {
         if max == 0 {
             out.field_error(
                 max_path.clone(),
@@ -119,7 +119,8 @@ mod tests {
     use crate::index::MemoryIndex;
     use crate::lint::{Operation, lint};
     use crate::object::{Object, Origin};
-    use crate::settings::{KubeVersion, Settings};
+    use crate::cluster::KubeVersion;
+    use crate::settings::Settings;
     use crate::testing::{check_fixture, lint_yaml, only_with};
 
     const AT_ZERO: &str = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 0\n";
@@ -153,7 +154,7 @@ mod tests {
     #[test]
     fn the_scale_to_zero_gate_lowers_the_bound() {
         let mut settings = Settings::default();
-        settings.feature_gates.scale_to_zero = true;
+        settings.cluster.feature_gates.scale_to_zero = true;
         assert_eq!(
             messages(AT_ZERO, settings),
             ["spec.maxReplicas: Required value: must be set and greater than 0"]

@@ -82,7 +82,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         if metric.name.is_empty() {
             out.field_error(path, Reason::Required, None, "must specify a resource name");
         } else if is_container {
-            for message in container_resource_name(&metric.name, cx.settings.kube_version) {
+            for message in container_resource_name(&metric.name, cx.settings.cluster.kube_version) {
                 out.field_error(
                     path.clone(),
                     Reason::Invalid,

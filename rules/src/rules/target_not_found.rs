@@ -87,7 +87,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if target.kind.is_empty() || target.name.is_empty() {
         return;
     }
-    if !TargetKind::classify(cx.settings, &target.group, &target.kind).is_scalable() {
+    if !TargetKind::classify(&cx.settings.cluster, &target.group, &target.kind).is_scalable() {
         return;
     }
     // `Unknown` (a cache that is not synced) is not evidence of absence.

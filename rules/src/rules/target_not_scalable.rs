@@ -128,7 +128,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         return;
     }
     let TargetKind::NotScalable(reason) =
-        TargetKind::classify(cx.settings, &target.group, &target.kind)
+        TargetKind::classify(&cx.settings.cluster, &target.group, &target.kind)
     else {
         return;
     };
@@ -224,7 +224,8 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
 #[cfg(test)]
 mod tests {
     use super::RULE;
-    use crate::settings::{GroupKind, Settings};
+    use crate::cluster::GroupKind;
+    use crate::settings::Settings;
     use crate::testing::{check_fixture, check_fixture_with};
 
     #[test]
@@ -236,7 +237,7 @@ mod tests {
     fn configured_kinds_name_their_group() {
         let text = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: w}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Worker, name: w}  # expect: target-not-scalable\n  maxReplicas: 3\n";
         let mut settings = Settings::default();
-        settings.scalable_kinds.push(GroupKind {
+        settings.cluster.scalable_kinds.push(GroupKind {
             group: "example.com".into(),
             kind: "Worker".into(),
         });

@@ -125,7 +125,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         return;
     };
     let key = &target.key;
-    if !TargetKind::classify(cx.settings, key.group(), &key.kind).is_known_workload() {
+    if !TargetKind::classify(&cx.settings.cluster, key.group(), &key.kind).is_known_workload() {
         return;
     }
     let Some(value) = replicas(&target) else {

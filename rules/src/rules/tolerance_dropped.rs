@@ -60,11 +60,11 @@ spec:
 };
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
-    let kube = cx.settings.kube_version;
+    let kube = cx.settings.cluster.kube_version;
     // Before 1.33 the field is unknown (`unknown-field`); with the gate on it is
     // kept; an unserved version is rejected whole (`deprecated-api-version`).
     if !kube.at_least(33)
-        || cx.settings.feature_gates.configurable_tolerance
+        || cx.settings.cluster.feature_gates.configurable_tolerance
         || !cx.hpa.version.is_validated()
     {
         return;
@@ -73,7 +73,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     // v1 behavior annotation and the update ratchet are handled as the server
     // handles them. A direction that has a tolerance there but not in `cx.hpa`
     // lost it to the strategy.
-    let mut kept = cx.settings.clone();
+    let mut kept = cx.settings.cluster.clone();
     kept.feature_gates.configurable_tolerance = true;
     let Some(written) = Hpa::decode(cx.object, &kept, None) else {
         return;
@@ -119,7 +119,8 @@ mod tests {
     use super::RULE;
     use crate::index::MemoryIndex;
     use crate::lint::{Operation, lint};
-    use crate::settings::{KubeVersion, Settings};
+    use crate::cluster::KubeVersion;
+    use crate::settings::Settings;
     use crate::testing::{check_fixture_with, objects, only_with, rule_fixture};
 
     fn at(minor: u32) -> Settings {
@@ -155,10 +156,10 @@ mod tests {
         assert_eq!(findings(WITH_TOLERANCE, at(34)), 1);
         assert_eq!(findings(WITH_TOLERANCE, at(35)), 0);
         let mut off = at(36);
-        off.feature_gates.configurable_tolerance = false;
+        off.cluster.feature_gates.configurable_tolerance = false;
         assert_eq!(findings(WITH_TOLERANCE, off), 1);
         let mut on = at(34);
-        on.feature_gates.configurable_tolerance = true;
+        on.cluster.feature_gates.configurable_tolerance = true;
         assert_eq!(findings(WITH_TOLERANCE, on), 0);
     }
 

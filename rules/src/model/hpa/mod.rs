@@ -11,7 +11,7 @@ use crate::model::decode::{DecodeError, Decoder};
 use crate::model::quantity::Quantity;
 use crate::object::{Object, ObjectRef, group_of};
 use crate::path::FieldPath;
-use crate::settings::Settings;
+use crate::cluster::Cluster;
 
 mod legacy;
 mod schema;
@@ -403,7 +403,7 @@ pub struct Hpa {
 impl Hpa {
     /// Decodes an HPA object of any supported `autoscaling` version; `None` for other
     /// objects. `old` is the previous version on update (for the server's ratchets).
-    pub fn decode(object: &Object, settings: &Settings, old: Option<&Hpa>) -> Option<Self> {
+    pub fn decode(object: &Object, cluster: &Cluster, old: Option<&Hpa>) -> Option<Self> {
         if !object.is_hpa() || !object.value.is_object() {
             return None;
         }
@@ -411,7 +411,7 @@ impl Hpa {
         let strict = matches!(version, HpaVersion::V1 | HpaVersion::V2);
         let mut d = Decoder::new(strict);
         let mut hpa = match version {
-            HpaVersion::V2 | HpaVersion::V2beta2 => v2::decode_v2(&mut d, &object.value, settings),
+            HpaVersion::V2 | HpaVersion::V2beta2 => v2::decode_v2(&mut d, &object.value, cluster),
             HpaVersion::V1 => legacy::decode_v1(&mut d, &object.value),
             HpaVersion::V2beta1 | HpaVersion::V2alpha1 => {
                 legacy::decode_v2beta1(&mut d, &object.value)
@@ -423,7 +423,7 @@ impl Hpa {
             .retain(|(key, _)| !ROUND_TRIP_ANNOTATIONS.contains(&key.as_str()));
         hpa.decodable = !d.has_fatal_errors();
         hpa.decode_errors = d.errors;
-        hpa.drop_disabled_fields(settings, old);
+        hpa.drop_disabled_fields(cluster, old);
         hpa.aliases
             .sort_by_key(|(internal, _)| std::cmp::Reverse(internal.segments().len()));
         Some(hpa)
@@ -498,8 +498,8 @@ impl Hpa {
     /// What the strategy removes before validation (apiserver-hpa-rules.md §0 step 5):
     /// `tolerance` while `HPAConfigurableTolerance` is off (kept on update when the
     /// old object had one), `containerResource` while `HPAContainerMetrics` is off.
-    fn drop_disabled_fields(&mut self, settings: &Settings, old: Option<&Hpa>) {
-        let gates = settings.feature_gates;
+    fn drop_disabled_fields(&mut self, cluster: &Cluster, old: Option<&Hpa>) {
+        let gates = cluster.feature_gates;
         let old_had_tolerance = old.is_some_and(Hpa::has_tolerance);
         if let Some(behavior) = &mut self.behavior
             && !gates.configurable_tolerance
@@ -547,7 +547,7 @@ mod tests {
 
     fn decode(value: Value) -> Hpa {
         let object = Object::new(value, Origin(0), "default").unwrap();
-        Hpa::decode(&object, &Settings::default(), None).unwrap()
+        Hpa::decode(&object, &Cluster::default(), None).unwrap()
     }
 
     #[test]
@@ -650,11 +650,11 @@ mod tests {
             "spec": {"behavior": {"scaleUp": {"tolerance": "0.05"}}}
         });
         let object = Object::new(value, Origin(0), "default").unwrap();
-        let on = Hpa::decode(&object, &Settings::default(), None).unwrap();
+        let on = Hpa::decode(&object, &Cluster::default(), None).unwrap();
         assert!(on.behavior.unwrap().scale_up.unwrap().tolerance.is_some());
-        let mut settings = Settings::default();
-        settings.feature_gates.configurable_tolerance = false;
-        let off = Hpa::decode(&object, &settings, None).unwrap();
+        let mut cluster = Cluster::default();
+        cluster.feature_gates.configurable_tolerance = false;
+        let off = Hpa::decode(&object, &cluster, None).unwrap();
         assert!(
             off.behavior
                 .as_ref()
@@ -668,8 +668,8 @@ mod tests {
         // On update the field is kept when the old object already had one.
         let kept = Hpa::decode(
             &object,
-            &settings,
-            Some(&Hpa::decode(&object, &Settings::default(), None).unwrap()),
+            &cluster,
+            Some(&Hpa::decode(&object, &Cluster::default(), None).unwrap()),
         )
         .unwrap();
         assert!(kept.behavior.unwrap().scale_up.unwrap().tolerance.is_some());

@@ -167,7 +167,7 @@ fn merge_with_defaults(direction: &str, user: Option<ScalingRules>) -> ScalingRu
     rules
 }
 
-pub(super) fn decode_v2(d: &mut Decoder, value: &Value, settings: &Settings) -> Hpa {
+pub(super) fn decode_v2(d: &mut Decoder, value: &Value, cluster: &Cluster) -> Hpa {
     let root = d.root(value, &V2_HPA);
     root.any("status");
     let mut hpa = empty_hpa();
@@ -184,7 +184,7 @@ pub(super) fn decode_v2(d: &mut Decoder, value: &Value, settings: &Settings) -> 
         .collect();
     let behavior = spec.record(d, "behavior", &BEHAVIOR);
     if behavior.is_present() {
-        let rules_struct = if settings.kube_version.at_least(33) {
+        let rules_struct = if cluster.kube_version.at_least(33) {
             &SCALING_RULES
         } else {
             &SCALING_RULES_PRE_1_33
@@ -193,7 +193,7 @@ pub(super) fn decode_v2(d: &mut Decoder, value: &Value, settings: &Settings) -> 
             let rules = behavior.record(d, name, rules_struct);
             rules
                 .is_present()
-                .then(|| decode_scaling_rules(d, &rules, settings.kube_version.at_least(33)))
+                .then(|| decode_scaling_rules(d, &rules, cluster.kube_version.at_least(33)))
         };
         let scale_up = direction("scaleUp");
         let scale_down = direction("scaleDown");

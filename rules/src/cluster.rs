@@ -1,0 +1,232 @@
+//! The cluster the objects are for: its Kubernetes release, feature gates,
+//! default namespace and custom scalable kinds. The model reads these; which
+//! rules run is [`crate::settings`]' business.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A time or duration in milliseconds (times: since the Unix epoch).
+pub type Millis = i64;
+
+/// Oldest and newest Kubernetes minor versions whose rules we know.
+pub const SUPPORTED_MINORS: std::ops::RangeInclusive<u32> = 23..=37;
+/// The default `--kube-version`.
+pub const DEFAULT_MINOR: u32 = 36;
+
+/// A Kubernetes release `1.<minor>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct KubeVersion {
+    minor: u32,
+}
+
+impl KubeVersion {
+    /// `1.<minor>`.
+    pub const fn new(minor: u32) -> Self {
+        Self { minor }
+    }
+
+    /// The minor version.
+    pub fn minor(self) -> u32 {
+        self.minor
+    }
+
+    /// Whether this is `1.<minor>` or newer.
+    pub fn at_least(self, minor: u32) -> bool {
+        self.minor >= minor
+    }
+}
+
+impl Default for KubeVersion {
+    fn default() -> Self {
+        Self::new(DEFAULT_MINOR)
+    }
+}
+
+impl fmt::Display for KubeVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "1.{}", self.minor)
+    }
+}
+
+impl FromStr for KubeVersion {
+    type Err = String;
+
+    /// Accepts `1.31`, `v1.31` and `1.31.2`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let error = || {
+            format!(
+                "invalid Kubernetes version `{s}`: expected 1.{}..1.{} such as `1.{DEFAULT_MINOR}`",
+                SUPPORTED_MINORS.start(),
+                SUPPORTED_MINORS.end()
+            )
+        };
+        let mut parts = s.trim().trim_start_matches('v').split('.');
+        let (Some("1"), Some(minor)) = (parts.next(), parts.next()) else {
+            return Err(error());
+        };
+        let minor: u32 = minor.parse().map_err(|_| error())?;
+        if parts
+            .next()
+            .is_some_and(|patch| patch.parse::<u32>().is_err())
+            || !SUPPORTED_MINORS.contains(&minor)
+        {
+            return Err(error());
+        }
+        Ok(Self::new(minor))
+    }
+}
+
+/// The feature gates that change how the API server treats HPAs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FeatureGates {
+    /// `HPAScaleToZero`: allows `minReplicas: 0` (alpha, off in every release).
+    pub scale_to_zero: bool,
+    /// `HPAConfigurableTolerance`: keeps `behavior.*.tolerance` (1.33 alpha, 1.35 beta on).
+    pub configurable_tolerance: bool,
+    /// `HPAContainerMetrics`: keeps `containerResource` metrics (1.27 beta on, GA 1.30).
+    pub container_metrics: bool,
+}
+
+/// Gate names accepted by `--feature-gates` and `featureGates:`.
+pub const FEATURE_GATES: [&str; 3] = [
+    "HPAScaleToZero",
+    "HPAConfigurableTolerance",
+    "HPAContainerMetrics",
+];
+
+impl FeatureGates {
+    /// The defaults of a release.
+    pub fn defaults(version: KubeVersion) -> Self {
+        Self {
+            scale_to_zero: false,
+            configurable_tolerance: version.at_least(35),
+            container_metrics: version.at_least(27),
+        }
+    }
+
+    /// Sets one gate by name.
+    pub fn set(&mut self, name: &str, enabled: bool) -> Result<(), String> {
+        let gate = match name {
+            "HPAScaleToZero" => &mut self.scale_to_zero,
+            "HPAConfigurableTolerance" => &mut self.configurable_tolerance,
+            "HPAContainerMetrics" => &mut self.container_metrics,
+            _ => {
+                return Err(format!(
+                    "unknown feature gate `{name}`: expected one of {}",
+                    FEATURE_GATES.join(", ")
+                ));
+            }
+        };
+        *gate = enabled;
+        Ok(())
+    }
+
+    /// Applies `Name=true,Other=false` overrides.
+    pub fn apply_overrides(&mut self, list: &str) -> Result<(), String> {
+        for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let Some((name, value)) = item.split_once('=') else {
+                return Err(format!(
+                    "invalid feature gate `{item}`: expected Name=true|false"
+                ));
+            };
+            let enabled = value
+                .trim()
+                .parse()
+                .map_err(|_| format!("invalid value for feature gate `{name}`: `{value}`"))?;
+            self.set(name.trim(), enabled)?;
+        }
+        Ok(())
+    }
+}
+
+impl Default for FeatureGates {
+    fn default() -> Self {
+        Self::defaults(KubeVersion::default())
+    }
+}
+
+/// A kind known to have a `/scale` subresource, matched on group and kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupKind {
+    /// API group.
+    pub group: String,
+    /// Kind.
+    pub kind: String,
+}
+
+/// What the rules know of the cluster the objects are for.
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    /// The Kubernetes release the objects are for.
+    pub kube_version: KubeVersion,
+    /// Feature gates of that release (defaults plus overrides).
+    pub feature_gates: FeatureGates,
+    /// Namespace of objects that do not name one.
+    pub default_namespace: String,
+    /// Custom kinds with a `/scale` subresource (besides the built-in list).
+    pub scalable_kinds: Vec<GroupKind>,
+}
+
+impl Cluster {
+    /// A release with its default gates, namespace `default`.
+    pub fn new(kube_version: KubeVersion) -> Self {
+        Self {
+            kube_version,
+            feature_gates: FeatureGates::defaults(kube_version),
+            default_namespace: "default".to_owned(),
+            scalable_kinds: Vec::new(),
+        }
+    }
+
+    /// Whether a kind is one of the configured scalable custom kinds.
+    pub fn is_custom_scalable(&self, group: &str, kind: &str) -> bool {
+        self.scalable_kinds
+            .iter()
+            .any(|k| k.group == group && k.kind == kind)
+    }
+}
+
+impl Default for Cluster {
+    fn default() -> Self {
+        Self::new(KubeVersion::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_versions() {
+        assert_eq!("1.31".parse::<KubeVersion>(), Ok(KubeVersion::new(31)));
+        assert_eq!("v1.23.4".parse::<KubeVersion>(), Ok(KubeVersion::new(23)));
+        assert!("1.22".parse::<KubeVersion>().is_err());
+        assert!("1.38".parse::<KubeVersion>().is_err());
+        assert!("2.1".parse::<KubeVersion>().is_err());
+        assert!("1.x".parse::<KubeVersion>().is_err());
+    }
+
+    #[test]
+    fn gate_defaults_follow_releases() {
+        let gates = FeatureGates::defaults(KubeVersion::new(34));
+        assert!(!gates.configurable_tolerance && gates.container_metrics && !gates.scale_to_zero);
+        assert!(FeatureGates::defaults(KubeVersion::new(35)).configurable_tolerance);
+        assert!(!FeatureGates::defaults(KubeVersion::new(26)).container_metrics);
+    }
+
+    #[test]
+    fn applies_gate_overrides() {
+        let mut gates = FeatureGates::default();
+        gates
+            .apply_overrides("HPAScaleToZero=true, HPAConfigurableTolerance=false")
+            .unwrap();
+        assert!(gates.scale_to_zero && !gates.configurable_tolerance);
+        assert!(
+            gates
+                .apply_overrides("Nope=true")
+                .unwrap_err()
+                .contains("unknown feature gate")
+        );
+        assert!(gates.apply_overrides("HPAScaleToZero").is_err());
+    }
+}
