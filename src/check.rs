@@ -218,7 +218,8 @@ impl Inventory {
                         .iter()
                         .find(|o| self.places[o.0 as usize].prefix == prefix);
                     if let Some(&origin) = found {
-                        let object = Object::new(value, origin, &settings.cluster.default_namespace);
+                        let object =
+                            Object::new(value, origin, &settings.cluster.default_namespace);
                         out.extend(object.map(|o| (o, &*source.name)));
                     }
                 }

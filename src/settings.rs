@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
 use hpa_lint_rules::Settings;
-use hpa_lint_rules::config::Config;
 use hpa_lint_rules::cluster::KubeVersion;
+use hpa_lint_rules::config::Config;
 
 use crate::options::LintArgs;
 

@@ -17,6 +17,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use anyhow::{Result, bail};
+use hpa_lint_rules::cluster::GroupKind;
 use hpa_lint_rules::index::{Index, Lookup, MemoryIndex, Stored};
 use hpa_lint_rules::lint::SUPPRESSION_PREFIX;
 use hpa_lint_rules::model::autoscaler::{Autoscalers, scale_target};
@@ -28,7 +29,6 @@ use hpa_lint_rules::rules::{
     duplicate_target, pdb_blocks_eviction, scaling_inactive, target_missing_requests,
     unknown_metric_value, vpa_conflict,
 };
-use hpa_lint_rules::cluster::GroupKind;
 use hpa_lint_rules::settings::{Level, Settings};
 use hpa_lint_rules::source::Keep;
 use serde_json::Value;

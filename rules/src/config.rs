@@ -23,9 +23,9 @@ use std::fmt;
 use serde::Deserialize;
 use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
 
+use crate::cluster::{GroupKind, KubeVersion};
 use crate::object::group_of;
 use crate::registry;
-use crate::cluster::{GroupKind, KubeVersion};
 use crate::settings::{Level, Settings};
 
 /// The file's content.

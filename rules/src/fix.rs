@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::diagnostic::PatchOp;
 use crate::path::{FieldPath, Segment};
-pub use crate::source::Edit;
+pub use crate::source::{Edit, EditError, TextEdit, apply, text_edits};
 
 /// Whether a fix may be applied without review.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]

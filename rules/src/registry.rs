@@ -70,6 +70,28 @@ pub enum Check {
     Hpa(fn(&Context<'_>, &mut Report<'_>)),
 }
 
+/// Whether a rule's findings carry a [`crate::fix::Fix`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FixAvailability {
+    /// Never: the fix needs a decision only the author can make.
+    None,
+    /// For some findings (when the rule can tell what was meant).
+    Sometimes,
+    /// For every finding.
+    Always,
+}
+
+impl FixAvailability {
+    /// The lowercase name used in output: `none`, `sometimes`, `always`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FixAvailability::None => "none",
+            FixAvailability::Sometimes => "sometimes",
+            FixAvailability::Always => "always",
+        }
+    }
+}
+
 /// One rule: metadata, documentation and check.
 pub struct Rule {
     /// Stable kebab-case name, used in output, configuration and suppressions.
@@ -83,6 +105,8 @@ pub struct Rule {
     /// Markdown documentation for `hpa-lint explain`: what it does, why, an
     /// example that triggers it and one that does not, how to fix it.
     pub docs: &'static str,
+    /// Whether its findings carry a fix.
+    pub fix: FixAvailability,
     /// The check.
     pub check: Check,
 }

@@ -159,7 +159,6 @@ impl Settings {
         }
         Ok(())
     }
-
 }
 
 #[cfg(test)]
@@ -207,5 +206,4 @@ mod tests {
             Some(Severity::Info)
         );
     }
-
 }

@@ -3,12 +3,12 @@
 
 use serde_json::{Map, Value};
 
+use crate::cluster::Cluster;
 use crate::index::Index;
 use crate::lint::SUPPRESSION_PREFIX;
 use crate::model::quantity::Quantity;
 use crate::object::{Object, ObjectRef};
 use crate::path::FieldPath;
-use crate::cluster::Cluster;
 use crate::source::{ALL, Keep};
 
 /// What the rules read of an object they do not read whole (a workload, or

@@ -4,7 +4,7 @@ use crate::diagnostic::Severity;
 use crate::lint::{Context, Report};
 use crate::model::workload::PodTemplate;
 use crate::quote::code;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -82,6 +82,7 @@ spec:
         - {name: app, image: web:1.0, resources: {requests: {cpu: 500m}}}
 ```
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

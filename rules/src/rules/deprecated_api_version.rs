@@ -7,7 +7,7 @@ use crate::fix::{Edit, Fix};
 use crate::lint::{Context, Report};
 use crate::model::hpa::{HpaVersion, v2beta1_member_to_v2};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -74,6 +74,7 @@ each metric source the way the API server converted it while it served
 of a pods metric, becomes `"0"`, as it did then). It is safe: the object the
 server stores is the same; only the version it is written in changes.
 "#,
+    fix: FixAvailability::Sometimes,
     check: Check::Hpa(check),
 };
 
@@ -162,10 +163,10 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
 #[cfg(test)]
 mod tests {
     use super::RULE;
+    use crate::cluster::KubeVersion;
     use crate::diagnostic::Severity;
     use crate::index::MemoryIndex;
     use crate::lint::{Operation, lint};
-    use crate::cluster::KubeVersion;
     use crate::settings::{Level, Settings};
     use crate::testing::{check_fixture, check_fixture_with, objects, only_with, rule_fixture};
 

@@ -2,7 +2,7 @@
 
 use crate::diagnostic::Severity;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -43,6 +43,7 @@ spec:
   maxReplicas: 10
 ```
 "#,
+    fix: FixAvailability::None,
     check: Check::Input,
 };
 

@@ -4,7 +4,7 @@ use crate::diagnostic::Severity;
 use crate::lint::{Context, Report};
 use crate::model::autoscaler::Member;
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -70,6 +70,7 @@ spec:
 An HPA with several metrics scales to the highest replica count any of them
 asks for.
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

@@ -1,7 +1,7 @@
 //! `helm-template`: a file holding Helm template syntax, which is not YAML yet.
 
 use crate::diagnostic::Severity;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -46,6 +46,7 @@ spec:
   maxReplicas: 10
 ```
 "#,
+    fix: FixAvailability::None,
     check: Check::Input,
 };
 

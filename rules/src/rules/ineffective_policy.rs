@@ -6,7 +6,7 @@ use crate::controller::{Autoscaler, ControllerFlags};
 use crate::diagnostic::Severity;
 use crate::lint::{Context, Report};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -67,6 +67,7 @@ spec:
       - {type: Pods, value: 4, periodSeconds: 60}
 ```
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

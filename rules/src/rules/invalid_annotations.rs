@@ -5,7 +5,7 @@ use crate::lint::{Context, Report};
 use crate::model::names::qualified_name;
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// `TotalAnnotationSizeLimitB`: 256 KiB of keys and values together.
 const MAX_TOTAL_SIZE: usize = 256 * 1024;
@@ -61,6 +61,7 @@ spec:
 - `metadata.annotations: Invalid value: "team.example.com/on call": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`
 - `metadata.annotations: Too long: may not be more than 262144 bytes`
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

@@ -6,7 +6,7 @@ use crate::lint::{Context, Report};
 use crate::model::hpa::MetricSource;
 use crate::model::names::dns1123_label;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -65,6 +65,7 @@ spec:
 - `spec.metrics[0].containerResource.container: Invalid value: "App_Server": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`
 - `… Invalid value: "app.server": must not contain dots`, `… must be no more than 63 characters`
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

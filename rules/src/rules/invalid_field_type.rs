@@ -6,7 +6,7 @@ use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
 use crate::model::decode::{DecodeError, Wanted};
 use crate::quote::quoted;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -55,6 +55,7 @@ A number or boolean written in quotes (`maxReplicas: "5"`, `controller:
 "true"`) is unquoted by `--fix`. It is safe: the value is the one the author
 wrote, in the type the field has.
 "#,
+    fix: FixAvailability::Sometimes,
     check: Check::Input,
 };
 

@@ -5,7 +5,7 @@ use crate::lint::{Context, Report};
 use crate::model::names::{label_value, qualified_name};
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -61,6 +61,7 @@ spec:
 - `metadata.labels: Invalid value: "app/web/x": a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')` (up to 1.34: `a qualified name must …`)
 - `metadata.labels: Invalid value: "/web": prefix part must be non-empty`
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

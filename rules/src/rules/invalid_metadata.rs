@@ -1,14 +1,14 @@
 //! `invalid-metadata`: `generation`, `ownerReferences` and `finalizers` the API
 //! server rejects (M6, M11, M12, M12b).
 
+use crate::cluster::KubeVersion;
 use crate::diagnostic::{Reason, Severity};
 use crate::lint::{Context, Operation, Report};
 use crate::model::hpa::OwnerReference;
 use crate::model::names::{parse_group_version, qualified_name};
 use crate::path::FieldPath;
 use crate::quote::{MAX_MESSAGE_BYTES, quoted, shown, truncate};
-use crate::registry::{Category, Check, Rule};
-use crate::cluster::KubeVersion;
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// Finalizers without a `/` that are allowed (`IsStandardFinalizerName`).
 const STANDARD_FINALIZERS: [&str; 3] = ["kubernetes", "orphan", "foregroundDeletion"];
@@ -72,6 +72,7 @@ spec:
 - `metadata.finalizers: Invalid value: ["orphan","foregroundDeletion"]: finalizer orphan and foregroundDeletion cannot be both set`
 - `metadata.finalizers[0]: Invalid value: "cleanup": name is neither a standard finalizer name nor is it fully qualified`
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 
@@ -91,7 +92,12 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     check_owner_references(out, &meta.owner_references);
     let finalizers = FieldPath::fields("metadata.finalizers");
     if create {
-        check_finalizers(out, &finalizers, &meta.finalizers, cx.settings.cluster.kube_version);
+        check_finalizers(
+            out,
+            &finalizers,
+            &meta.finalizers,
+            cx.settings.cluster.kube_version,
+        );
     }
     // M12b, after all other metadata errors.
     for (i, finalizer) in meta.finalizers.iter().enumerate() {

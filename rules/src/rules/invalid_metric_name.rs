@@ -4,7 +4,7 @@ use crate::diagnostic::{Reason, Severity};
 use crate::lint::{Context, Report};
 use crate::model::names::path_segment;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -58,6 +58,7 @@ spec:
 - `spec.metrics[0].pods.metric.name: Required value: must specify a metric name`
 - `spec.metrics[0].pods.metric.name: Invalid value: "http/requests_per_second": may not contain '/'` (also `may not be '.'`, `may not be '..'`, `may not contain '%'`)
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

@@ -5,7 +5,7 @@ use crate::diagnostic::{Reason, Severity};
 use crate::lint::{Context, Report};
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 const SUPPORTED_TYPES: &str =
     r#"supported values: "ContainerResource", "External", "Object", "Pods", "Resource""#;
@@ -71,6 +71,7 @@ spec:
   (before 1.27, for `containerResource`: `… (only allowed when HPAContainerMetrics feature is enabled)`)
 - `spec.metrics[0].pods: Forbidden: must populate the given metric source only`
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

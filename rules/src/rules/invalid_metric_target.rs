@@ -6,7 +6,7 @@ use crate::lint::{Context, Report};
 use crate::model::hpa::{MetricSource, MetricTarget};
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -80,6 +80,7 @@ spec:
 - `spec.metrics[0].resource.target.averageUtilization: Required value: must set either a target raw value or a target utilization`
 - `spec.metrics[0].resource.target.averageValue: Forbidden: may not set both a target raw value and a target utilization`
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

@@ -7,7 +7,7 @@ use crate::lint::{Context, Operation, Report};
 use crate::model::names::dns1123_subdomain;
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -62,6 +62,7 @@ spec:
 - `metadata.name: Invalid value: "…": must be no more than 253 characters`
 - `metadata.generateName: Invalid value: "Web-": …` (the same messages)
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

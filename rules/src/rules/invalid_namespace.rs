@@ -5,7 +5,7 @@ use crate::lint::{Context, Operation, Report};
 use crate::model::names::dns1123_label;
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -56,6 +56,7 @@ spec:
 - `metadata.namespace: Invalid value: "Team_A": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`
 - `metadata.namespace: Invalid value: "…": must be no more than 63 characters`
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

@@ -7,7 +7,7 @@ use crate::model::hpa::{Hpa, MetricSource, ObjectReference};
 use crate::model::names::{parse_group_version, path_segment};
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -59,6 +59,7 @@ spec:
 - `spec.scaleTargetRef.apiVersion: Invalid value: "v1": apiVersion must specify API group` (1.34+)
 - `spec.metrics[0].object.describedObject.apiVersion: Invalid value: "networking.k8s.io/v1/ingress": unexpected GroupVersion string: networking.k8s.io/v1/ingress` (1.34+)
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 
@@ -172,10 +173,10 @@ fn check_reference(
 #[cfg(test)]
 mod tests {
     use super::RULE;
+    use crate::cluster::KubeVersion;
     use crate::index::MemoryIndex;
     use crate::lint::{Operation, lint};
     use crate::object::{Object, Origin};
-    use crate::cluster::KubeVersion;
     use crate::settings::Settings;
     use crate::testing::{check_fixture, only_with};
 

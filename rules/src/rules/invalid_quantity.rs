@@ -1,7 +1,7 @@
 //! `invalid-quantity`: a quantity string the API server cannot parse.
 
 use crate::diagnostic::Severity;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -55,5 +55,6 @@ spec:
 Rejected with HTTP 400: `quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
 `unable to parse quantity's suffix` or `unable to parse numeric part of quantity`.
 "#,
+    fix: FixAvailability::None,
     check: Check::Input,
 };

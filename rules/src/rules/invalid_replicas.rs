@@ -3,7 +3,7 @@
 use crate::diagnostic::{Reason, Severity};
 use crate::lint::{Context, Report};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -54,6 +54,7 @@ spec:
 - `spec.maxReplicas: Invalid value: -1: must be greater than or equal to 1` (1.36+)
 - ``spec.maxReplicas: Invalid value: 3: must be greater than or equal to `minReplicas` ``
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 
@@ -116,10 +117,10 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
 #[cfg(test)]
 mod tests {
     use super::RULE;
+    use crate::cluster::KubeVersion;
     use crate::index::MemoryIndex;
     use crate::lint::{Operation, lint};
     use crate::object::{Object, Origin};
-    use crate::cluster::KubeVersion;
     use crate::settings::Settings;
     use crate::testing::{check_fixture, lint_yaml, only_with};
 

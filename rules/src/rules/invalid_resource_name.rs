@@ -6,7 +6,7 @@ use crate::lint::{Context, Report};
 use crate::model::hpa::MetricSource;
 use crate::model::names::container_resource_name;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -68,6 +68,7 @@ spec:
 - `spec.metrics[0].containerResource.name: Invalid value: "requests.example.com/gpu": doesn't follow extended resource name standard`
 - qualified-name messages, e.g. `… Invalid value: "/gpu": prefix part must be non-empty`
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

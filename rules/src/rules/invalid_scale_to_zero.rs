@@ -3,7 +3,7 @@
 use crate::diagnostic::{Reason, Severity};
 use crate::lint::{Context, Report};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -57,6 +57,7 @@ spec:
 ## API server
 - `spec.metrics: Forbidden: must specify at least one Object or External metric to support scaling to zero replicas`
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

@@ -4,7 +4,7 @@ use crate::diagnostic::{Reason, Severity};
 use crate::lint::{Context, Report};
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// `MaxPeriodSeconds` in the API server: half an hour.
 const MAX_PERIOD_SECONDS: i32 = 1800;
@@ -65,6 +65,7 @@ spec:
 - `spec.behavior.scaleUp.policies[0].value: Invalid value: 0: must be greater than zero`
 - `spec.behavior.scaleUp.policies[0].periodSeconds: Invalid value: 3600: must be less than or equal to 1800`
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

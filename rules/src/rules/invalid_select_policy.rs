@@ -4,7 +4,7 @@ use crate::diagnostic::{Reason, Severity};
 use crate::lint::{Context, Report};
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -51,6 +51,7 @@ spec:
 ## API server
 `spec.behavior.scaleDown.selectPolicy: Unsupported value: "minimum": supported values: "Disabled", "Max", "Min"`
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

@@ -3,7 +3,7 @@
 use crate::diagnostic::{Reason, Severity};
 use crate::lint::{Context, Report};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// `MaxStabilizationWindowSeconds` in the API server: one hour.
 const MAX_STABILIZATION_WINDOW_SECONDS: i32 = 3600;
@@ -55,6 +55,7 @@ spec:
 `spec.behavior.scaleDown.stabilizationWindowSeconds: Invalid value: 7200: must be less than or equal to 3600`;
 below zero: `must be greater than or equal to zero`.
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

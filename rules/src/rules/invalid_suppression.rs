@@ -3,7 +3,7 @@
 
 use crate::diagnostic::Severity;
 use crate::quote::code;
-use crate::registry::{self, Category, Check, Rule};
+use crate::registry::{self, Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -48,6 +48,7 @@ spec:
   maxReplicas: 3
 ```
 "#,
+    fix: FixAvailability::None,
     check: Check::Input,
 };
 

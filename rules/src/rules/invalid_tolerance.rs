@@ -4,7 +4,7 @@ use crate::diagnostic::{Reason, Severity};
 use crate::lint::{Context, Report};
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -54,6 +54,7 @@ spec:
 ## API server
 `spec.behavior.scaleUp.tolerance: Invalid value: "-50m": must be greater than or equal to 0`
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

@@ -1,7 +1,7 @@
 //! `invalid-yaml`: a document that is not valid YAML, or too large or deep to read safely.
 
 use crate::diagnostic::Severity;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -41,5 +41,6 @@ spec:
   maxReplicas: 5
 ```
 "#,
+    fix: FixAvailability::None,
     check: Check::Input,
 };

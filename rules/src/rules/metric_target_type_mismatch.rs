@@ -4,7 +4,7 @@ use crate::diagnostic::Severity;
 use crate::lint::{Context, Report};
 use crate::model::hpa::{MetricSource, MetricTarget};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -67,6 +67,7 @@ spec:
         target: {type: AverageValue, averageValue: "30"}
 ```
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

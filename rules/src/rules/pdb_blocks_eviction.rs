@@ -5,7 +5,7 @@ use crate::lint::{Context, Report};
 use crate::model::disruption::{Block, PDB_GROUP, PDB_KIND, blocking_fields, selects};
 use crate::model::workload::PodTemplate;
 use crate::quote::code;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -93,6 +93,7 @@ spec:
   selector: {matchLabels: {app: web}}
 ```
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

@@ -5,7 +5,7 @@ use crate::diagnostic::Severity;
 use crate::lint::{Context, Report};
 use crate::model::status::{age, limited_for_long, list_readings, readings};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -76,6 +76,7 @@ status:
 ## Options
 - `pinnedThreshold` (configuration file): how long the condition must hold, e.g. `6h`.
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

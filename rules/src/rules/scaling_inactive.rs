@@ -3,7 +3,7 @@
 use crate::diagnostic::Severity;
 use crate::lint::{Context, Report};
 use crate::model::status::{Condition, Status, metrics_api_of, metrics_api_problem};
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 use crate::rules::{
     container_not_found, duplicate_target, target_missing_requests, target_not_found,
     target_not_scalable,
@@ -93,6 +93,7 @@ status:
       message: the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)
 ```
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

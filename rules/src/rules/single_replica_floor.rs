@@ -3,7 +3,7 @@
 use crate::diagnostic::Severity;
 use crate::lint::{Context, Report};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -48,6 +48,7 @@ spec:
   maxReplicas: 10
 ```
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

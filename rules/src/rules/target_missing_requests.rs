@@ -5,7 +5,7 @@ use crate::lint::{Context, Report};
 use crate::model::workload::{PodTemplate, has_default_request};
 use crate::path::FieldPath;
 use crate::quote::{code, quoted, shown};
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -98,6 +98,7 @@ spec:
 
 To scale on one container only, use a `ContainerResource` metric for it.
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

@@ -6,7 +6,7 @@ use crate::lint::{Context, Report};
 use crate::model::workload::TargetKind;
 use crate::path::FieldPath;
 use crate::quote::code;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -79,6 +79,7 @@ spec:
       containers: [{name: app, image: web:1.0, resources: {requests: {cpu: 100m}}}]
 ```
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

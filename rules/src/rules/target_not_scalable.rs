@@ -6,7 +6,7 @@ use crate::lint::{Context, Report};
 use crate::model::workload::{NotScalable, TargetKind};
 use crate::path::FieldPath;
 use crate::quote::code;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -65,6 +65,7 @@ ReplicationController without their group (no `apiVersion`, `v1`,
 `apiVersion` (`apps/v1`, `v1`) and `kind` that kind has. It is safe: the object
 meant is the only one the reference can mean.
 "#,
+    fix: FixAvailability::Sometimes,
     check: Check::Hpa(check),
 };
 

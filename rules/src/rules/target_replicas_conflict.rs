@@ -9,7 +9,7 @@ use crate::model::workload::TargetKind;
 use crate::object::Object;
 use crate::path::FieldPath;
 use crate::quote::{code, shown};
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -95,6 +95,7 @@ client-side apply, the next `kubectl apply` that no longer sets the field drops
 the live workload to 1 replica once, unless the field is first removed from the
 last-applied configuration (see the help line).
 "#,
+    fix: FixAvailability::Always,
     check: Check::Hpa(check),
 };
 

@@ -4,7 +4,7 @@ use crate::diagnostic::Severity;
 use crate::lint::{Context, Report};
 use crate::model::hpa::Hpa;
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -56,6 +56,7 @@ spec:
   maxReplicas: 10
 ```
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 
@@ -117,9 +118,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
 #[cfg(test)]
 mod tests {
     use super::RULE;
+    use crate::cluster::KubeVersion;
     use crate::index::MemoryIndex;
     use crate::lint::{Operation, lint};
-    use crate::cluster::KubeVersion;
     use crate::settings::Settings;
     use crate::testing::{check_fixture_with, objects, only_with, rule_fixture};
 

@@ -7,7 +7,7 @@ use crate::fix::{Edit, Fix};
 use crate::model::decode::{DecodeError, Wanted};
 use crate::path::Segment;
 use crate::quote::code;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 use crate::suggest::closest;
 
 /// The rule.
@@ -66,6 +66,7 @@ unknown one (a wrong letter case, a missing, extra, swapped or wrong letter)
 and is not set already, `--unsafe-fixes` renames the key to it. It is unsafe:
 the renamed field starts to take effect, which changes how the HPA behaves.
 "#,
+    fix: FixAvailability::Sometimes,
     check: Check::Input,
 };
 

@@ -3,7 +3,7 @@
 use crate::diagnostic::Severity;
 use crate::lint::{Context, Report};
 use crate::model::status::{Status, metrics_api_problem, readings};
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -83,6 +83,7 @@ status:
     - {type: ScalingActive, status: "True", reason: ValidMetricFound, message: the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)}
 ```
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

@@ -4,7 +4,7 @@ use crate::diagnostic::Severity;
 use crate::lint::{Context, Report};
 use crate::model::workload::{PodTemplate, max_utilization};
 use crate::quote::{code, shown};
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The HPA controller's default `--horizontal-pod-autoscaler-tolerance`.
 const DEFAULT_TOLERANCE: f64 = 0.1;
@@ -93,6 +93,7 @@ spec:
             limits: {memory: 1Gi}
 ```
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

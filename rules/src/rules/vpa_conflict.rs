@@ -5,7 +5,7 @@ use crate::lint::{Context, Report};
 use crate::model::autoscaler::{VPA_GROUP, VPA_KIND, Vpa};
 use crate::model::workload::PodTemplate;
 use crate::quote::code;
-use crate::registry::{Category, Check, Rule};
+use crate::registry::{Category, Check, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -75,6 +75,7 @@ spec:
       - {containerName: "*", controlledResources: [memory]}
 ```
 "#,
+    fix: FixAvailability::None,
     check: Check::Hpa(check),
 };
 

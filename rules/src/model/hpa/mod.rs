@@ -7,11 +7,11 @@
 //! errors are parity findings); the removed `v2beta1`/`v2beta2` leniently. Paths of
 //! converted fields are mapped back to where they were written via [`Hpa::source_path`].
 
+use crate::cluster::Cluster;
 use crate::model::decode::{DecodeError, Decoder};
 use crate::model::quantity::Quantity;
 use crate::object::{Object, ObjectRef, group_of};
 use crate::path::FieldPath;
-use crate::cluster::Cluster;
 
 mod legacy;
 mod schema;
