@@ -61,6 +61,21 @@ pub struct CheckArgs {
     #[arg(long, short = 'n')]
     pub namespace: Option<String>,
 
+    /// Make the safe fixes in the files, then report what is left. With `-`,
+    /// the fixed text goes to standard output and the findings to standard error.
+    #[arg(long)]
+    pub fix: bool,
+
+    /// Count unsafe fixes as fixable too: `--fix` and `--diff` make them. They
+    /// change what runs: review them.
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+
+    /// Print what `--fix` would change as a unified diff, and change nothing;
+    /// exit with 1 when there is a change.
+    #[arg(long)]
+    pub diff: bool,
+
     #[command(flatten)]
     pub lint: LintArgs,
 }

@@ -16,7 +16,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use hpa_lint::report::{Excerpt, Finding, Location, Outcome, Summary, sort_findings};
+use hpa_lint::report::{
+    Excerpt, FileEdit, Finding, Location, Outcome, Position, Summary, sort_findings,
+};
+use hpa_lint_rules::fix::{Edit, Fix, text_edits};
 use hpa_lint_rules::source::lines::count_breaks;
 use hpa_lint_rules::source::{ALL, Chunk, Pos, read_document, split_documents};
 use hpa_lint_rules::workspace::{
@@ -61,12 +64,77 @@ impl Place {
             diagnostic,
             location: Some(Location {
                 file: Arc::clone(name),
+                input: self.file,
                 document: self.document,
                 line: self.line_offset + pos.line.max(1),
                 column: pos.column.max(1),
                 excerpt: Excerpt::at(text, pos.offset, pos.len),
+                edits: Vec::new(),
             }),
         }
+    }
+
+    /// `fix` (on the paths of the object here) as changes to the file, in
+    /// order; `None` when the document's text cannot take it.
+    fn file_edits(&self, text: &str, fix: &Fix) -> Option<Vec<FileEdit>> {
+        let edits: Vec<Edit> = fix
+            .edits
+            .iter()
+            .map(|edit| within(&self.prefix, edit))
+            .collect();
+        let mut edits = text_edits(text, &edits).ok()?;
+        edits.sort_by_key(|e| (e.range.start, e.range.end));
+        // Edits that overlap one another have no single result.
+        if edits.windows(2).any(|w| w[0].range.end > w[1].range.start) {
+            return None;
+        }
+        let at = |offset| {
+            let Position { line, column } = position(text, offset);
+            Position {
+                line: self.line_offset + line,
+                column,
+            }
+        };
+        let edits = edits
+            .into_iter()
+            .map(|e| FileEdit {
+                start: at(e.range.start),
+                end: at(e.range.end),
+                range: self.offset + e.range.start..self.offset + e.range.end,
+                content: e.text,
+            })
+            .collect();
+        Some(edits)
+    }
+}
+
+/// The position of byte `offset` in `text`.
+fn position(text: &str, offset: usize) -> Position {
+    let before = &text[..offset];
+    Position {
+        line: count_breaks(before) + 1,
+        column: before
+            .rsplit(['\n', '\r'])
+            .next()
+            .map_or(0, |l| l.chars().count())
+            + 1,
+    }
+}
+
+/// `edit` of an object at `prefix` of its document, as an edit of the document.
+fn within(prefix: &FieldPath, edit: &Edit) -> Edit {
+    match edit {
+        Edit::Set { path, value } => Edit::Set {
+            path: prefix.join(path),
+            value: value.clone(),
+        },
+        Edit::Remove { path } => Edit::Remove {
+            path: prefix.join(path),
+        },
+        Edit::Rename { path, to } => Edit::Rename {
+            path: prefix.join(path),
+            to: to.clone(),
+        },
     }
 }
 
@@ -121,13 +189,10 @@ fn scan_file(id: usize, source: &SourceFile, settings: &Settings) -> FileScan {
         for (place, text, scan) in scans {
             // A template is not YAML: the file is reported once and skipped.
             if let Some(at) = scan.template {
+                let Position { line, column } = position(text, at);
                 let pos = Pos {
-                    line: count_breaks(&text[..at]) + 1,
-                    column: text[..at]
-                        .rsplit(['\n', '\r'])
-                        .next()
-                        .map_or(0, |l| l.chars().count())
-                        + 1,
+                    line,
+                    column,
                     offset: at,
                     len: 2,
                 };
@@ -164,12 +229,13 @@ fn scan_file(id: usize, source: &SourceFile, settings: &Settings) -> FileScan {
     }
 }
 
-/// Locates findings about objects of one document in its text.
+/// Locates findings about objects of one document in its text, with their
+/// fixes (files read only for lookups are never changed).
 fn locate_in(
     document: &str,
     diagnostics: Vec<Diagnostic>,
     places: &[Place],
-    name: &Arc<str>,
+    source: &SourceFile,
 ) -> Vec<Finding> {
     let about: Vec<(&FieldPath, &Diagnostic)> = diagnostics
         .iter()
@@ -179,7 +245,18 @@ fn locate_in(
     diagnostics
         .into_iter()
         .zip(positions)
-        .map(|(d, pos)| places[d.subject.origin.0 as usize].finding(d, name, document, pos))
+        .map(|(d, pos)| {
+            let place = &places[d.subject.origin.0 as usize];
+            let edits = match &d.fix {
+                Some(fix) if !source.context => place.file_edits(document, fix),
+                _ => None,
+            };
+            let mut finding = place.finding(d, &source.name, document, pos);
+            if let (Some(location), Some(edits)) = (&mut finding.location, edits) {
+                location.edits = edits;
+            }
+            finding
+        })
         .collect()
 }
 
@@ -319,7 +396,7 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
                         .into_iter()
                         .filter(|d| !(source.context && in_context(d.subject.origin)))
                         .partition(|d| origins.contains(&d.subject.origin));
-                (locate_in(&document, own, &places, &source.name), others)
+                (locate_in(&document, own, &places, source), others)
             };
             let documents: Vec<Vec<Origin>> = documents.into_values().collect();
             let results: Vec<_> = if documents.len() > 64 {
@@ -362,7 +439,7 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
                 .flat_map(|diagnostics| {
                     let place = &places[diagnostics[0].subject.origin.0 as usize];
                     let document = place.text(&opened).unwrap_or_default();
-                    locate_in(&document, diagnostics, &places, &source.name)
+                    locate_in(&document, diagnostics, &places, source)
                 })
                 .collect()
         })

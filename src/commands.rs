@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use anyhow::{Result, bail};
-use hpa_lint_rules::registry::{self, ALL, Category, Rule};
+use hpa_lint_rules::registry::{self, ALL, Category, FixAvailability, Rule};
 
 use crate::args::RulesFormat;
 
@@ -14,6 +14,14 @@ fn default_level(rule: &Rule) -> String {
         Category::Pedantic => format!("off ({})", rule.severity),
         Category::Live => format!("{} (audit)", rule.severity),
         _ => rule.severity.to_string(),
+    }
+}
+
+/// Whether findings come with a fix (`hpa-lint explain` says whether it is safe).
+fn fix_column(rule: &Rule) -> &'static str {
+    match rule.fix {
+        FixAvailability::None => "",
+        available => available.as_str(),
     }
 }
 
@@ -30,24 +38,26 @@ pub fn rules(format: RulesFormat) -> Result<u8> {
             for rule in ALL {
                 writeln!(
                     out,
-                    "{:width$}  {:level$}  {:11}  {}",
+                    "{:width$}  {:level$}  {:11}  {:9}  {}",
                     rule.name,
                     default_level(rule),
                     rule.category.as_str(),
+                    fix_column(rule),
                     rule.summary,
                 )?;
             }
         }
         RulesFormat::Markdown => {
-            writeln!(out, "| Rule | Category | Default | Reports |")?;
-            writeln!(out, "|---|---|---|---|")?;
+            writeln!(out, "| Rule | Category | Default | Fix | Reports |")?;
+            writeln!(out, "|---|---|---|---|---|")?;
             for rule in ALL {
                 writeln!(
                     out,
-                    "| `{}` | {} | {} | {} |",
+                    "| `{}` | {} | {} | {} | {} |",
                     rule.name,
                     rule.category.as_str(),
                     default_level(rule),
+                    fix_column(rule),
                     rule.summary.replace('|', "\\|"),
                 )?;
             }
@@ -63,10 +73,14 @@ pub fn explain(name: &str) -> Result<u8> {
     };
     let mut out = io::stdout().lock();
     writeln!(out, "# {}\n", rule.name)?;
+    // Whether a fix is safe is told in the docs' `## Fix safety`.
     writeln!(
         out,
-        "Category: {}. Default severity: {}.\n\n{}\n",
-        rule.category, rule.severity, rule.summary
+        "Category: {}. Default severity: {}. Fix: {}.\n\n{}\n",
+        rule.category,
+        rule.severity,
+        rule.fix.as_str(),
+        rule.summary
     )?;
     writeln!(out, "{}", rule.docs.trim_end())?;
     Ok(0)

@@ -150,6 +150,30 @@ fn check_start(head: &[u8]) -> Result<usize, String> {
 }
 
 impl SourceFile {
+    /// The file's path; `None` for standard input (and once the text was replaced).
+    pub fn path(&self) -> Option<&Path> {
+        match &self.bytes {
+            Bytes::Path(path) => Some(path),
+            _ => None,
+        }
+    }
+
+    /// The whole text, byte-order mark included (offsets count from it).
+    pub fn text(&self) -> Result<String, String> {
+        let opened = self.open()?;
+        let mut text = String::new();
+        opened
+            .reader()
+            .and_then(|mut r| r.read_to_string(&mut text))
+            .map_err(|e| e.to_string())?;
+        Ok(text)
+    }
+
+    /// Reads `text` from now on instead of the input's bytes.
+    pub fn set_text(&mut self, text: String) {
+        self.bytes = Bytes::Memory(text.into_bytes());
+    }
+
     /// Opens the input for reading (ranges of it, or blocks).
     pub fn open(&self) -> Result<Opened<'_>, String> {
         Ok(match &self.bytes {

@@ -4,17 +4,22 @@ mod args;
 mod behavior;
 mod check;
 mod commands;
+mod fix;
 mod hpas;
 mod input;
 mod simulate;
 
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Parser;
+use hpa_lint::report::{FINDINGS, Outcome, TROUBLE};
 use hpa_lint::{emit, report, settings};
+use hpa_lint_rules::Settings;
 
 use crate::args::{CheckArgs, Cli, Command};
+use crate::input::SourceFile;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -31,21 +36,115 @@ fn main() -> ExitCode {
 
 fn check(args: &CheckArgs) -> Result<u8> {
     let resolved = settings::resolve(&args.lint, args.namespace.as_deref(), None)?;
-    let (sources, mut input_errors) = input::collect(
+    let (mut sources, input_errors) = input::collect(
         &args.paths,
         &args.context,
         &resolved.ignore_paths,
         &resolved.config_dir,
     )
     .map_err(anyhow::Error::msg)?;
-    let mut outcome = check::run(&sources, &resolved.settings);
-    input_errors.extend(outcome.input_errors.iter().cloned());
-    input_errors.sort();
+    let settings = &resolved.settings;
+    if args.diff {
+        return diff(&mut sources, settings, args.unsafe_fixes, input_errors);
+    }
+    let stdin = sources.iter().position(|s| s.path().is_none());
+    let (mut outcome, unwritten) = if args.fix {
+        fix_files(&mut sources, settings, args.unsafe_fixes, stdin)?
+    } else {
+        (check::run(&sources, settings), false)
+    };
+    let input_errors = unread(input_errors, &outcome);
     outcome.summary.unread = input_errors.len();
-
-    emit::print(&args.lint, &outcome)?;
+    outcome.summary.unsafe_fixes = args.unsafe_fixes;
+    // With `--fix -`, standard output carries the fixed text.
+    if args.fix && stdin.is_some() {
+        emit::eprint(&args.lint, &outcome)?;
+    } else {
+        emit::print(&args.lint, &outcome)?;
+    }
     for error in &input_errors {
         eprintln!("hpa-lint: {error}");
     }
-    Ok(outcome.exit_code(args.lint.deny_warnings))
+    let code = outcome.exit_code(args.lint.deny_warnings);
+    Ok(if unwritten { TROUBLE } else { code })
+}
+
+/// The inputs that could not be read: while looking for them, and while
+/// linting.
+fn unread(mut errors: Vec<String>, outcome: &Outcome) -> Vec<String> {
+    errors.extend(outcome.input_errors.iter().cloned());
+    errors.sort();
+    errors
+}
+
+/// `--fix`: makes the fixes and writes the files; standard input's text, fixed
+/// or not, goes to standard output. Returns what is left to report, and
+/// whether a file could not be written (it is reported as it is on disk).
+fn fix_files(
+    sources: &mut [SourceFile],
+    settings: &Settings,
+    unsafe_fixes: bool,
+    stdin: Option<usize>,
+) -> Result<(Outcome, bool)> {
+    let (mut outcome, changes) = fix::fix(sources, settings, unsafe_fixes);
+    let mut fixed = 0;
+    let mut unwritten = Vec::new();
+    for change in &changes {
+        let written = change
+            .path
+            .as_ref()
+            .map_or(Ok(()), |path| fix::write_file(path, &change.fixed));
+        match written {
+            Ok(()) => fixed += change.fixes,
+            Err(error) => {
+                let name = &sources[change.input].name;
+                eprintln!("hpa-lint: {name}: cannot write the fixes: {error}");
+                unwritten.push(change);
+            }
+        }
+    }
+    if let Some(Ok(text)) = stdin.map(|i| sources[i].text()) {
+        io::stdout().write_all(text.as_bytes())?;
+    }
+    if !unwritten.is_empty() {
+        for change in &unwritten {
+            sources[change.input].set_text(change.original.clone());
+        }
+        outcome = check::run(sources, settings);
+    }
+    outcome.summary.fixed = Some(fixed);
+    Ok((outcome, !unwritten.is_empty()))
+}
+
+/// `--diff`: prints what `--fix` would change and changes nothing. Exits
+/// with 1 when there is a change.
+fn diff(
+    sources: &mut [SourceFile],
+    settings: &Settings,
+    unsafe_fixes: bool,
+    input_errors: Vec<String>,
+) -> Result<u8> {
+    let (outcome, changes) = fix::fix(sources, settings, unsafe_fixes);
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    fix::write_diff(&changes, sources, &mut out)?;
+    out.flush()?;
+    if !changes.is_empty() {
+        let fixes = changes.iter().map(|c| c.fixes).sum();
+        eprintln!(
+            "Would fix {} in {}.",
+            emit::plural(fixes, "finding"),
+            emit::plural(changes.len(), "file")
+        );
+    }
+    let input_errors = unread(input_errors, &outcome);
+    for error in &input_errors {
+        eprintln!("hpa-lint: {error}");
+    }
+    Ok(if !input_errors.is_empty() {
+        TROUBLE
+    } else if changes.is_empty() {
+        0
+    } else {
+        FINDINGS
+    })
 }

@@ -33,12 +33,16 @@ pub enum ColorChoice {
 impl ColorChoice {
     /// Whether to colour standard output.
     pub fn is_on(self) -> bool {
+        self.is_on_for(&io::stdout())
+    }
+
+    /// Whether to colour what is written to `stream`.
+    pub fn is_on_for(self, stream: &impl IsTerminal) -> bool {
         match self {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
             ColorChoice::Auto => {
-                io::stdout().is_terminal()
-                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                stream.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
             }
         }
     }

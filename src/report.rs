@@ -6,8 +6,10 @@ use std::ops::Range;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use hpa_lint_rules::fix::{Applicability, Fix};
 use hpa_lint_rules::source::lines::{ceil_char_boundary, floor_char_boundary, line_around};
 use hpa_lint_rules::{Diagnostic, Severity};
+use serde::Serialize;
 
 /// Exit code when a finding fails the run.
 pub const FINDINGS: u8 = 1;
@@ -24,6 +26,8 @@ pub struct Finding {
 /// A place in a file.
 pub struct Location {
     pub file: Arc<str>,
+    /// Index of the file among the inputs of the run.
+    pub input: usize,
     /// 0-based index of the document in its file.
     pub document: usize,
     /// 1-based line and column (in characters).
@@ -31,6 +35,27 @@ pub struct Location {
     pub column: usize,
     /// The source line around the finding, for rendering.
     pub excerpt: Excerpt,
+    /// The diagnostic's fix as changes to this file, in order; empty when it
+    /// has none, or none that `--fix` may make here.
+    pub edits: Vec<FileEdit>,
+}
+
+/// A 1-based line and column (in characters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// A change to a file: `range` is replaced by `content`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileEdit {
+    /// Bytes of the file.
+    pub range: Range<usize>,
+    /// Where `range` starts, and where it ends (just after its last character).
+    pub start: Position,
+    pub end: Position,
+    pub content: String,
 }
 
 /// At most this many bytes of a line are kept on each side of a finding.
@@ -74,6 +99,10 @@ impl Excerpt {
 /// Counts for the summary line.
 #[derive(Default)]
 pub struct Summary {
+    /// Fixes `--fix` made (`None` when it was not given).
+    pub fixed: Option<usize>,
+    /// Whether unsafe fixes are applicable (`--unsafe-fixes`).
+    pub unsafe_fixes: bool,
     /// For objects read from a cluster: the kubeconfig context.
     pub context: Option<String>,
     /// For objects read from a cluster: how many HPAs were audited.
@@ -140,6 +169,23 @@ pub fn sort_findings(findings: &mut Vec<Finding>) {
     };
     findings.sort_by_cached_key(key);
     findings.dedup_by(|a, b| key(a) == key(b));
+}
+
+impl Finding {
+    /// The finding's fix and its changes to the finding's file, when `--fix`
+    /// can make them.
+    pub fn fix(&self) -> Option<(&Fix, &[FileEdit])> {
+        let edits = &self.location.as_ref()?.edits;
+        let fix = self.diagnostic.fix.as_ref()?;
+        (!edits.is_empty()).then_some((fix, edits.as_slice()))
+    }
+
+    /// The fix `--fix` makes: a safe one, or any with `--unsafe-fixes`.
+    pub fn applicable_fix(&self, unsafe_fixes: bool) -> Option<&[FileEdit]> {
+        self.fix()
+            .filter(|(fix, _)| unsafe_fixes || fix.applicability == Applicability::Safe)
+            .map(|(_, edits)| edits)
+    }
 }
 
 impl Summary {

@@ -8,7 +8,7 @@ use hpa_lint_rules::ObjectKey;
 use hpa_lint_rules::quote::shown;
 use serde::Serialize;
 
-use crate::report::Outcome;
+use crate::report::{Finding, Outcome, Position};
 
 #[derive(Serialize)]
 struct Document<'a> {
@@ -30,6 +30,40 @@ struct Entry<'a> {
     reason: Option<&'static str>,
     message: &'a str,
     help: Option<&'a str>,
+    /// What `--fix` (or `--fix --unsafe-fixes`) changes in `file`.
+    fix: Option<Fix<'a>>,
+}
+
+#[derive(Serialize)]
+struct Fix<'a> {
+    title: &'a str,
+    applicability: &'static str,
+    edits: Vec<Edit<'a>>,
+}
+
+#[derive(Serialize)]
+struct Edit<'a> {
+    start: Position,
+    end: Position,
+    content: &'a str,
+}
+
+impl<'a> Fix<'a> {
+    fn of(finding: &'a Finding) -> Option<Self> {
+        let (fix, edits) = finding.fix()?;
+        Some(Self {
+            title: &fix.title,
+            applicability: fix.applicability.as_str(),
+            edits: edits
+                .iter()
+                .map(|e| Edit {
+                    start: e.start,
+                    end: e.end,
+                    content: &e.content,
+                })
+                .collect(),
+        })
+    }
 }
 
 /// An object's identity, long values cut as messages cut them.
@@ -62,6 +96,9 @@ struct Summary<'a> {
     warnings: usize,
     /// Inputs that could not be read (their errors go to standard error).
     unread: usize,
+    /// Fixes made, with `--fix`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fixed: Option<usize>,
     /// For objects read from a cluster: the kubeconfig context.
     #[serde(skip_serializing_if = "Option::is_none")]
     context: Option<&'a str>,
@@ -88,6 +125,7 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
                 reason: f.diagnostic.reason.map(|r| r.as_str()),
                 message: &f.diagnostic.message,
                 help: f.diagnostic.help.as_deref(),
+                fix: Fix::of(f),
             })
             .collect(),
         summary: Summary {
@@ -97,6 +135,7 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
             errors: summary.errors,
             warnings: summary.warnings,
             unread: summary.unread,
+            fixed: summary.fixed,
             context: summary.context.as_deref(),
             hpas: summary.context.is_some().then_some(summary.hpas),
         },

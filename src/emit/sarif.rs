@@ -9,7 +9,7 @@ use hpa_lint_rules::registry::ALL;
 use serde_json::{Value, json};
 
 use crate::emit::text::title;
-use crate::report::Outcome;
+use crate::report::{Finding, Outcome};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 const INFORMATION_URI: &str = "https://github.com/hpa-lint/hpa-lint";
@@ -34,6 +34,34 @@ fn uri(path: &str) -> String {
         }
     }
     out
+}
+
+/// A finding's fix as a SARIF `fix`: its edits as replacements of regions
+/// (the end column is the one after the region, as SARIF counts).
+fn fix(finding: &Finding) -> Option<Value> {
+    let ((fix, edits), location) = finding.fix().zip(finding.location.as_ref())?;
+    let replacements: Vec<Value> = edits
+        .iter()
+        .map(|edit| {
+            json!({
+                "deletedRegion": {
+                    "startLine": edit.start.line,
+                    "startColumn": edit.start.column,
+                    "endLine": edit.end.line,
+                    "endColumn": edit.end.column,
+                },
+                "insertedContent": {"text": edit.content},
+            })
+        })
+        .collect();
+    Some(json!({
+        "description": {"text": fix.title},
+        "artifactChanges": [{
+            "artifactLocation": {"uri": uri(&location.file)},
+            "replacements": replacements,
+        }],
+        "properties": {"applicability": fix.applicability.as_str()},
+    }))
 }
 
 pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
@@ -81,7 +109,7 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
                     "kind": "member",
                 }]);
             }
-            json!({
+            let mut result = json!({
                 "ruleId": diagnostic.rule.name,
                 "ruleIndex": rule_index,
                 "level": level(diagnostic.severity),
@@ -90,7 +118,11 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
                 "partialFingerprints": {
                     "hpaLintObjectField/v1": format!("{}/{}/{}/{}/{}", diagnostic.rule.name, shown(&key.kind), shown(&key.namespace), shown(&key.name), diagnostic.path),
                 },
-            })
+            });
+            if let Some(fix) = fix(finding) {
+                result["fixes"] = json!([fix]);
+            }
+            result
         })
         .collect();
     let log = json!({
@@ -103,6 +135,8 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
                 "informationUri": INFORMATION_URI,
                 "rules": rules,
             }},
+            // Columns count characters, in locations and fixes alike.
+            "columnKind": "unicodeCodePoints",
             "results": results,
         }],
     });

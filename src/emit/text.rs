@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 use hpa_lint_rules::Severity;
+use hpa_lint_rules::fix::Applicability;
 use hpa_lint_rules::quote::shown;
 
 use crate::report::{Finding, Location, Outcome, Summary};
@@ -60,7 +61,8 @@ pub fn object_field(finding: &Finding) -> String {
     }
 }
 
-fn plural(n: usize, word: &str) -> String {
+/// `1 file`, `2 files`.
+pub fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
@@ -136,7 +138,11 @@ pub fn emit(outcome: &Outcome, color: bool, out: &mut dyn Write) -> io::Result<(
     };
     for finding in &outcome.findings {
         let diagnostic = &finding.diagnostic;
-        let title = title(finding);
+        // ruff's mark of what `--fix` makes.
+        let title = match finding.applicable_fix(outcome.summary.unsafe_fixes) {
+            Some(_) => format!("[*] {}", title(finding)),
+            None => title(finding),
+        };
         let label = label(finding);
         let place = object_field(finding);
         let group = level(diagnostic.severity)
@@ -149,8 +155,51 @@ pub fn emit(outcome: &Outcome, color: bool, out: &mut dyn Write) -> io::Result<(
         if let Some(help) = &diagnostic.help {
             group = group.element(Level::HELP.message(help.as_ref()));
         }
+        if let Some((fix, _)) = finding.fix() {
+            let name = match fix.applicability {
+                Applicability::Safe => "fix",
+                Applicability::Unsafe => "unsafe fix",
+            };
+            group = group.element(Level::HELP.with_name(name).message(fix.title.as_ref()));
+        }
         let rendered = render(&renderer, group, finding.location.as_ref());
         writeln!(out, "{rendered}\n")?;
     }
-    writeln!(out, "{}", summary_line(&outcome.summary))
+    writeln!(out, "{}", summary_line(&outcome.summary))?;
+    for line in fix_lines(outcome) {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// What `--fix` made, and what it can make of the findings shown.
+fn fix_lines(outcome: &Outcome) -> Vec<String> {
+    let summary = &outcome.summary;
+    let mut lines: Vec<String> = summary
+        .fixed
+        .map(|n| format!("Fixed {}.", plural(n, "finding")))
+        .into_iter()
+        .collect();
+    let fixes = outcome.findings.iter().filter_map(Finding::fix);
+    let (safe, unsafe_): (Vec<_>, Vec<_>) =
+        fixes.partition(|(fix, _)| fix.applicability == Applicability::Safe);
+    let (now, more) = if summary.unsafe_fixes {
+        (safe.len() + unsafe_.len(), 0)
+    } else {
+        (safe.len(), unsafe_.len())
+    };
+    let command = if summary.unsafe_fixes {
+        "`--fix --unsafe-fixes`"
+    } else {
+        "`--fix`"
+    };
+    lines.extend(match (now, more) {
+        (0, 0) => None,
+        (0, more) => Some(format!("{more} fixable with `--fix --unsafe-fixes`.")),
+        (now, 0) => Some(format!("[*] {now} fixable with {command}.")),
+        (now, more) => Some(format!(
+            "[*] {now} fixable with `--fix` ({more} more with `--unsafe-fixes`)."
+        )),
+    });
+    lines
 }
