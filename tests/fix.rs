@@ -1,0 +1,348 @@
+//! End-to-end tests of `--fix`, `--unsafe-fixes` and `--diff`: each rule's
+//! fix on a file, every byte outside the edits kept (comments, CRLF, flow
+//! style, JSON, document markers), fixing twice the same as once, and what is
+//! never written.
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::Value;
+
+mod common;
+
+use common::*;
+
+/// A file with the fixable findings of every rule but the target's (below).
+const MULTI: &str = "# Shop: the web tier.
+---
+# The HPA, written for 1.22.
+apiVersion: autoscaling/v2beta2 # old
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: web
+  minReplicas: 2
+  maxReplicas: \"10\"   # quoted by a template once
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3 # set before the HPA existed
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: web, image: nginx, resources: {requests: {cpu: 100m}}}
+";
+
+/// Runs hpa-lint in `dir`.
+fn run(dir: &Path, args: &[&str], stdin: &str) -> Output {
+    hpa_lint()
+        .current_dir(dir)
+        .args(args)
+        .write_stdin(stdin)
+        .output()
+        .unwrap()
+}
+
+fn read(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap()
+}
+
+/// `files` in a new directory, fixed with `args`: their text afterwards and
+/// the JSON report. A second run finds nothing more to fix.
+fn fixed(files: &[(&str, &str)], args: &[&str]) -> (Vec<String>, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        write(dir.path(), name, text);
+    }
+    let args = [args, &["--fix", "--format", "json", "."]].concat();
+    let output = run(dir.path(), &args, "");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let texts: Vec<String> = files.iter().map(|(name, _)| read(dir.path(), name)).collect();
+    let again = run(dir.path(), &args, "");
+    let again: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(again["summary"]["fixed"], 0, "{again:#}");
+    let texts_again: Vec<String> = files.iter().map(|(name, _)| read(dir.path(), name)).collect();
+    assert_eq!(texts, texts_again);
+    (texts, report)
+}
+
+#[test]
+fn safe_fixes_change_only_their_spans_of_a_multi_document_file() {
+    let (texts, report) = fixed(&[("shop.yaml", MULTI)], &[]);
+    // The version is converted, then (a second pass: the server validates
+    // only served versions) the quoted number is unquoted.
+    let expected = MULTI
+        .replace("v2beta2 # old", "v2 # old")
+        .replace("\"10\"   #", "10   #");
+    assert_eq!(texts[0], expected);
+    assert_eq!(report["summary"]["fixed"], 2);
+    // The unsafe fix is left, and said to be fixable with `--unsafe-fixes`.
+    assert_eq!(rules_of(&report), ["target-replicas-conflict"]);
+    assert_eq!(report["diagnostics"][0]["fix"]["applicability"], "unsafe");
+
+    let (texts, _) = fixed(&[("shop.yaml", MULTI)], &["--unsafe-fixes"]);
+    assert_eq!(
+        texts[0],
+        expected.replace("  replicas: 3 # set before the HPA existed\n", "")
+    );
+}
+
+#[test]
+fn v2beta1_metrics_are_converted_in_crlf() {
+    let text = "apiVersion: autoscaling/v2beta1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: api\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}\n  maxReplicas: 4\n  metrics:\n  - type: Resource\n    resource:\n      name: cpu\n      targetAverageUtilization: 70\n  - type: Pods\n    pods:\n      metricName: rps\n      targetAverageValue: 100\n";
+    let (texts, report) = fixed(&[("api.yaml", &text.replace('\n', "\r\n"))], &[]);
+    let expected = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: api\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}\n  maxReplicas: 4\n  metrics:\n  - type: Resource\n    resource:\n      name: cpu\n      target:\n        type: Utilization\n        averageUtilization: 70\n  - type: Pods\n    pods:\n      metric:\n        name: rps\n      target:\n        type: AverageValue\n        averageValue: 100\n";
+    assert_eq!(texts[0], expected.replace('\n', "\r\n"));
+    assert_eq!(rules_of(&report), ["target-not-found"]);
+}
+
+#[test]
+fn flow_style_and_json_documents_are_edited_in_place() {
+    let flow = "{apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler, metadata: {name: flow}, spec: {scaleTargetRef: {apiVersion: extensions/v1beta1, kind: deployment, name: web}, minReplica: 2, maxReplicas: 5}}\n";
+    let json = "{\n  \"apiVersion\": \"autoscaling/v2\",\n  \"kind\": \"HorizontalPodAutoscaler\",\n  \"metadata\": {\"name\": \"json\"},\n  \"spec\": {\n    \"scaleTargetRef\": {\"apiVersion\": \"apps/v1\", \"kind\": \"Deployment\", \"name\": \"web\"},\n    \"maxReplicas\": \"6\"\n  }\n}\n";
+    let files = [("flow.yaml", flow), ("hpa.json", json), ("web.yaml", TARGET)];
+    let (texts, report) = fixed(&files, &[]);
+    // A document that starts with `{` is written to as JSON.
+    let scalable = flow.replace(
+        "apiVersion: extensions/v1beta1, kind: deployment",
+        "apiVersion: \"apps/v1\", kind: \"Deployment\"",
+    );
+    assert_eq!(texts[0], scalable);
+    assert_eq!(texts[1], json.replace("\"6\"", "6"));
+    assert!(rules_of(&report).contains(&"unknown-field".to_owned()));
+
+    let (texts, report) = fixed(&files, &["--unsafe-fixes"]);
+    assert_eq!(
+        texts[0],
+        scalable.replace("minReplica: 2", "\"minReplicas\": 2")
+    );
+    assert!(!rules_of(&report).contains(&"unknown-field".to_owned()));
+}
+
+#[cfg(unix)]
+#[test]
+fn an_unsafe_fix_changes_the_target_in_its_own_file() {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+
+    let dir = tempfile::tempdir().unwrap();
+    let hpa = HPA_MAX_ZERO.replace("maxReplicas: 1", "maxReplicas: 5");
+    write(dir.path(), "hpa.yaml", &hpa);
+    let deployment = TARGET.replace("spec:\n  selector", "spec:\n  replicas: 2\n  selector");
+    write(dir.path(), "real/deployment.yaml", &deployment);
+    let real = dir.path().join("real/deployment.yaml");
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+    std::fs::create_dir(dir.path().join("apps")).unwrap();
+    symlink(&real, dir.path().join("apps/deployment.yaml")).unwrap();
+
+    let output = run(
+        dir.path(),
+        &["--fix", "--unsafe-fixes", "hpa.yaml", "apps/deployment.yaml"],
+        "",
+    );
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(read(dir.path(), "hpa.yaml"), hpa);
+    assert_eq!(read(dir.path(), "real/deployment.yaml"), TARGET);
+    // The link stays a link, and the file keeps its permissions.
+    let link = dir.path().join("apps/deployment.yaml");
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    let mode = std::fs::metadata(&real).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o640);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("Fixed 1 finding."), "{stdout}");
+}
+
+#[test]
+fn diff_prints_the_changes_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "shop.yaml", MULTI);
+    let output = run(dir.path(), &["--diff", "shop.yaml"], "");
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(read(dir.path(), "shop.yaml"), MULTI);
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "--- shop.yaml
++++ shop.yaml
+@@ -1,7 +1,7 @@
+ # Shop: the web tier.
+ ---
+ # The HPA, written for 1.22.
+-apiVersion: autoscaling/v2beta2 # old
++apiVersion: autoscaling/v2 # old
+ kind: HorizontalPodAutoscaler
+ metadata:
+   name: web
+@@ -11,7 +11,7 @@
+     kind: Deployment
+     name: web
+   minReplicas: 2
+-  maxReplicas: \"10\"   # quoted by a template once
++  maxReplicas: 10   # quoted by a template once
+ ---
+ apiVersion: apps/v1
+ kind: Deployment
+"
+    );
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        "Would fix 2 findings in 1 file.\n"
+    );
+    // Nothing to fix: no diff, exit code 0, whatever the findings.
+    write(dir.path(), "bad.yaml", HPA_MAX_ZERO);
+    let output = run(dir.path(), &["--diff", "bad.yaml"], "");
+    assert_eq!(output.status.code(), Some(0));
+    assert!(output.stdout.is_empty() && output.stderr.is_empty());
+}
+
+#[test]
+fn standard_input_is_fixed_onto_standard_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run(dir.path(), &["--fix", "--format", "json", "-"], MULTI);
+    let fixed = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(fixed, MULTI.replace("v2beta2", "v2").replace("\"10\"", "10"));
+    // The findings go to standard error.
+    let report: Value = serde_json::from_slice(&output.stderr).unwrap();
+    assert_eq!(rules_of(&report), ["target-replicas-conflict"]);
+    assert_eq!(report["summary"]["fixed"], 2);
+    assert_eq!(output.status.code(), Some(0));
+    // Text without fixes comes out as it went in; the findings still count.
+    let output = run(dir.path(), &["--fix", "-"], HPA_MAX_ZERO);
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), HPA_MAX_ZERO);
+    assert!(String::from_utf8(output.stderr).unwrap().contains("error[invalid-replicas]"));
+    assert_eq!(output.status.code(), Some(1));
+    let output = run(dir.path(), &["--diff", "-"], MULTI);
+    assert!(String::from_utf8(output.stdout).unwrap().starts_with("--- <stdin>\n+++ <stdin>\n"));
+}
+
+/// Whether the tests run as root, whom file permissions do not stop.
+fn is_root() -> bool {
+    std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0")
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_that_cannot_be_written_is_an_error_and_the_others_are_fixed() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    // Other names: two Deployments `web` would be one target for both HPAs.
+    let api = MULTI.replace("web", "api");
+    write(dir.path(), "locked/shop.yaml", &api);
+    write(dir.path(), "open/shop.yaml", MULTI);
+    let locked = dir.path().join("locked");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let binary = env!("CARGO_BIN_EXE_hpa-lint");
+    // Root writes anywhere: run as root without that privilege (util-linux's setpriv).
+    let mut command = if is_root() {
+        let mut command = std::process::Command::new("setpriv");
+        command.args(["--bounding-set=-dac_override,-dac_read_search", binary]);
+        command
+    } else {
+        std::process::Command::new(binary)
+    };
+    let output = command
+        .current_dir(dir.path())
+        .args(["--isolated", "--fix", "--format", "json", "locked", "open"])
+        .output()
+        .unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    if stderr.starts_with("setpriv:") {
+        eprintln!("skipped: {stderr}");
+        return;
+    }
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("hpa-lint: locked/shop.yaml: cannot write the fixes: "),
+        "{stderr}"
+    );
+    assert_eq!(read(dir.path(), "locked/shop.yaml"), api);
+    assert_ne!(read(dir.path(), "open/shop.yaml"), MULTI);
+    // The report is about the files as they are now.
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let files: Vec<(&str, &str)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["file"].as_str().unwrap(), d["rule"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            ("locked/shop.yaml", "deprecated-api-version"),
+            ("locked/shop.yaml", "target-replicas-conflict"),
+            ("open/shop.yaml", "target-replicas-conflict"),
+        ]
+    );
+    assert_eq!(report["summary"]["fixed"], 2);
+}
+
+#[test]
+fn context_files_and_helm_templates_are_never_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let deployment = MULTI.split("---\n").last().unwrap();
+    write(dir.path(), "base/deployment.yaml", deployment);
+    let hpa = HPA_MAX_ZERO.replace("maxReplicas: 1", "maxReplicas: 5");
+    write(dir.path(), "apps/hpa.yaml", &hpa);
+    let template = "apiVersion: autoscaling/v2beta2\nkind: HorizontalPodAutoscaler\nmetadata: {name: {{ .Release.Name }}}\nspec:\n  maxReplicas: \"5\"\n";
+    write(dir.path(), "chart/templates/hpa.yaml", template);
+    let report = json_output(hpa_lint().current_dir(dir.path()).args([
+        "--fix",
+        "--unsafe-fixes",
+        "--context",
+        ".",
+        "apps/hpa.yaml",
+        "chart/templates/hpa.yaml",
+    ]));
+    assert_eq!(read(dir.path(), "base/deployment.yaml"), deployment);
+    assert_eq!(read(dir.path(), "chart/templates/hpa.yaml"), template);
+    assert_eq!(rules_of(&report), ["target-replicas-conflict", "helm-template"]);
+    // A finding in a context file comes without the fix `--fix` would not make.
+    assert!(report["diagnostics"][0]["fix"].is_null());
+    assert_eq!(report["summary"]["fixed"], 0);
+}
+
+#[test]
+fn json_and_text_show_the_fixes() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "shop.yaml", MULTI);
+    let report = json_output(hpa_lint().current_dir(dir.path()).arg("shop.yaml"));
+    let fixes: Vec<&Value> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| &d["fix"])
+        .collect();
+    assert_eq!(
+        fixes,
+        [
+            &serde_json::json!({"title": "convert to `autoscaling/v2`", "applicability": "safe", "edits": [
+                {"start": {"line": 4, "column": 13}, "end": {"line": 4, "column": 32}, "content": "autoscaling/v2"}
+            ]}),
+            &serde_json::json!({"title": "remove `spec.replicas` from the workload", "applicability": "unsafe", "edits": [
+                {"start": {"line": 20, "column": 1}, "end": {"line": 21, "column": 1}, "content": ""}
+            ]}),
+        ]
+    );
+    let output = run(dir.path(), &["shop.yaml"], "");
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("error[deprecated-api-version]: [*] `autoscaling/v2beta2`"));
+    assert!(text.contains("= fix: convert to `autoscaling/v2`"));
+    assert!(text.contains("warning[target-replicas-conflict]: Deployment"));
+    assert!(text.contains("= unsafe fix: remove `spec.replicas` from the workload"));
+    assert!(text.ends_with("[*] 1 fixable with `--fix` (1 more with `--unsafe-fixes`).\n"));
+    let output = run(dir.path(), &["--unsafe-fixes", "shop.yaml"], "");
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("warning[target-replicas-conflict]: [*] Deployment"));
+    assert!(text.ends_with("[*] 2 fixable with `--fix --unsafe-fixes`.\n"));
+}
