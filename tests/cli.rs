@@ -94,8 +94,8 @@ fn json_has_the_documented_shape() {
     assert_eq!(report["summary"]["objects"], 3);
     let diagnostic = &report["diagnostics"][0];
     let mut expected = [
-        "column", "document", "field", "file", "help", "line", "message", "object", "reason",
-        "rule", "severity",
+        "column", "document", "field", "file", "fix", "help", "line", "message", "object",
+        "reason", "rule", "severity",
     ];
     expected.sort_unstable();
     assert_eq!(keys(diagnostic), expected);
@@ -402,9 +402,11 @@ fn github_format_writes_workflow_commands() {
 
 #[test]
 fn sarif_output_is_valid_against_the_schema() {
+    // With a fix (a quoted number), which SARIF carries as a replacement.
+    let hpa = HPA_MAX_ZERO.replace("minReplicas: 2", "minReplicas: \"2\"");
     let output = hpa_lint()
         .args(["--format", "sarif", "-"])
-        .write_stdin(with_target(HPA_MAX_ZERO))
+        .write_stdin(with_target(&hpa))
         .output()
         .unwrap();
     let sarif: Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -417,10 +419,17 @@ fn sarif_output_is_valid_against_the_schema() {
         .collect();
     assert!(errors.is_empty(), "{errors:#?}");
     let result = &sarif["runs"][0]["results"][0];
-    assert_eq!(result["ruleId"], "invalid-replicas");
+    assert_eq!(result["ruleId"], "invalid-field-type");
     assert_eq!(
         result["locations"][0]["physicalLocation"]["region"]["startLine"],
-        7
+        6
+    );
+    assert_eq!(
+        result["fixes"][0]["artifactChanges"][0]["replacements"][0],
+        serde_json::json!({
+            "deletedRegion": {"startLine": 6, "startColumn": 16, "endLine": 6, "endColumn": 19},
+            "insertedContent": {"text": "2"},
+        })
     );
     let rules = sarif["runs"][0]["tool"]["driver"]["rules"]
         .as_array()

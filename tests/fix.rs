@@ -65,11 +65,17 @@ fn fixed(files: &[(&str, &str)], args: &[&str]) -> (Vec<String>, Value) {
     let args = [args, &["--fix", "--format", "json", "."]].concat();
     let output = run(dir.path(), &args, "");
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let texts: Vec<String> = files.iter().map(|(name, _)| read(dir.path(), name)).collect();
+    let texts: Vec<String> = files
+        .iter()
+        .map(|(name, _)| read(dir.path(), name))
+        .collect();
     let again = run(dir.path(), &args, "");
     let again: Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(again["summary"]["fixed"], 0, "{again:#}");
-    let texts_again: Vec<String> = files.iter().map(|(name, _)| read(dir.path(), name)).collect();
+    let texts_again: Vec<String> = files
+        .iter()
+        .map(|(name, _)| read(dir.path(), name))
+        .collect();
     assert_eq!(texts, texts_again);
     (texts, report)
 }
@@ -108,7 +114,11 @@ fn v2beta1_metrics_are_converted_in_crlf() {
 fn flow_style_and_json_documents_are_edited_in_place() {
     let flow = "{apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler, metadata: {name: flow}, spec: {scaleTargetRef: {apiVersion: extensions/v1beta1, kind: deployment, name: web}, minReplica: 2, maxReplicas: 5}}\n";
     let json = "{\n  \"apiVersion\": \"autoscaling/v2\",\n  \"kind\": \"HorizontalPodAutoscaler\",\n  \"metadata\": {\"name\": \"json\"},\n  \"spec\": {\n    \"scaleTargetRef\": {\"apiVersion\": \"apps/v1\", \"kind\": \"Deployment\", \"name\": \"web\"},\n    \"maxReplicas\": \"6\"\n  }\n}\n";
-    let files = [("flow.yaml", flow), ("hpa.json", json), ("web.yaml", TARGET)];
+    let files = [
+        ("flow.yaml", flow),
+        ("hpa.json", json),
+        ("web.yaml", TARGET),
+    ];
     let (texts, report) = fixed(&files, &[]);
     // A document that starts with `{` is written to as JSON.
     let scalable = flow.replace(
@@ -144,7 +154,12 @@ fn an_unsafe_fix_changes_the_target_in_its_own_file() {
 
     let output = run(
         dir.path(),
-        &["--fix", "--unsafe-fixes", "hpa.yaml", "apps/deployment.yaml"],
+        &[
+            "--fix",
+            "--unsafe-fixes",
+            "hpa.yaml",
+            "apps/deployment.yaml",
+        ],
         "",
     );
     assert_eq!(output.status.code(), Some(0));
@@ -206,7 +221,10 @@ fn standard_input_is_fixed_onto_standard_output() {
     let dir = tempfile::tempdir().unwrap();
     let output = run(dir.path(), &["--fix", "--format", "json", "-"], MULTI);
     let fixed = String::from_utf8(output.stdout).unwrap();
-    assert_eq!(fixed, MULTI.replace("v2beta2", "v2").replace("\"10\"", "10"));
+    assert_eq!(
+        fixed,
+        MULTI.replace("v2beta2", "v2").replace("\"10\"", "10")
+    );
     // The findings go to standard error.
     let report: Value = serde_json::from_slice(&output.stderr).unwrap();
     assert_eq!(rules_of(&report), ["target-replicas-conflict"]);
@@ -215,10 +233,18 @@ fn standard_input_is_fixed_onto_standard_output() {
     // Text without fixes comes out as it went in; the findings still count.
     let output = run(dir.path(), &["--fix", "-"], HPA_MAX_ZERO);
     assert_eq!(String::from_utf8(output.stdout).unwrap(), HPA_MAX_ZERO);
-    assert!(String::from_utf8(output.stderr).unwrap().contains("error[invalid-replicas]"));
+    assert!(
+        String::from_utf8(output.stderr)
+            .unwrap()
+            .contains("error[invalid-replicas]")
+    );
     assert_eq!(output.status.code(), Some(1));
     let output = run(dir.path(), &["--diff", "-"], MULTI);
-    assert!(String::from_utf8(output.stdout).unwrap().starts_with("--- <stdin>\n+++ <stdin>\n"));
+    assert!(
+        String::from_utf8(output.stdout)
+            .unwrap()
+            .starts_with("--- <stdin>\n+++ <stdin>\n")
+    );
 }
 
 /// Whether the tests run as root, whom file permissions do not stop.
@@ -306,7 +332,10 @@ fn context_files_and_helm_templates_are_never_written() {
     ]));
     assert_eq!(read(dir.path(), "base/deployment.yaml"), deployment);
     assert_eq!(read(dir.path(), "chart/templates/hpa.yaml"), template);
-    assert_eq!(rules_of(&report), ["target-replicas-conflict", "helm-template"]);
+    assert_eq!(
+        rules_of(&report),
+        ["target-replicas-conflict", "helm-template"]
+    );
     // A finding in a context file comes without the fix `--fix` would not make.
     assert!(report["diagnostics"][0]["fix"].is_null());
     assert_eq!(report["summary"]["fixed"], 0);
@@ -345,4 +374,193 @@ fn json_and_text_show_the_fixes() {
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("warning[target-replicas-conflict]: [*] Deployment"));
     assert!(text.ends_with("[*] 2 fixable with `--fix --unsafe-fixes`.\n"));
+}
+
+/// The files under `dir`, as paths relative to it.
+fn files_under(dir: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.file_type().unwrap().is_dir() {
+            files.extend(
+                files_under(&entry.path())
+                    .iter()
+                    .map(|f| format!("{name}/{f}")),
+            );
+        } else {
+            files.push(name);
+        }
+    }
+    files
+}
+
+/// `spec.metrics[0].resource` as a JSON Pointer.
+fn pointer(field: &str) -> String {
+    field
+        .replace('[', ".")
+        .replace(']', "")
+        .split('.')
+        .map(|segment| format!("/{segment}"))
+        .collect()
+}
+
+/// The fields a rule's fix changes, for a finding on `field`; `title` names
+/// a renamed key's new name.
+fn touched(rule: &str, field: &str, title: &str) -> Vec<String> {
+    match rule {
+        "deprecated-api-version" => vec!["/apiVersion".into(), "/spec/metrics".into()],
+        "target-not-scalable" => vec![
+            "/spec/scaleTargetRef/apiVersion".into(),
+            "/spec/scaleTargetRef/kind".into(),
+        ],
+        "target-replicas-conflict" | "invalid-field-type" => vec![pointer(field)],
+        "unknown-field" => {
+            let to = title.rsplit('`').nth(1).unwrap();
+            let parent = pointer(field).rsplit_once('/').unwrap().0.to_owned();
+            vec![pointer(field), format!("{parent}/{to}")]
+        }
+        _ => panic!("which fields does `{rule}` fix?"),
+    }
+}
+
+fn without(mut value: Value, pointers: &[String]) -> Value {
+    for pointer in pointers {
+        let (parent, key) = pointer.rsplit_once('/').unwrap();
+        if let Some(Value::Object(map)) = value.pointer_mut(parent) {
+            map.remove(key);
+        }
+    }
+    value
+}
+
+/// `--fix --unsafe-fixes` on copies of the examples and the real-world corpus
+/// changes only files with fixes, and in them only the fields the fixes are
+/// about: every other value of every object reads the same, no document gets
+/// a YAML problem, and no API-server finding appears. Except on the HPAs whose
+/// removed version was converted: the API server rejected them whole, so
+/// nothing else of them was checked; what their conversion brings to light is
+/// the snapshot's.
+#[test]
+fn fixes_the_corpus_and_changes_nothing_else() {
+    use hpa_lint_rules::source::{ALL, read_document, split_documents};
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let mut revealed = String::new();
+    for corpus in ["examples", "tests/corpus/realworld"] {
+        let copy = dir.path().join(corpus);
+        for file in files_under(&root.join(corpus)) {
+            write(
+                &copy,
+                &file,
+                std::fs::read(root.join(corpus).join(&file)).unwrap(),
+            );
+        }
+        let lint = |args: &[&str]| json_output(hpa_lint().current_dir(&copy).args(args).arg("."));
+        let before = lint(&["--unsafe-fixes"]);
+        let after = lint(&["--fix", "--unsafe-fixes"]);
+        let diagnostics = |report: &Value| report["diagnostics"].as_array().unwrap().clone();
+        assert!(diagnostics(&after).iter().all(|d| d["fix"].is_null()));
+
+        // (file, document, kind, name) → the fields its fixes change.
+        let mut fixed: std::collections::BTreeMap<(String, u64, String, String), Vec<String>> =
+            Default::default();
+        for d in diagnostics(&before).iter().filter(|d| !d["fix"].is_null()) {
+            let str = |v: &Value| v.as_str().unwrap().to_owned();
+            let key = (
+                str(&d["file"]),
+                d["document"].as_u64().unwrap(),
+                str(&d["object"]["kind"]),
+                str(&d["object"]["name"]),
+            );
+            let fields = touched(
+                &str(&d["rule"]),
+                &str(&d["field"]),
+                &str(&d["fix"]["title"]),
+            );
+            fixed.entry(key).or_default().extend(fields);
+        }
+        let mut changed_files = 0;
+        let mut files: Vec<String> = fixed.keys().map(|k| k.0.clone()).collect();
+        files.dedup();
+        for entry in std::fs::read_dir(root.join(corpus)).unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.path().is_file() && !files.contains(&name) {
+                assert_eq!(
+                    std::fs::read(entry.path()).unwrap(),
+                    std::fs::read(copy.join(&name)).unwrap(),
+                    "{name} has no fix"
+                );
+            }
+        }
+        for file in files {
+            let original = std::fs::read_to_string(root.join(corpus).join(&file)).unwrap();
+            let text = std::fs::read_to_string(copy.join(&file)).unwrap();
+            changed_files += usize::from(original != text);
+            let (old, new) = (split_documents(&original), split_documents(&text));
+            assert_eq!(old.len(), new.len(), "{file}");
+            for (i, (old, new)) in old.iter().zip(&new).enumerate() {
+                let (old, new) = (
+                    read_document(old.text, &|_, _| &ALL),
+                    read_document(new.text, &|_, _| &ALL),
+                );
+                assert!(
+                    new.problems.len() <= old.problems.len(),
+                    "{file}: {:?}",
+                    new.problems
+                );
+                assert_eq!(old.values.len(), new.values.len(), "{file}");
+                for ((old, _), (new, _)) in old.values.into_iter().zip(new.values) {
+                    let kind = old["kind"].as_str().unwrap_or_default().to_owned();
+                    let name = old["metadata"]["name"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned();
+                    let key = (file.clone(), i as u64, kind, name);
+                    let fields = fixed.get(&key).map_or(&[][..], Vec::as_slice);
+                    assert_eq!(without(old, fields), without(new, fields), "{key:?}");
+                }
+            }
+        }
+        assert!(changed_files > 0, "{corpus}");
+
+        // API-server findings, by object and field.
+        let api_server = |report: &Value| -> Vec<(String, String, String, String)> {
+            diagnostics(report)
+                .iter()
+                .filter(|d| !d["reason"].is_null())
+                .map(|d| {
+                    let str = |v: &Value| v.as_str().unwrap().to_owned();
+                    (
+                        str(&d["file"]),
+                        str(&d["object"]["name"]),
+                        str(&d["rule"]),
+                        format!("{}: {}", str(&d["field"]), str(&d["message"])),
+                    )
+                })
+                .collect()
+        };
+        let converted: Vec<(String, String)> = diagnostics(&before)
+            .iter()
+            .filter(|d| d["rule"] == "deprecated-api-version")
+            .map(|d| {
+                (
+                    d["file"].as_str().unwrap().to_owned(),
+                    d["object"]["name"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        let old = api_server(&before);
+        for finding in api_server(&after) {
+            if converted.contains(&(finding.0.clone(), finding.1.clone())) {
+                revealed.push_str(&format!(
+                    "{corpus}/{} {} {}: {}\n",
+                    finding.0, finding.1, finding.2, finding.3
+                ));
+            } else {
+                assert!(old.contains(&finding), "new: {finding:?}");
+            }
+        }
+    }
+    insta::assert_snapshot!("fix_reveals_on_converted_hpas", revealed);
 }
