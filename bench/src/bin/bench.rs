@@ -477,6 +477,48 @@ fn lint_command<'a>(
     }
 }
 
+/// The command that makes the fixes in `input`, and its name in the report:
+/// `--fix` on a copy of a directory (made afresh before each run, untimed),
+/// or `--diff` on a stream (`--fix` would write the fixed stream on standard
+/// output and the findings on standard error, which `measure` passes on).
+fn fix_command<'a>(
+    hpa_lint: &'a Path,
+    profile: Profile,
+    input: &'a Path,
+    copy: &'a Path,
+) -> (String, Vec<&'a std::ffi::OsStr>, Option<&'a Path>) {
+    let (args, stdin): (&[&str], _) = if profile == Profile::Stream {
+        (&["--unsafe-fixes", "--diff", "-"], Some(input))
+    } else {
+        (&["--unsafe-fixes", "--fix", "--format", "json"], None)
+    };
+    let mut command = vec![hpa_lint.as_os_str()];
+    command.extend(args.iter().map(std::ffi::OsStr::new));
+    let mut name = format!("hpa-lint {}", args.join(" "));
+    if stdin.is_none() {
+        command.push(copy.as_os_str());
+        name.push_str(" (on a fresh copy)");
+    }
+    (name, command, stdin)
+}
+
+/// Replaces `to` with a copy of the directory `from`.
+fn fresh_copy(from: &Path, to: &Path) -> Result<()> {
+    if to.exists() {
+        fs::remove_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    }
+    let mut files = Vec::new();
+    walk(from, &mut files)?;
+    for file in files {
+        let target = to.join(file.strip_prefix(from).map_err(|e| e.to_string())?);
+        if let Some(dir) = target.parent() {
+            fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        fs::copy(&file, &target).map_err(|e| format!("{}: {e}", target.display()))?;
+    }
+    Ok(())
+}
+
 fn measure_profile(
     exe: &Path,
     args: &Args,
@@ -508,6 +550,9 @@ fn measure_profile(
             .iter()
             .map(|(name, _)| (name.clone(), Line::default())),
     );
+    let copy = input.with_file_name(format!("{}-fixed", profile.name()));
+    let (fix_name, fix, fix_stdin) = fix_command(hpa_lint, profile, &input, &copy);
+    lines.push((fix_name.clone(), Line::default()));
     for run in 1..=args.runs {
         eprintln!("{}: run {run}/{} ...", profile.name(), args.runs);
         lines[0].1.add(&run_floor(exe, "read", &input)?.0);
@@ -520,6 +565,17 @@ fn measure_profile(
             }
             lines[2 + i].1.add(&sample);
         }
+        if fix_stdin.is_none() {
+            fresh_copy(&input, &copy)?;
+        }
+        let sample = measure(exe, fix_stdin, &fix, false)?;
+        if sample.code > 1 {
+            return Err(format!("{fix_name} exited with {}", sample.code));
+        }
+        lines.last_mut().expect("the fix line").1.add(&sample);
+    }
+    if fix_stdin.is_none() {
+        fs::remove_dir_all(&copy).map_err(|e| format!("{}: {e}", copy.display()))?;
     }
     Ok(Measured {
         profile,
@@ -609,6 +665,13 @@ fn report(args: &Args, measured: &[Measured], one: &Line) -> Result<String, std:
             )?;
         }
         let lint = &m.lines[2].1;
+        let fix = &m.lines[m.lines.len() - 1];
+        writeln!(
+            out,
+            "\n`{}`: {:.2}× the time of the plain run.",
+            fix.0,
+            fix.1.median() / lint.median()
+        )?;
         let verdict = |met: bool| if met { "met" } else { "not met" };
         let peak_mb = lint.peak_kib as f64 * 1024.0 / 1e6;
         writeln!(out, "\nGoals:")?;
