@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use hpa_lint::report::{FileEdit, Outcome};
 use hpa_lint_rules::Settings;
@@ -23,27 +23,16 @@ use crate::input::SourceFile;
 /// other fixes stop there.
 const MAX_PASSES: usize = 10;
 
-/// An input whose text the fixes changed.
-pub struct Change {
-    /// Index among the inputs.
-    pub input: usize,
-    /// `None` for standard input.
-    pub path: Option<PathBuf>,
-    pub original: String,
-    pub fixed: String,
-    /// How many fixes were made.
-    pub fixes: usize,
-}
-
 /// Lints and fixes until no applicable fix is left (or [`MAX_PASSES`]
 /// passes made fixes); `sources` read the fixed text from then on. Returns
-/// the last lint's outcome and the inputs whose text changed.
+/// the last lint's outcome and how many fixes were made in each input that
+/// has fixes.
 pub fn fix(
     sources: &mut [SourceFile],
     settings: &Settings,
     unsafe_fixes: bool,
-) -> (Outcome, Vec<Change>) {
-    let mut changes: BTreeMap<usize, Change> = BTreeMap::new();
+) -> (Outcome, BTreeMap<usize, usize>) {
+    let mut made: BTreeMap<usize, usize> = BTreeMap::new();
     let mut passes = 0;
     loop {
         let outcome = check::run(sources, settings);
@@ -56,31 +45,29 @@ pub fn fix(
             }
         }
         if fixes.is_empty() || passes == MAX_PASSES {
-            let changes = changes
-                .into_values()
-                .filter(|c| c.fixed != c.original)
-                .collect();
-            return (outcome, changes);
+            return (outcome, made);
         }
         passes += 1;
         for (input, fixes) in fixes {
-            let source = &mut sources[input];
-            let Ok(text) = source.text() else {
+            let Ok((fixed, count)) = sources[input].text().map(|t| apply_fixes(&t, fixes)) else {
                 continue;
             };
-            let (fixed, made) = apply_fixes(&text, fixes);
-            let change = changes.entry(input).or_insert_with(|| Change {
-                input,
-                path: source.path().map(Path::to_path_buf),
-                original: text,
-                fixed: String::new(),
-                fixes: 0,
-            });
-            change.fixes += made;
-            change.fixed.clone_from(&fixed);
-            source.set_text(fixed);
+            *made.entry(input).or_default() += count;
+            sources[input].set_fixed(Some(fixed));
         }
     }
+}
+
+/// The original and fixed text of each input the fixes changed, with how
+/// many fixes were made in it.
+pub fn changes(
+    sources: &[SourceFile],
+    made: &BTreeMap<usize, usize>,
+) -> impl Iterator<Item = (usize, String, usize)> {
+    made.iter().filter_map(|(&input, &count)| {
+        let original = sources[input].original_text().ok()?;
+        (sources[input].fixed()? != original).then_some((input, original, count))
+    })
 }
 
 /// From the first edit's start to the last one's end.
@@ -126,21 +113,14 @@ pub fn write_file(path: &Path, text: &str) -> io::Result<()> {
     Ok(())
 }
 
-/// Writes the changes as a unified diff, each input's name on both sides
-/// (`patch -p0` applies it).
-pub fn write_diff(
-    changes: &[Change],
-    sources: &[SourceFile],
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    for change in changes {
-        let name = &sources[change.input].name;
-        similar::TextDiff::from_lines(&change.original, &change.fixed)
-            .unified_diff()
-            .header(name, name)
-            .to_writer(&mut *out)?;
-    }
-    Ok(())
+/// Writes the change to an input as a unified diff, with its name on both
+/// sides (`patch -p0` applies it).
+pub fn write_diff(source: &SourceFile, original: &str, out: &mut dyn Write) -> io::Result<()> {
+    let fixed = source.fixed().unwrap_or(original);
+    similar::TextDiff::from_lines(original, fixed)
+        .unified_diff()
+        .header(&source.name, &source.name)
+        .to_writer(out)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! applies to both. Unreadable input is an error of its own and never stops
 //! the run.
 
+use std::borrow::Cow;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -46,6 +47,8 @@ pub struct SourceFile {
     /// Read for lookups only (`--context`): nothing is reported about it.
     pub context: bool,
     bytes: Bytes,
+    /// The text with the fixes made so far (`--fix`), read instead of `bytes`.
+    fixed: Option<String>,
 }
 
 /// A piece of a file cut between documents: whole documents only.
@@ -150,7 +153,7 @@ fn check_start(head: &[u8]) -> Result<usize, String> {
 }
 
 impl SourceFile {
-    /// The file's path; `None` for standard input (and once the text was replaced).
+    /// The file's path; `None` for standard input.
     pub fn path(&self) -> Option<&Path> {
         match &self.bytes {
             Bytes::Path(path) => Some(path),
@@ -158,24 +161,44 @@ impl SourceFile {
         }
     }
 
-    /// The whole text, byte-order mark included (offsets count from it).
-    pub fn text(&self) -> Result<String, String> {
-        let opened = self.open()?;
+    /// The whole text, with the fixes made so far; a byte-order mark is
+    /// included (offsets count from it).
+    pub fn text(&self) -> Result<Cow<'_, str>, String> {
+        match &self.fixed {
+            Some(fixed) => Ok(Cow::Borrowed(fixed)),
+            None => self.original_text().map(Cow::Owned),
+        }
+    }
+
+    /// The whole text, as the input has it.
+    pub fn original_text(&self) -> Result<String, String> {
         let mut text = String::new();
-        opened
+        self.open_original()?
             .reader()
             .and_then(|mut r| r.read_to_string(&mut text))
             .map_err(|e| e.to_string())?;
         Ok(text)
     }
 
-    /// Reads `text` from now on instead of the input's bytes.
-    pub fn set_text(&mut self, text: String) {
-        self.bytes = Bytes::Memory(text.into_bytes());
+    /// The text with the fixes made so far, if some were.
+    pub fn fixed(&self) -> Option<&str> {
+        self.fixed.as_deref()
+    }
+
+    /// Reads `fixed` from now on instead of the input; `None`: the input again.
+    pub fn set_fixed(&mut self, fixed: Option<String>) {
+        self.fixed = fixed;
     }
 
     /// Opens the input for reading (ranges of it, or blocks).
     pub fn open(&self) -> Result<Opened<'_>, String> {
+        match &self.fixed {
+            Some(fixed) => Ok(Opened::Memory(fixed.as_bytes())),
+            None => self.open_original(),
+        }
+    }
+
+    fn open_original(&self) -> Result<Opened<'_>, String> {
         Ok(match &self.bytes {
             Bytes::Path(path) => {
                 Opened::File(std::fs::File::open(path).map_err(|e| e.to_string())?)
@@ -393,6 +416,7 @@ pub fn collect(
             name: Arc::from("<stdin>"),
             context: false,
             bytes,
+            fixed: None,
         });
     }
     if context_files.is_empty() {
@@ -427,6 +451,7 @@ fn to_sources(mut files: Vec<PathBuf>, context: bool) -> Vec<SourceFile> {
             ),
             context,
             bytes: Bytes::Path(path),
+            fixed: None,
         })
         .collect()
 }

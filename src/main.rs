@@ -86,20 +86,20 @@ fn fix_files(
     unsafe_fixes: bool,
     stdin: Option<usize>,
 ) -> Result<(Outcome, bool)> {
-    let (mut outcome, changes) = fix::fix(sources, settings, unsafe_fixes);
+    let (mut outcome, made) = fix::fix(sources, settings, unsafe_fixes);
     let mut fixed = 0;
     let mut unwritten = Vec::new();
-    for change in &changes {
-        let written = change
-            .path
-            .as_ref()
-            .map_or(Ok(()), |path| fix::write_file(path, &change.fixed));
+    for (input, _, count) in fix::changes(sources, &made) {
+        let source = &sources[input];
+        let written = match (source.path(), source.fixed()) {
+            (Some(path), Some(text)) => fix::write_file(path, text),
+            _ => Ok(()),
+        };
         match written {
-            Ok(()) => fixed += change.fixes,
+            Ok(()) => fixed += count,
             Err(error) => {
-                let name = &sources[change.input].name;
-                eprintln!("hpa-lint: {name}: cannot write the fixes: {error}");
-                unwritten.push(change);
+                eprintln!("hpa-lint: {}: cannot write the fixes: {error}", source.name);
+                unwritten.push(input);
             }
         }
     }
@@ -107,8 +107,8 @@ fn fix_files(
         io::stdout().write_all(text.as_bytes())?;
     }
     if !unwritten.is_empty() {
-        for change in &unwritten {
-            sources[change.input].set_text(change.original.clone());
+        for &input in &unwritten {
+            sources[input].set_fixed(None);
         }
         outcome = check::run(sources, settings);
     }
@@ -124,16 +124,20 @@ fn diff(
     unsafe_fixes: bool,
     input_errors: Vec<String>,
 ) -> Result<u8> {
-    let (outcome, changes) = fix::fix(sources, settings, unsafe_fixes);
+    let (outcome, made) = fix::fix(sources, settings, unsafe_fixes);
     let mut out = io::BufWriter::new(io::stdout().lock());
-    fix::write_diff(&changes, sources, &mut out)?;
+    let (mut files, mut fixes) = (0, 0);
+    for (input, original, count) in fix::changes(sources, &made) {
+        fix::write_diff(&sources[input], &original, &mut out)?;
+        files += 1;
+        fixes += count;
+    }
     out.flush()?;
-    if !changes.is_empty() {
-        let fixes = changes.iter().map(|c| c.fixes).sum();
+    if files > 0 {
         eprintln!(
             "Would fix {} in {}.",
             emit::plural(fixes, "finding"),
-            emit::plural(changes.len(), "file")
+            emit::plural(files, "file")
         );
     }
     let input_errors = unread(input_errors, &outcome);
@@ -142,7 +146,7 @@ fn diff(
     }
     Ok(if !input_errors.is_empty() {
         TROUBLE
-    } else if changes.is_empty() {
+    } else if files == 0 {
         0
     } else {
         FINDINGS
