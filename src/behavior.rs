@@ -59,7 +59,7 @@ pub fn run(args: &BehaviorArgs) -> Result<u8> {
     } else {
         let reports: Vec<Report> = found
             .iter()
-            .map(|f| Report::new(f, Autoscaler::new(&f.hpa, flags.clone(), &settings)))
+            .map(|f| Report::new(f, Autoscaler::new(&f.hpa, flags.clone(), &settings.cluster)))
             .collect();
         match args.format {
             BehaviorFormat::Text => {

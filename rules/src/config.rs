@@ -25,7 +25,6 @@ use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
 
 use crate::cluster::{GroupKind, KubeVersion};
 use crate::object::group_of;
-use crate::registry;
 use crate::settings::{Level, Settings};
 
 /// The file's content.
@@ -152,8 +151,8 @@ fn known_rule<T>(
     name: &str,
     value: &Spanned<T>,
 ) -> Result<&'static crate::registry::Rule, ConfigError> {
-    registry::by_name(name).ok_or_else(|| {
-        let hint = crate::suggest::did_you_mean(registry::closest_name(name));
+    crate::rules::by_name(name).ok_or_else(|| {
+        let hint = crate::suggest::did_you_mean(crate::rules::closest_name(name));
         at(value, format!("unknown rule `{name}`{hint}"))
     })
 }
@@ -261,7 +260,7 @@ mod tests {
         config.apply(&mut settings).unwrap();
         assert!(settings.cluster.feature_gates.scale_to_zero);
         assert_eq!(settings.cluster.default_namespace, "team-a");
-        let rule = |name| registry::by_name(name).unwrap();
+        let rule = |name| crate::rules::by_name(name).unwrap();
         assert_eq!(
             settings.severity(rule("min-equals-max")),
             Some(Severity::Error)

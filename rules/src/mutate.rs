@@ -7,9 +7,11 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::{BehaviorDefaultsConfig, ConfigError};
-use crate::diagnostic::{PatchOp, Severity};
+use crate::context::Operation;
+use crate::diagnostic::Severity;
+use crate::fix::PatchOp;
 use crate::index::MemoryIndex;
-use crate::lint::{Operation, lint};
+use crate::lint::lint;
 use crate::model::selector;
 use crate::object::{Object, Origin};
 use crate::path::FieldPath;

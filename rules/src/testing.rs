@@ -95,9 +95,7 @@ pub(crate) fn only(rule: &Rule) -> Settings {
 
 /// `settings` with only `rule` enabled.
 pub(crate) fn only_with(rule: &Rule, mut settings: Settings) -> Settings {
-    settings
-        .select(&[rule.name.to_owned()])
-        .expect("a registered rule");
+    crate::rules::select(&mut settings, &[rule.name.to_owned()]).expect("a registered rule");
     settings
 }
 
@@ -171,8 +169,8 @@ impl Index for UnknownIndex {
         Arc::default()
     }
 
-    fn list(&self, _: &str, _: &str, _: &str) -> Vec<Arc<Object>> {
-        Vec::new()
+    fn list(&self, _: &str, _: &str, _: &str) -> Lookup<Vec<Arc<Object>>> {
+        Lookup::Unknown
     }
 }
 

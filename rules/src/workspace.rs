@@ -10,16 +10,17 @@
 //! 3. [`lint_document`] reads one HPA's document again, whole, and runs the
 //!    rules on it.
 
+use crate::context::{Check, Operation};
 use crate::diagnostic::{Diagnostic, Subject};
 use crate::index::{Index, Stored};
-use crate::lint::{Operation, check_suppressions, input_finding, lint_hpa};
+use crate::lint::{lint_hpa, lint_object};
 use crate::model::autoscaler::scale_target;
 use crate::model::workload::{is_listed, keep_for};
 use crate::object::{Object, ObjectKey, ObjectRef, Origin};
-use crate::path::{FieldPath, Segment};
-use crate::rules::{duplicate_key, helm_template, invalid_yaml};
+use crate::path::FieldPath;
+use crate::rules::CHECKS;
 use crate::settings::Settings;
-use crate::source::{self, ALL, Pos, ProblemKind};
+use crate::source::{self, ALL, Pos, Problem, ProblemKind};
 
 /// An object found in a document.
 #[derive(Debug)]
@@ -74,22 +75,8 @@ pub fn scan_document(text: &str, settings: &Settings) -> Scan {
         template: document.template,
         ..Scan::default()
     };
-    for problem in document.problems {
-        let (rule, message) = match problem.kind {
-            ProblemKind::Syntax | ProblemKind::Conversion => (&invalid_yaml::RULE, problem.message),
-            ProblemKind::DuplicateKey => {
-                let key = match problem.path.segments().last() {
-                    Some(Segment::Field(name) | Segment::Key(name)) => name.to_string(),
-                    _ => String::new(),
-                };
-                (
-                    &duplicate_key::RULE,
-                    duplicate_key::message(&crate::quote::shown(&key)),
-                )
-            }
-        };
-        let subject = read_subject(key.clone());
-        if let Some(d) = input_finding(settings, rule, subject, problem.path, message, None) {
+    for problem in &document.problems {
+        for d in document_findings(problem, &key, settings) {
             scan.findings.push((d, problem.pos));
         }
     }
@@ -109,7 +96,7 @@ pub fn scan_document(text: &str, settings: &Settings) -> Scan {
             continue;
         };
         scan.objects += 1;
-        for d in check_suppressions(&object, settings) {
+        for d in lint_object(&object, settings) {
             suppressions.push((prefix.join(&d.source_path), d));
         }
         let keep = keep_for(&settings.cluster, &object.key.api_version, &object.key.kind);
@@ -139,16 +126,36 @@ pub fn scan_document(text: &str, settings: &Settings) -> Scan {
     scan
 }
 
+/// What the enabled document-stage rules make of a problem, about the
+/// document's object as far as it was read.
+fn document_findings(problem: &Problem, key: &ObjectKey, settings: &Settings) -> Vec<Diagnostic> {
+    CHECKS
+        .iter()
+        .filter_map(|&(rule, check)| {
+            let Check::Document(check) = check else {
+                return None;
+            };
+            let severity = settings.severity(rule)?;
+            let finding = check(problem)?;
+            Some(finding.diagnostic(
+                rule,
+                severity,
+                read_subject(key.clone()),
+                problem.path.clone(),
+            ))
+        })
+        .collect()
+}
+
 /// The finding that says a file is a Helm template; `None` when the rule is off.
 pub fn template_finding(settings: &Settings) -> Option<Diagnostic> {
-    input_finding(
-        settings,
-        &helm_template::RULE,
-        read_subject(ObjectKey::default()),
-        FieldPath::root(),
-        helm_template::MESSAGE.to_owned(),
-        Some(helm_template::HELP),
-    )
+    let template = Problem {
+        kind: ProblemKind::Template,
+        message: String::new(),
+        path: FieldPath::root(),
+        pos: Pos::default(),
+    };
+    document_findings(&template, &ObjectKey::default(), settings).pop()
 }
 
 /// Lints objects of a document read again whole: each given by where it is

@@ -5,7 +5,8 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use hpa_lint_rules::lint::{Operation as LintOperation, lint_at_most, lint_workload};
+use hpa_lint_rules::Operation as LintOperation;
+use hpa_lint_rules::lint::{lint_at_most, lint_workload};
 use hpa_lint_rules::model::workload::keep_what_rules_read;
 use hpa_lint_rules::quote::truncate;
 use hpa_lint_rules::{Diagnostic, Object, Origin};

@@ -167,7 +167,7 @@ impl SharedPolicy {
 #[cfg(test)]
 mod tests {
     use hpa_lint_rules::Object;
-    use hpa_lint_rules::lint::{Operation, lint};
+    use hpa_lint_rules::{Operation, lint};
     use serde_json::json;
 
     use super::*;

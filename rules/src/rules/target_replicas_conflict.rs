@@ -4,12 +4,12 @@ use serde_json::Value;
 
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
-use crate::lint::{Context, Operation, Report};
+use crate::context::{Check, Context, Operation, Report};
 use crate::model::workload::TargetKind;
 use crate::object::Object;
 use crate::path::FieldPath;
 use crate::quote::{code, shown};
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -96,8 +96,10 @@ the live workload to 1 replica once, unless the field is first removed from the
 last-applied configuration (see the help line).
 "#,
     fix: FixAvailability::Always,
-    check: Check::Hpa(check),
+    manifests_only: true,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 /// The Kubernetes documentation's migration steps.
 const DOCS_URL: &str = "https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/#migrating-deployments-and-statefulsets-to-horizontal-autoscaling";
@@ -173,7 +175,8 @@ mod tests {
 
     use super::RULE;
     use crate::index::MemoryIndex;
-    use crate::lint::{Operation, lint};
+    use crate::context::Operation;
+    use crate::lint::lint;
     use crate::testing::{check_fixture, objects, only};
 
     #[test]
