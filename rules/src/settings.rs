@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::str::FromStr;
 
 use crate::cluster::{Cluster, KubeVersion, Millis};
+use crate::defaults::NamespacedDefaults;
 use crate::diagnostic::Severity;
 use crate::registry::{Category, Rule};
 
@@ -58,6 +59,9 @@ pub struct Settings {
     /// `overprovisioned-min-replicas`: every metric at or below this percentage
     /// of its target (50).
     pub far_below_target: u32,
+    /// The behavior HPAs run with where they leave it unset, per namespace:
+    /// what `implicit-behavior` writes out.
+    pub behavior_defaults: NamespacedDefaults,
     /// The configured level of each rule by name; a rule not in it keeps
     /// its default.
     levels: HashMap<&'static str, Level>,
@@ -80,6 +84,7 @@ impl Settings {
             now: None,
             pinned_threshold: 24 * 3_600_000,
             far_below_target: 50,
+            behavior_defaults: NamespacedDefaults::default(),
             levels: HashMap::new(),
         }
     }

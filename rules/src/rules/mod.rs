@@ -64,6 +64,7 @@ rules! {
     utilization_target_unreachable,
     vpa_conflict,
     single_replica_floor,
+    implicit_behavior,
     scaling_inactive,
     unknown_metric_value,
     pinned_at_max_replicas,
@@ -145,9 +146,9 @@ pub fn ignore(settings: &mut Settings, selectors: &[String]) -> Result<(), Unkno
 mod tests {
     use super::{ALL, by_name, select};
     use crate::diagnostic::Severity;
-    use crate::registry::{Category, Rule};
+    use crate::registry::{Category, FixAvailability, Rule};
     use crate::settings::{Level, Settings};
-    use crate::testing::{lint_yaml, only_with, render};
+    use crate::testing::{count_fixes, lint_yaml, only_with, render, rule_fixture};
 
     /// The first fenced YAML block after `marker` in a rule's docs.
     fn yaml_after<'d>(docs: &'d str, marker: &str) -> Option<&'d str> {
@@ -243,6 +244,40 @@ mod tests {
                 "`{}`: the fixed example still triggers it:\n{}",
                 rule.name,
                 render(&findings)
+            );
+        }
+    }
+
+    /// What a rule declares about its fixes is what its findings carry, and
+    /// a rule that fixes has a `.fix.yaml` fixture.
+    #[test]
+    fn fix_availability_is_what_the_findings_carry() {
+        for rule in ALL {
+            let mut texts = vec![rule_fixture(rule.name)];
+            texts.extend(yaml_after(rule.docs, "## Example").map(str::to_owned));
+            let fix_fixture = format!(
+                "{}/fixtures/{}.fix.yaml",
+                env!("CARGO_MANIFEST_DIR"),
+                rule.name
+            );
+            if rule.fix != FixAvailability::None {
+                texts.push(std::fs::read_to_string(&fix_fixture).expect("a fix fixture"));
+            }
+            let (mut found, mut fixed) = (0, 0);
+            for text in &texts {
+                let (f, x) = count_fixes(rule, text, example_settings(rule));
+                found += f;
+                fixed += x;
+            }
+            let expected = match rule.fix {
+                FixAvailability::None => fixed == 0,
+                FixAvailability::Sometimes => fixed > 0,
+                FixAvailability::Always => fixed == found,
+            };
+            assert!(
+                expected,
+                "`{}` declares fixes {:?}; {fixed} of {found} findings carry one",
+                rule.name, rule.fix
             );
         }
     }
