@@ -19,7 +19,7 @@ pub static RULE: Rule = Rule {
     severity: Severity::Info,
     summary: "`spec.behavior` is left, wholly or in part, to defaults the manifest does not show",
     docs: r#"## What it does
-Reports an `autoscaling/v2` HPA that does not set `spec.behavior`, or leaves
+Reports an `autoscaling/v2` (or `v2beta2`) HPA that does not set `spec.behavior`, or leaves
 some of its fields unset: `stabilizationWindowSeconds`, `selectPolicy` and
 `policies` of either direction (and `tolerance` when the organisation's
 defaults set one).
@@ -87,7 +87,8 @@ are set are never changed. It is safe: the HPA behaves as before.
 pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
-    if cx.hpa.version != HpaVersion::V2 {
+    // The versions with `spec.behavior`, which v2beta2 has in v2's shape.
+    if !matches!(cx.hpa.version, HpaVersion::V2 | HpaVersion::V2beta2) {
         return;
     }
     let labels = namespace_labels(cx);
