@@ -132,7 +132,7 @@ pub struct ScalableKind {
 }
 
 /// A configuration problem, with its position in the file when known.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub struct ConfigError {
     /// What is wrong.
     pub message: String,
@@ -149,9 +149,9 @@ impl fmt::Display for ConfigError {
     }
 }
 
-fn at<T>(spanned: &Spanned<T>, message: String) -> ConfigError {
+fn at<T>(spanned: &Spanned<T>, message: impl fmt::Display) -> ConfigError {
     ConfigError {
-        message,
+        message: message.to_string(),
         position: Some((
             spanned.referenced.line() as usize,
             spanned.referenced.column() as usize,

@@ -21,18 +21,21 @@ pub enum Level {
     On(Severity),
 }
 
-impl FromStr for Level {
-    type Err = String;
+/// A rule level that is not one.
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+#[error("invalid rule level `{0}`: expected off, error, warning or info")]
+pub struct LevelError(pub String);
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl FromStr for Level {
+    type Err = LevelError;
+
+    fn from_str(s: &str) -> Result<Self, LevelError> {
         match s {
             "off" => Ok(Level::Off),
             "error" => Ok(Level::On(Severity::Error)),
             "warning" => Ok(Level::On(Severity::Warning)),
             "info" => Ok(Level::On(Severity::Info)),
-            _ => Err(format!(
-                "invalid rule level `{s}`: expected off, error, warning or info"
-            )),
+            _ => Err(LevelError(s.to_owned())),
         }
     }
 }
