@@ -379,6 +379,27 @@ mod tests {
     }
 
     #[test]
+    fn mutation_rules_must_have_fixes() {
+        let names = |text: &str| -> Result<Vec<&str>, String> {
+            Config::parse(text)
+                .unwrap()
+                .mutation_rules()
+                .map(|rules| rules.iter().map(|r| r.name).collect())
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(names(""), Ok(vec!["implicit-behavior"]));
+        assert_eq!(names("webhook: {mutate: []}"), Ok(vec![]));
+        assert_eq!(
+            names("webhook:\n  mutate: [target-not-scalable, implicit-behavior]\n"),
+            Ok(vec!["target-not-scalable", "implicit-behavior"])
+        );
+        assert_eq!(
+            names("webhook:\n  mutate: [min-equals-max]\n"),
+            Err("2:12: rule `min-equals-max` has no fix to apply".to_owned())
+        );
+    }
+
+    #[test]
     fn reads_the_webhook_section() {
         let config = Config::parse(
             "webhook:\n  mode: warn\n  targets: deny\n  rules: {min-equals-max: off}\n  maxBodyBytes: 1024\n  watchNamespaces: [shop]\n  defaults:\n  - namespaceSelector: {matchLabels: {env: prod}}\n    behavior: {scaleDown: {stabilizationWindowSeconds: 600}}\n",
