@@ -3,7 +3,8 @@
 use std::io::{self, Write};
 
 use anyhow::{Result, bail};
-use hpa_lint_rules::registry::{self, ALL, Category, FixAvailability, Rule};
+use hpa_lint_rules::registry::{Category, FixAvailability, Rule};
+use hpa_lint_rules::rules::{self, ALL};
 
 use crate::args::RulesFormat;
 
@@ -67,8 +68,8 @@ pub fn rules(format: RulesFormat) -> Result<u8> {
 }
 
 pub fn explain(name: &str) -> Result<u8> {
-    let Some(rule) = registry::by_name(name) else {
-        let hint = hpa_lint_rules::suggest::did_you_mean(registry::closest_name(name));
+    let Some(rule) = rules::by_name(name) else {
+        let hint = hpa_lint_rules::suggest::did_you_mean(rules::closest_name(name));
         bail!("unknown rule `{name}`{hint}; `hpa-lint rules` lists them all");
     };
     let mut out = io::stdout().lock();

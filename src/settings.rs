@@ -78,9 +78,9 @@ pub fn resolve(
         namespace.clone_into(&mut settings.cluster.default_namespace);
     }
     if !args.select.is_empty() {
-        settings.select(&args.select).map_err(|e| anyhow!(e))?;
+        hpa_lint_rules::rules::select(&mut settings, &args.select)?;
     }
-    settings.ignore(&args.ignore).map_err(|e| anyhow!(e))?;
+    hpa_lint_rules::rules::ignore(&mut settings, &args.ignore)?;
     let config_dir = path
         .as_deref()
         .and_then(Path::parent)

@@ -434,7 +434,7 @@ fn sarif_output_is_valid_against_the_schema() {
     let rules = sarif["runs"][0]["tool"]["driver"]["rules"]
         .as_array()
         .unwrap();
-    assert_eq!(rules.len(), hpa_lint_rules::registry::ALL.len());
+    assert_eq!(rules.len(), hpa_lint_rules::rules::ALL.len());
 }
 
 #[test]
@@ -445,7 +445,7 @@ fn rules_and_explain_document_every_rule() {
         .output()
         .unwrap();
     let listing = String::from_utf8(output.stdout).unwrap();
-    for rule in hpa_lint_rules::registry::ALL {
+    for rule in hpa_lint_rules::rules::ALL {
         assert!(
             listing.lines().any(|l| l.starts_with(rule.name)),
             "{} missing",

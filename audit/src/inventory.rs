@@ -19,10 +19,10 @@ use std::sync::Arc;
 use anyhow::{Result, bail};
 use hpa_lint_rules::cluster::GroupKind;
 use hpa_lint_rules::index::{Index, Lookup, MemoryIndex, Stored};
-use hpa_lint_rules::lint::SUPPRESSION_PREFIX;
 use hpa_lint_rules::model::autoscaler::{Autoscalers, scale_target};
 use hpa_lint_rules::model::status::{Status, metrics_api_of};
 use hpa_lint_rules::model::workload::{SCALER_FIELDS, TargetKind, WORKLOAD_FIELDS};
+use hpa_lint_rules::object::SUPPRESSION_PREFIX;
 use hpa_lint_rules::object::{Object, ObjectKey, ObjectRef, Origin};
 use hpa_lint_rules::registry::Rule;
 use hpa_lint_rules::rules::{
@@ -150,7 +150,7 @@ impl Index for AuditIndex {
         self.objects.scalers_of(target)
     }
 
-    fn list(&self, namespace: &str, group: &str, kind: &str) -> Vec<Arc<Object>> {
+    fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
         self.objects.list(namespace, group, kind)
     }
 }

@@ -110,30 +110,6 @@ impl Reason {
     }
 }
 
-/// A JSON Patch (RFC 6902) operation that fixes a finding.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "op", rename_all = "lowercase")]
-pub enum PatchOp {
-    /// Adds a value; the parent must exist.
-    Add {
-        /// JSON Pointer of the new value.
-        #[serde(serialize_with = "as_pointer")]
-        path: FieldPath,
-        /// The value to add.
-        value: serde_json::Value,
-    },
-    /// Removes a value.
-    Remove {
-        /// JSON Pointer of the value to remove.
-        #[serde(serialize_with = "as_pointer")]
-        path: FieldPath,
-    },
-}
-
-fn as_pointer<S: serde::Serializer>(path: &FieldPath, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&path.pointer())
-}
-
 /// The object a diagnostic is about.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Subject {

@@ -8,9 +8,32 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::diagnostic::PatchOp;
 use crate::path::{FieldPath, Segment};
 pub use crate::source::{Edit, EditError, TextEdit, apply, text_edits};
+
+/// A JSON Patch (RFC 6902) operation a fix makes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "op", rename_all = "lowercase")]
+pub enum PatchOp {
+    /// Adds a value; the parent must exist.
+    Add {
+        /// JSON Pointer of the new value.
+        #[serde(serialize_with = "as_pointer")]
+        path: FieldPath,
+        /// The value to add.
+        value: serde_json::Value,
+    },
+    /// Removes a value.
+    Remove {
+        /// JSON Pointer of the value to remove.
+        #[serde(serialize_with = "as_pointer")]
+        path: FieldPath,
+    },
+}
+
+fn as_pointer<S: serde::Serializer>(path: &FieldPath, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&path.pointer())
+}
 
 /// Whether a fix may be applied without review.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]

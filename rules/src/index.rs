@@ -29,8 +29,10 @@ pub trait Index: Sync {
     fn get(&self, target: &ObjectRef) -> Lookup<Arc<Object>>;
     /// The autoscalers (HPAs, KEDA ScaledObjects) whose scale target is `target`.
     fn scalers_of(&self, target: &ObjectRef) -> Arc<Autoscalers>;
-    /// Objects of one group and kind in one namespace.
-    fn list(&self, namespace: &str, group: &str, kind: &str) -> Vec<Arc<Object>>;
+    /// Objects of one group and kind in one namespace; [`Lookup::Unknown`]
+    /// when the index does not hold that kind (a webhook that does not watch
+    /// it), which is not the same as none.
+    fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>>;
 }
 
 /// How an index holds an object: parsed, or as JSON text parsed again on each
@@ -195,11 +197,14 @@ impl Index for MemoryIndex {
         self.scalers.get(target).cloned().unwrap_or_default()
     }
 
-    fn list(&self, namespace: &str, group: &str, kind: &str) -> Vec<Arc<Object>> {
-        self.by_kind
-            .get(&(namespace.to_owned(), group.to_owned(), kind.to_owned()))
-            .map(|indices| indices.iter().filter_map(|&i| self.object(i)).collect())
-            .unwrap_or_default()
+    /// Holds every object of the input: a kind not in it has none.
+    fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
+        Lookup::Found(
+            self.by_kind
+                .get(&(namespace.to_owned(), group.to_owned(), kind.to_owned()))
+                .map(|indices| indices.iter().filter_map(|&i| self.object(i)).collect())
+                .unwrap_or_default(),
+        )
     }
 }
 
@@ -227,7 +232,9 @@ mod tests {
                 (&found.key, &found.value, found.origin),
                 (&deployment.key, &deployment.value, Origin(7))
             );
-            assert_eq!(index.list("shop", "apps", "Deployment").len(), 1);
+            assert!(
+                matches!(index.list("shop", "apps", "Deployment"), Lookup::Found(list) if list.len() == 1)
+            );
         }
     }
 }

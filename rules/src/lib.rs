@@ -7,7 +7,9 @@
 
 pub mod cluster;
 pub mod config;
+pub mod context;
 pub mod controller;
+pub mod defaults;
 pub mod diagnostic;
 pub mod fix;
 pub mod index;
@@ -26,9 +28,11 @@ pub mod suggest;
 mod testing;
 pub mod workspace;
 
-pub use diagnostic::{Diagnostic, PatchOp, Reason, Severity};
+pub use context::Operation;
+pub use diagnostic::{Diagnostic, Reason, Severity};
+pub use fix::PatchOp;
 pub use index::{Index, Lookup, MemoryIndex};
-pub use lint::{Operation, lint};
+pub use lint::lint;
 pub use object::{Object, ObjectKey, ObjectRef, Origin};
 pub use path::FieldPath;
 pub use settings::Settings;

@@ -1,332 +1,21 @@
-//! Runs the rules on one object. Front ends call [`lint`] for every object they
-//! have; everything about which rule runs, at which severity, and what is
-//! suppressed happens here.
+//! The driver: runs the enabled rules on one object, stage by stage (see
+//! [`Check`]). Front ends call [`lint`] for every object they have; which rule
+//! runs, at which severity, and what is suppressed is decided here.
 
-use std::borrow::Cow;
-use std::cell::{Cell, OnceCell};
+use std::cell::OnceCell;
 use std::sync::Arc;
 
-use crate::diagnostic::{Diagnostic, Reason, Severity, Subject};
+use crate::context::{Check, Context, Findings, MeantTarget, Operation, Report, subject};
+use crate::diagnostic::{Diagnostic, Severity, Subject};
 use crate::index::{Index, Lookup};
 use crate::model::autoscaler::Autoscalers;
-use crate::model::decode::DecodeErrorKind;
 use crate::model::hpa::Hpa;
-use crate::model::workload::{TargetKind, meant_target};
 use crate::object::{Object, ObjectRef};
-use crate::path::FieldPath;
-use crate::quote::{MAX_MESSAGE_BYTES, code, truncate};
-use crate::registry::{ALL, Category, Check, Rule};
-use crate::rules::{invalid_field_type, invalid_quantity, invalid_suppression, unknown_field};
+use crate::registry::{Category, Rule};
+use crate::rules::CHECKS;
 use crate::settings::Settings;
 
-/// Annotation prefix that suppresses a rule on an object:
-/// `hpa-lint.io/ignore.<rule-name>: "<reason>"`.
-pub const SUPPRESSION_PREFIX: &str = "hpa-lint.io/ignore.";
-
-/// The admission operation. The CLI lints everything as a create.
-#[derive(Clone, Copy, Debug)]
-pub enum Operation<'a> {
-    /// A new object.
-    Create,
-    /// A change to `old`.
-    Update {
-        /// The object before the change.
-        old: &'a Object,
-    },
-}
-
-/// What a per-HPA check sees.
-pub struct Context<'a> {
-    /// The HPA as written.
-    pub object: &'a Object,
-    /// The HPA decoded, converted and defaulted.
-    pub hpa: &'a Hpa,
-    /// On update, the previous HPA (for the API server's ratchets).
-    pub old_hpa: Option<&'a Hpa>,
-    /// The operation.
-    pub operation: Operation<'a>,
-    /// Other objects.
-    pub index: &'a dyn Index,
-    /// Settings.
-    pub settings: &'a Settings,
-    /// The target, looked up once: several rules ask, and an index may have to
-    /// parse it.
-    target: OnceCell<Lookup<Arc<Object>>>,
-    /// The target `scaleTargetRef` means, when it names it without its group.
-    meant: Option<&'a MeantTarget>,
-}
-
-/// The object `scaleTargetRef` means when it names a scalable kind with a
-/// group the kind does not live in (`kind: Deployment` without `apiVersion`).
-/// The controller finds nothing there, and `target-not-scalable` says so; the
-/// rules about the target check the object meant, so that the next run does
-/// not fail again on its problems, and their findings say which object that is.
-pub(crate) struct MeantTarget {
-    target: ObjectRef,
-    /// Whether the rule being run has looked at it.
-    used: Cell<bool>,
-}
-
-impl MeantTarget {
-    fn of(hpa: &Hpa, namespace: &str, settings: &Settings) -> Option<Self> {
-        Some(Self {
-            target: meant_target(&settings.cluster, &hpa.target(namespace))?,
-            used: Cell::new(false),
-        })
-    }
-
-    fn note(&self) -> String {
-        format!(
-            " (in {}, which `scaleTargetRef` means but does not name with its group)",
-            self.target.describe()
-        )
-    }
-}
-
-impl Context<'_> {
-    /// The object `spec.scaleTargetRef` points to, as written.
-    pub fn target_ref(&self) -> ObjectRef {
-        self.hpa.target(&self.object.key.namespace)
-    }
-
-    /// The object `spec.scaleTargetRef` means: as written, or in the group
-    /// its kind lives in when it names it without (see [`MeantTarget`]; the
-    /// rule's findings then say so).
-    pub fn meant_ref(&self) -> ObjectRef {
-        match self.meant {
-            Some(meant) => {
-                meant.used.set(true);
-                meant.target.clone()
-            }
-            None => self.target_ref(),
-        }
-    }
-
-    /// The target `spec.scaleTargetRef` means, looked up in the index.
-    pub fn target(&self) -> Lookup<Arc<Object>> {
-        let target = self.meant_ref();
-        self.target.get_or_init(|| self.index.get(&target)).clone()
-    }
-
-    /// The target as found in the index, `None` when missing or unknown.
-    pub fn found_target(&self) -> Option<Arc<Object>> {
-        match self.target() {
-            Lookup::Found(target) => Some(target),
-            Lookup::Missing | Lookup::Unreadable | Lookup::Unknown => None,
-        }
-    }
-
-    /// The target when the index has it and its kind can be scaled: what the
-    /// rules about the target's pods and fields look at.
-    pub fn workload(&self) -> Option<Arc<Object>> {
-        let target = self.meant_ref();
-        let kind = TargetKind::classify(&self.settings.cluster, &target.group, &target.kind);
-        if target.kind.is_empty() || target.name.is_empty() || !kind.is_scalable() {
-            return None;
-        }
-        self.found_target()
-    }
-
-    /// `Kind "name"` of the HPA, for messages.
-    pub fn hpa_name(&self) -> String {
-        format!("HorizontalPodAutoscaler {}", code(&self.object.key.name))
-    }
-
-    /// What another rule finds on this HPA, whether it is enabled or not: for
-    /// a rule that explains a failure with the finding that causes it.
-    pub fn findings_of(&self, rule: &'static Rule) -> Vec<Diagnostic> {
-        let Check::Hpa(check) = rule.check else {
-            return Vec::new();
-        };
-        let mut findings = Findings::new(usize::MAX);
-        check(
-            self,
-            &mut Report {
-                rule,
-                severity: rule.severity,
-                pinned: false,
-                hpa_subject: &subject(self.object),
-                hpa: self.hpa,
-                meant: self.meant,
-                findings: &mut findings,
-            },
-        );
-        findings.kept
-    }
-}
-
-/// Where a rule's findings go.
-pub struct Report<'a> {
-    rule: &'static Rule,
-    severity: Severity,
-    pinned: bool,
-    hpa_subject: &'a Subject,
-    hpa: &'a Hpa,
-    meant: Option<&'a MeantTarget>,
-    findings: &'a mut Findings,
-}
-
-/// Where the findings of one object go: the first `max` are kept, the others
-/// only counted.
-struct Findings {
-    kept: Vec<Diagnostic>,
-    max: usize,
-    more: usize,
-    /// The last finding not kept, for its reporter to finish (help, fix).
-    spare: Option<Diagnostic>,
-}
-
-impl Findings {
-    fn new(max: usize) -> Self {
-        Self {
-            kept: Vec::new(),
-            max,
-            more: 0,
-            spare: None,
-        }
-    }
-
-    fn keep(&mut self, diagnostic: Diagnostic) -> &mut Diagnostic {
-        if self.kept.len() < self.max {
-            self.kept.push(diagnostic);
-            self.kept.last_mut().expect("just pushed")
-        } else {
-            self.more += 1;
-            self.discard(diagnostic)
-        }
-    }
-
-    fn discard(&mut self, diagnostic: Diagnostic) -> &mut Diagnostic {
-        self.spare.insert(diagnostic)
-    }
-}
-
-/// The subject of findings on `object`. Its findings share one copy of its key,
-/// however long the name and however many the findings.
-fn subject(object: &Object) -> Subject {
-    Subject {
-        key: Arc::new(object.key.clone()),
-        origin: object.origin,
-    }
-}
-
-impl Report<'_> {
-    /// Reports a finding on a field of the HPA.
-    pub fn report(&mut self, path: FieldPath, message: impl Into<String>) -> &mut Diagnostic {
-        let source_path = self.hpa.source_path(&path);
-        self.push(self.hpa_subject.clone(), path, source_path, message.into())
-    }
-
-    /// Reports a finding on the HPA at a severity other than the rule's default
-    /// (e.g. an error once an API version is removed); a severity the user
-    /// configured for the rule still wins.
-    pub fn report_at(
-        &mut self,
-        severity: Severity,
-        path: FieldPath,
-        message: impl Into<String>,
-    ) -> &mut Diagnostic {
-        let pinned = self.pinned;
-        let diagnostic = self.report(path, message);
-        if !pinned {
-            diagnostic.severity = severity;
-        }
-        diagnostic
-    }
-
-    /// Reports a finding on a field of another object (e.g. the target
-    /// workload); left out when that object suppresses the rule.
-    pub fn report_on(
-        &mut self,
-        object: &Object,
-        path: FieldPath,
-        message: impl Into<String>,
-    ) -> &mut Diagnostic {
-        let source_path = path.clone();
-        let suppressed = suppression(object, self.rule).is_some();
-        let diagnostic = self.diagnostic(subject(object), path, source_path, message.into());
-        if suppressed {
-            self.findings.discard(diagnostic)
-        } else {
-            self.findings.keep(diagnostic)
-        }
-    }
-
-    /// Reports an API-server field error on the HPA: the message is rendered the
-    /// way the server renders it, e.g. `Invalid value: 3600: must be ...`.
-    pub fn field_error(
-        &mut self,
-        path: FieldPath,
-        reason: Reason,
-        value: Option<String>,
-        detail: &str,
-    ) -> &mut Diagnostic {
-        let message = reason.render(value.as_deref(), detail);
-        let diagnostic = self.report(path, message);
-        diagnostic.reason = Some(reason);
-        diagnostic
-    }
-
-    fn push(
-        &mut self,
-        subject: Subject,
-        path: FieldPath,
-        source_path: FieldPath,
-        message: String,
-    ) -> &mut Diagnostic {
-        let diagnostic = self.diagnostic(subject, path, source_path, message);
-        self.findings.keep(diagnostic)
-    }
-
-    fn diagnostic(
-        &self,
-        subject: Subject,
-        path: FieldPath,
-        source_path: FieldPath,
-        mut message: String,
-    ) -> Diagnostic {
-        if let Some(meant) = self.meant.filter(|meant| meant.used.get()) {
-            message.push_str(&meant.note());
-        }
-        truncate(&mut message, MAX_MESSAGE_BYTES);
-        Diagnostic {
-            rule: self.rule,
-            severity: self.severity,
-            subject,
-            path,
-            source_path,
-            reason: None,
-            message,
-            help: None,
-            fix: None,
-        }
-    }
-}
-
-/// A finding of an input rule (`invalid-yaml`, `duplicate-key`, `helm-template`)
-/// that a front end detects while reading; `None` when the rule is off.
-pub fn input_finding(
-    settings: &Settings,
-    rule: &'static Rule,
-    subject: Subject,
-    path: FieldPath,
-    message: String,
-    help: Option<&'static str>,
-) -> Option<Diagnostic> {
-    Some(Diagnostic {
-        rule,
-        severity: settings.severity(rule)?,
-        subject,
-        source_path: path.clone(),
-        path,
-        reason: None,
-        message,
-        help: help.map(Cow::Borrowed),
-        fix: None,
-    })
-}
-
-/// Lints one object: the suppression annotations of any object, and for HPAs
+/// Lints one object: the object-stage rules for any object, and for HPAs
 /// decoding and every enabled check. Findings suppressed by an annotation on the
 /// HPA or on the object a finding is about are left out.
 pub fn lint(
@@ -349,15 +38,20 @@ pub fn lint_at_most(
     max: usize,
 ) -> (Vec<Diagnostic>, usize) {
     let mut findings = Findings::new(max);
-    for diagnostic in check_suppressions(object, settings) {
-        findings.keep(diagnostic);
-    }
+    run_object_checks(object, settings, &mut findings);
     run_hpa_checks(object, operation, index, settings, &mut findings);
     (findings.kept, findings.more)
 }
 
-/// The checks of an HPA ([`lint`] without [`check_suppressions`]): nothing
-/// for other objects.
+/// The object-stage rules on any object (its hpa-lint annotations).
+pub fn lint_object(object: &Object, settings: &Settings) -> Vec<Diagnostic> {
+    let mut findings = Findings::new(usize::MAX);
+    run_object_checks(object, settings, &mut findings);
+    findings.kept
+}
+
+/// The decode- and HPA-stage rules on an HPA ([`lint`] without
+/// [`lint_object`]): nothing for other objects.
 pub fn lint_hpa(
     object: &Object,
     operation: Operation<'_>,
@@ -367,6 +61,55 @@ pub fn lint_hpa(
     let mut findings = Findings::new(usize::MAX);
     run_hpa_checks(object, operation, index, settings, &mut findings);
     findings.kept
+}
+
+/// The enabled rules with their checks and severities.
+fn enabled(settings: &Settings) -> impl Iterator<Item = (&'static Rule, Check, Severity)> + '_ {
+    CHECKS
+        .iter()
+        .filter_map(|&(rule, check)| Some((rule, check, settings.severity(rule)?)))
+}
+
+fn run_object_checks(object: &Object, settings: &Settings, findings: &mut Findings) {
+    let object_subject = subject(object);
+    let linted = Linted {
+        settings,
+        subject: &object_subject,
+        hpa: None,
+        meant: None,
+    };
+    for (rule, check, severity) in enabled(settings) {
+        if let Check::Object(check) = check {
+            check(object, &mut linted.report(rule, severity, findings));
+        }
+    }
+}
+
+/// What the findings of the rules on one object share.
+struct Linted<'a> {
+    settings: &'a Settings,
+    subject: &'a Subject,
+    hpa: Option<&'a Hpa>,
+    meant: Option<&'a MeantTarget>,
+}
+
+impl Linted<'_> {
+    fn report<'r>(
+        &'r self,
+        rule: &'static Rule,
+        severity: Severity,
+        findings: &'r mut Findings,
+    ) -> Report<'r> {
+        Report {
+            rule,
+            severity,
+            pinned: self.settings.is_pinned(rule),
+            subject: self.subject,
+            hpa: self.hpa,
+            meant: self.meant,
+            findings,
+        }
+    }
 }
 
 fn run_hpa_checks(
@@ -390,44 +133,8 @@ fn run_hpa_checks(
     let Some(hpa) = Hpa::decode(object, &settings.cluster, old_hpa.as_ref()) else {
         return;
     };
-    let meant = MeantTarget::of(&hpa, &object.key.namespace, settings);
+    let meant = MeantTarget::of(&hpa, &object.key.namespace, &settings.cluster);
     let hpa_subject = subject(object);
-    let mut report = |rule: &'static Rule, f: &mut dyn FnMut(&mut Report<'_>)| {
-        // The HPA's annotation suppresses the rule, whichever object its
-        // findings are about.
-        if suppression(object, rule).is_some() {
-            return;
-        }
-        if let Some(severity) = settings.severity(rule) {
-            f(&mut Report {
-                rule,
-                severity,
-                pinned: settings.is_pinned(rule),
-                hpa_subject: &hpa_subject,
-                hpa: &hpa,
-                meant: meant.as_ref(),
-                findings: &mut *findings,
-            });
-        }
-    };
-    for error in &hpa.decode_errors {
-        let (rule, fix) = match error.kind {
-            DecodeErrorKind::UnknownField => (
-                &unknown_field::RULE,
-                unknown_field::fix(error, &object.value),
-            ),
-            DecodeErrorKind::Type => (
-                &invalid_field_type::RULE,
-                invalid_field_type::fix(error, &object.value),
-            ),
-            DecodeErrorKind::Quantity => (&invalid_quantity::RULE, None),
-        };
-        report(rule, &mut |r| {
-            let d = r.report(error.path.clone(), error.message.clone());
-            d.reason = Some(Reason::BadRequest);
-            d.fix = fix.clone();
-        });
-    }
     let cx = Context {
         object,
         hpa: &hpa,
@@ -438,10 +145,29 @@ fn run_hpa_checks(
         target: OnceCell::new(),
         meant: meant.as_ref(),
     };
+    // The HPA's annotation suppresses a rule, whichever object its findings
+    // are about.
+    let rules: Vec<_> = enabled(settings)
+        .filter(|(rule, _, _)| object.suppression(rule.name).is_none())
+        .collect();
+    let linted = Linted {
+        settings,
+        subject: &hpa_subject,
+        hpa: Some(&hpa),
+        meant: meant.as_ref(),
+    };
+    // Decoding errors in the order they are met, as the server lists them.
+    for error in &hpa.decode_errors {
+        for &(rule, check, severity) in &rules {
+            if let Check::Decode(check) = check {
+                check(error, object, &mut linted.report(rule, severity, findings));
+            }
+        }
+    }
     // The server validates only what it could decode, and only served versions.
     let validated = hpa.decodable && hpa.version.is_validated();
-    for rule in ALL {
-        let Check::Hpa(check) = rule.check else {
+    for &(rule, check, severity) in &rules {
+        let Check::Hpa(check) = check else {
             continue;
         };
         if rule.category == Category::ApiServer && !validated {
@@ -450,7 +176,7 @@ fn run_hpa_checks(
         if let Some(meant) = &meant {
             meant.used.set(false);
         }
-        report(rule, &mut |r| check(&cx, r));
+        check(&cx, &mut linted.report(rule, severity, findings));
     }
 }
 
@@ -474,7 +200,7 @@ impl Index for WithObject<'_> {
         self.inner.scalers_of(target)
     }
 
-    fn list(&self, namespace: &str, group: &str, kind: &str) -> Vec<Arc<Object>> {
+    fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
         self.inner.list(namespace, group, kind)
     }
 }
@@ -494,7 +220,7 @@ pub fn lint_workload(
         inner: index,
         object: Arc::new(workload.clone()),
     };
-    let mut out: Vec<Diagnostic> = check_suppressions(workload, settings).collect();
+    let mut out = lint_object(workload, settings);
     let scalers = index.scalers_of(&target);
     let hpas = scalers
         .all()
@@ -515,46 +241,6 @@ pub fn lint_workload(
         }
     }
     out
-}
-
-/// The reason given in `hpa-lint.io/ignore.<rule>` on `object`, if any.
-fn suppression<'o>(object: &'o Object, rule: &Rule) -> Option<&'o str> {
-    object.annotation(&format!("{SUPPRESSION_PREFIX}{}", rule.name))
-}
-
-/// Findings about the suppression annotations themselves: no reason, or an
-/// unknown rule name.
-pub fn check_suppressions<'o>(
-    object: &'o Object,
-    settings: &Settings,
-) -> impl Iterator<Item = Diagnostic> + 'o {
-    let rule = &invalid_suppression::RULE;
-    let severity = settings.severity(rule);
-    let annotations = object
-        .value
-        .pointer("/metadata/annotations")
-        .and_then(serde_json::Value::as_object)
-        .filter(|_| severity.is_some());
-    let object_subject = subject(object);
-    annotations
-        .into_iter()
-        .flatten()
-        .filter_map(move |(key, value)| {
-            let name = key.strip_prefix(SUPPRESSION_PREFIX)?;
-            let message = invalid_suppression::problem(name, value)?;
-            let path = FieldPath::fields("metadata.annotations").key(key);
-            Some(Diagnostic {
-                rule,
-                severity: severity?,
-                subject: object_subject.clone(),
-                source_path: path.clone(),
-                path,
-                reason: None,
-                message,
-                help: Some(Cow::Borrowed(invalid_suppression::HELP)),
-                fix: None,
-            })
-        })
 }
 
 #[cfg(test)]

@@ -103,6 +103,10 @@ impl std::fmt::Display for ObjectRef {
     }
 }
 
+/// Annotation prefix that suppresses a rule on an object:
+/// `hpa-lint.io/ignore.<rule-name>: "<reason>"`.
+pub const SUPPRESSION_PREFIX: &str = "hpa-lint.io/ignore.";
+
 /// One Kubernetes object from the input.
 #[derive(Clone, Debug)]
 pub struct Object {
@@ -129,6 +133,11 @@ impl Object {
             .pointer("/metadata/annotations")?
             .get(key)?
             .as_str()
+    }
+
+    /// The reason given in `hpa-lint.io/ignore.<rule>` for suppressing a rule.
+    pub fn suppression(&self, rule: &str) -> Option<&str> {
+        self.annotation(&format!("{SUPPRESSION_PREFIX}{rule}"))
     }
 
     /// Whether this object is a HorizontalPodAutoscaler of the `autoscaling` group.

@@ -1,15 +1,11 @@
-//! The rule registry: every rule's metadata and check, in one static list.
-//!
-//! A rule is a `static` [`Rule`] in its own file under `rules/`; the list
-//! [`ALL`] is the single place that names them all. `hpa-lint rules`, `explain`,
-//! SARIF rule metadata and the configuration all read from here.
+//! What a rule is: its metadata and documentation. A rule is a `static`
+//! [`Rule`] in its own file under `rules/`, next to its check; the list of
+//! them all is [`crate::rules::ALL`]. `hpa-lint rules`, `explain`, SARIF rule
+//! metadata and the configuration read from here.
 
 use std::fmt;
 
 use crate::diagnostic::Severity;
-use crate::lint::{Context, Report};
-
-pub use crate::rules::ALL;
 
 /// What kind of problem a rule finds; also a selector for `--select`/`--ignore`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,16 +56,6 @@ impl fmt::Display for Category {
     }
 }
 
-/// How a rule finds its problems.
-#[derive(Clone, Copy)]
-pub enum Check {
-    /// Reported while reading the input or the object itself (syntax errors,
-    /// templates, decoding, suppressions), not by a per-HPA check.
-    Input,
-    /// Runs once for every HPA.
-    Hpa(fn(&Context<'_>, &mut Report<'_>)),
-}
-
 /// Whether a rule's findings carry a [`crate::fix::Fix`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FixAvailability {
@@ -107,8 +93,10 @@ pub struct Rule {
     pub docs: &'static str,
     /// Whether its findings carry a fix.
     pub fix: FixAvailability,
-    /// The check.
-    pub check: Check,
+    /// Whether it is only about manifests, and off on objects read from a
+    /// cluster (where every workload has `spec.replicas`, and objects come
+    /// at the version asked for).
+    pub manifests_only: bool,
 }
 
 impl fmt::Debug for Rule {
@@ -121,43 +109,4 @@ impl PartialEq for Rule {
     fn eq(&self, other: &Self) -> bool {
         self.name == other.name
     }
-}
-
-/// Index of a rule in [`ALL`].
-pub(crate) fn position(rule: &Rule) -> usize {
-    ALL.iter()
-        .position(|r| r.name == rule.name)
-        .expect("every rule is registered in ALL")
-}
-
-/// The rule with this name.
-pub fn by_name(name: &str) -> Option<&'static Rule> {
-    ALL.iter().copied().find(|r| r.name == name)
-}
-
-/// The rules a selector names: a rule name, a category name or `all`.
-pub fn select(selector: &str) -> Result<Vec<&'static Rule>, String> {
-    let selector = selector.trim();
-    if selector == "all" {
-        return Ok(ALL.to_vec());
-    }
-    if let Some(category) = Category::ALL.iter().find(|c| c.as_str() == selector) {
-        return Ok(ALL
-            .iter()
-            .copied()
-            .filter(|r| r.category == *category)
-            .collect());
-    }
-    by_name(selector).map(|r| vec![r]).ok_or_else(|| {
-        let hint = crate::suggest::did_you_mean(closest_name(selector));
-        format!("unknown rule or category `{selector}`{hint}")
-    })
-}
-
-/// How many typing mistakes a misspelt rule name may have.
-const MAX_MISTAKES: usize = 3;
-
-/// The registered name nearest to a misspelt one, if one is close.
-pub fn closest_name(name: &str) -> Option<&'static str> {
-    crate::suggest::closest(name, ALL.iter().map(|r| r.name), MAX_MISTAKES)
 }

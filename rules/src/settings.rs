@@ -4,12 +4,13 @@
 //! The YAML configuration file is read by [`crate::config`]; this module holds
 //! the result and the parsing of the small command-line values.
 
+use std::collections::HashMap;
 use std::str::FromStr;
 
 use crate::cluster::{Cluster, KubeVersion, Millis};
+use crate::defaults::NamespacedDefaults;
 use crate::diagnostic::Severity;
-use crate::registry::{self, Category, Rule};
-use crate::rules::{deprecated_api_version, target_replicas_conflict};
+use crate::registry::{Category, Rule};
 
 /// A rule's configured level: off, or on at a severity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,18 +21,21 @@ pub enum Level {
     On(Severity),
 }
 
-impl FromStr for Level {
-    type Err = String;
+/// A rule level that is not one.
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+#[error("invalid rule level `{0}`: expected off, error, warning or info")]
+pub struct LevelError(pub String);
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl FromStr for Level {
+    type Err = LevelError;
+
+    fn from_str(s: &str) -> Result<Self, LevelError> {
         match s {
             "off" => Ok(Level::Off),
             "error" => Ok(Level::On(Severity::Error)),
             "warning" => Ok(Level::On(Severity::Warning)),
             "info" => Ok(Level::On(Severity::Info)),
-            _ => Err(format!(
-                "invalid rule level `{s}`: expected off, error, warning or info"
-            )),
+            _ => Err(LevelError(s.to_owned())),
         }
     }
 }
@@ -58,9 +62,12 @@ pub struct Settings {
     /// `overprovisioned-min-replicas`: every metric at or below this percentage
     /// of its target (50).
     pub far_below_target: u32,
-    /// Configured level of each rule, indexed like [`registry::ALL`]; `None`
-    /// keeps the rule's default.
-    levels: Vec<Option<Level>>,
+    /// The behavior HPAs run with where they leave it unset, per namespace:
+    /// what `implicit-behavior` writes out.
+    pub behavior_defaults: NamespacedDefaults,
+    /// The configured level of each rule by name; a rule not in it keeps
+    /// its default.
+    levels: HashMap<&'static str, Level>,
 }
 
 impl Default for Settings {
@@ -80,7 +87,8 @@ impl Settings {
             now: None,
             pinned_threshold: 24 * 3_600_000,
             far_below_target: 50,
-            levels: vec![None; registry::ALL.len()],
+            behavior_defaults: NamespacedDefaults::default(),
+            levels: HashMap::new(),
         }
     }
 
@@ -88,10 +96,10 @@ impl Settings {
     /// off unless configured, and so are `live` rules on manifests; on live
     /// objects, the rules about manifests are off whatever is configured.
     pub fn severity(&self, rule: &Rule) -> Option<Severity> {
-        if self.live && Self::is_manifest_only(rule) {
+        if self.live && rule.manifests_only {
             return None;
         }
-        match self.levels[registry::position(rule)] {
+        match self.levels.get(rule.name).copied() {
             Some(Level::Off) => None,
             Some(Level::On(severity)) => Some(severity),
             None if rule.category == Category::Pedantic => None,
@@ -100,110 +108,25 @@ impl Settings {
         }
     }
 
-    /// Rules about manifests rather than live objects: the input rules; every
-    /// live workload has `spec.replicas` (`target-replicas-conflict`); and
-    /// objects are read at the version asked for (`deprecated-api-version`).
-    pub fn is_manifest_only(rule: &Rule) -> bool {
-        rule.category == Category::Input
-            || *rule == target_replicas_conflict::RULE
-            || *rule == deprecated_api_version::RULE
-    }
-
     /// Whether the configuration pinned this rule's severity (a rule may then
     /// not raise the severity of a finding on its own).
     pub fn is_pinned(&self, rule: &Rule) -> bool {
-        matches!(self.levels[registry::position(rule)], Some(Level::On(_)))
+        matches!(self.levels.get(rule.name), Some(Level::On(_)))
     }
 
     /// Sets one rule's level.
-    pub fn set_level(&mut self, rule: &Rule, level: Level) {
-        self.levels[registry::position(rule)] = Some(level);
+    pub fn set_level(&mut self, rule: &'static Rule, level: Level) {
+        self.levels.insert(rule.name, level);
     }
 
     /// Turns a rule on at its default severity unless it already runs.
-    pub fn enable(&mut self, rule: &Rule) {
+    pub fn enable(&mut self, rule: &'static Rule) {
         if self.severity(rule).is_none() {
-            let i = registry::position(rule);
-            self.levels[i] = if matches!(rule.category, Category::Pedantic | Category::Live) {
-                Some(Level::On(rule.severity))
+            if matches!(rule.category, Category::Pedantic | Category::Live) {
+                self.levels.insert(rule.name, Level::On(rule.severity));
             } else {
-                None
-            };
-        }
-    }
-
-    /// Keeps only the rules matched by `selectors` (`--select`).
-    pub fn select(&mut self, selectors: &[String]) -> Result<(), String> {
-        let mut keep = vec![false; registry::ALL.len()];
-        for selector in selectors {
-            for rule in registry::select(selector)? {
-                keep[registry::position(rule)] = true;
+                self.levels.remove(rule.name);
             }
         }
-        for (i, rule) in registry::ALL.iter().enumerate() {
-            if keep[i] {
-                self.enable(rule);
-            } else {
-                self.levels[i] = Some(Level::Off);
-            }
-        }
-        Ok(())
-    }
-
-    /// Turns off the rules matched by `selectors` (`--ignore`).
-    pub fn ignore(&mut self, selectors: &[String]) -> Result<(), String> {
-        for selector in selectors {
-            for rule in registry::select(selector)? {
-                self.set_level(rule, Level::Off);
-            }
-        }
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn live_objects_run_the_live_rules_and_not_the_manifest_ones() {
-        let rule = |name| registry::by_name(name).unwrap();
-        let mut settings = Settings::default();
-        assert_eq!(settings.severity(rule("scaling-inactive")), None);
-        assert!(
-            settings
-                .severity(rule("target-replicas-conflict"))
-                .is_some()
-        );
-        settings.live = true;
-        assert_eq!(
-            settings.severity(rule("scaling-inactive")),
-            Some(Severity::Error)
-        );
-        for manifest_only in [
-            "target-replicas-conflict",
-            "deprecated-api-version",
-            "invalid-yaml",
-        ] {
-            assert_eq!(
-                settings.severity(rule(manifest_only)),
-                None,
-                "{manifest_only}"
-            );
-        }
-        // Configured off stays off, selected or not.
-        settings.set_level(rule("scaling-inactive"), Level::Off);
-        assert_eq!(settings.severity(rule("scaling-inactive")), None);
-        settings
-            .select(&["target-replicas-conflict".to_owned()])
-            .unwrap();
-        assert_eq!(settings.severity(rule("target-replicas-conflict")), None);
-        // On manifests, `--select live` turns them on.
-        let mut manifests = Settings::default();
-        manifests.select(&["live".to_owned()]).unwrap();
-        assert_eq!(
-            manifests.severity(rule("pinned-at-max-replicas")),
-            Some(Severity::Info)
-        );
     }
 }

@@ -10,16 +10,18 @@
 //! 3. [`lint_document`] reads one HPA's document again, whole, and runs the
 //!    rules on it.
 
+use crate::context::{Check, Operation};
 use crate::diagnostic::{Diagnostic, Subject};
+use crate::fix::{Edit, Fix, TextEdit, text_edits};
 use crate::index::{Index, Stored};
-use crate::lint::{Operation, check_suppressions, input_finding, lint_hpa};
+use crate::lint::{lint_hpa, lint_object};
 use crate::model::autoscaler::scale_target;
 use crate::model::workload::{is_listed, keep_for};
 use crate::object::{Object, ObjectKey, ObjectRef, Origin};
-use crate::path::{FieldPath, Segment};
-use crate::rules::{duplicate_key, helm_template, invalid_yaml};
+use crate::path::FieldPath;
+use crate::rules::CHECKS;
 use crate::settings::Settings;
-use crate::source::{self, ALL, Pos, ProblemKind};
+use crate::source::{self, ALL, Pos, Problem, ProblemKind};
 
 /// An object found in a document.
 #[derive(Debug)]
@@ -74,22 +76,8 @@ pub fn scan_document(text: &str, settings: &Settings) -> Scan {
         template: document.template,
         ..Scan::default()
     };
-    for problem in document.problems {
-        let (rule, message) = match problem.kind {
-            ProblemKind::Syntax | ProblemKind::Conversion => (&invalid_yaml::RULE, problem.message),
-            ProblemKind::DuplicateKey => {
-                let key = match problem.path.segments().last() {
-                    Some(Segment::Field(name) | Segment::Key(name)) => name.to_string(),
-                    _ => String::new(),
-                };
-                (
-                    &duplicate_key::RULE,
-                    duplicate_key::message(&crate::quote::shown(&key)),
-                )
-            }
-        };
-        let subject = read_subject(key.clone());
-        if let Some(d) = input_finding(settings, rule, subject, problem.path, message, None) {
+    for problem in &document.problems {
+        for d in document_findings(problem, &key, settings) {
             scan.findings.push((d, problem.pos));
         }
     }
@@ -109,7 +97,7 @@ pub fn scan_document(text: &str, settings: &Settings) -> Scan {
             continue;
         };
         scan.objects += 1;
-        for d in check_suppressions(&object, settings) {
+        for d in lint_object(&object, settings) {
             suppressions.push((prefix.join(&d.source_path), d));
         }
         let keep = keep_for(&settings.cluster, &object.key.api_version, &object.key.kind);
@@ -139,16 +127,36 @@ pub fn scan_document(text: &str, settings: &Settings) -> Scan {
     scan
 }
 
+/// What the enabled document-stage rules make of a problem, about the
+/// document's object as far as it was read.
+fn document_findings(problem: &Problem, key: &ObjectKey, settings: &Settings) -> Vec<Diagnostic> {
+    CHECKS
+        .iter()
+        .filter_map(|&(rule, check)| {
+            let Check::Document(check) = check else {
+                return None;
+            };
+            let severity = settings.severity(rule)?;
+            let finding = check(problem)?;
+            Some(finding.diagnostic(
+                rule,
+                severity,
+                read_subject(key.clone()),
+                problem.path.clone(),
+            ))
+        })
+        .collect()
+}
+
 /// The finding that says a file is a Helm template; `None` when the rule is off.
 pub fn template_finding(settings: &Settings) -> Option<Diagnostic> {
-    input_finding(
-        settings,
-        &helm_template::RULE,
-        read_subject(ObjectKey::default()),
-        FieldPath::root(),
-        helm_template::MESSAGE.to_owned(),
-        Some(helm_template::HELP),
-    )
+    let template = Problem {
+        kind: ProblemKind::Template,
+        message: String::new(),
+        path: FieldPath::root(),
+        pos: Pos::default(),
+    };
+    document_findings(&template, &ObjectKey::default(), settings).pop()
 }
 
 /// Lints objects of a document read again whole: each given by where it is
@@ -182,4 +190,58 @@ pub fn locate(text: &str, findings: &[(&FieldPath, &Diagnostic)]) -> Vec<Pos> {
         .map(|(prefix, d)| prefix.join(&d.source_path))
         .collect();
     source::locate(text, &paths)
+}
+
+/// What one pass of [`fix_document`] did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Fixed {
+    /// The text edits made, on the text given (in order, not overlapping).
+    pub edits: Vec<TextEdit>,
+    /// Fixes made.
+    pub applied: usize,
+    /// Fixes left for the next pass: their edits overlap one made in this pass.
+    pub deferred: usize,
+    /// Fixes that cannot be made to this text (a field they need is gone).
+    pub failed: usize,
+}
+
+/// Makes fixes to a document's text, in one pass: each given with the path of
+/// its object in the document (`items[i]` in a `List`). The text edits of a
+/// fix are made only if none overlaps one already taken, so fixes that touch
+/// the same field wait for the next pass, where the document is linted again
+/// and they are found again if still wanted. Apply [`Fixed::edits`] with
+/// [`crate::fix::apply`].
+pub fn fix_document(text: &str, fixes: &[(&FieldPath, &Fix)]) -> Fixed {
+    let mut fixed = Fixed::default();
+    for (prefix, fix) in fixes {
+        let mut edits: Vec<Edit> = fix.edits.iter().map(|e| e.under(prefix)).collect();
+        // Where several insertions meet (the end of a mapping and of the one
+        // around it), the inner ones come first.
+        edits.sort_by_key(|e| std::cmp::Reverse(e.path().segments().len()));
+        let Ok(mut edits) = text_edits(text, &edits) else {
+            fixed.failed += 1;
+            continue;
+        };
+        let overlap =
+            |a: &TextEdit, b: &TextEdit| a.range.start < b.range.end && b.range.start < a.range.end;
+        // Insertions at one place by two fixes clash too: their order would be
+        // a guess. Those of one fix keep the fix's order.
+        let clash = |a: &TextEdit, b: &TextEdit| overlap(a, b) || a.range.start == b.range.start;
+        let conflicting = edits
+            .iter()
+            .enumerate()
+            .any(|(i, a)| edits[i + 1..].iter().any(|b| overlap(a, b)))
+            || edits
+                .iter()
+                .any(|a| fixed.edits.iter().any(|b| clash(a, b)));
+        if conflicting {
+            fixed.deferred += 1;
+            continue;
+        }
+        fixed.edits.append(&mut edits);
+        fixed.applied += 1;
+    }
+    // Stable: insertions of one fix at one place stay in order.
+    fixed.edits.sort_by_key(|e| (e.range.start, e.range.end));
+    fixed
 }

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use hpa_lint_rules::Severity;
 use hpa_lint_rules::quote::shown;
-use hpa_lint_rules::registry::ALL;
+use hpa_lint_rules::rules::ALL;
 use serde_json::{Value, json};
 
 use crate::emit::text::title;

@@ -101,7 +101,7 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
             many.iter().map(Found::key).collect::<Vec<_>>().join(", ")
         ),
     };
-    let autoscaler = Autoscaler::new(&found.hpa, flags, &settings);
+    let autoscaler = Autoscaler::new(&found.hpa, flags, &settings.cluster);
     let metric_names = column_names(&autoscaler);
     let trace = read_trace(&args.trace, &metric_names)?;
     let requests = requests(found, &autoscaler, &args.requests, &trace.columns)?;

@@ -436,13 +436,16 @@ impl Index for ClusterIndex {
         Arc::new(Autoscalers::new(scalers.iter().map(Arc::as_ref)))
     }
 
-    fn list(&self, namespace: &str, group: &str, kind: &str) -> Vec<Arc<Object>> {
-        if !self.is_synced() {
-            return Vec::new();
+    fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
+        let mut caches = self.caches_for(group, kind, namespace).peekable();
+        if !self.is_synced() || caches.peek().is_none() {
+            return Lookup::Unknown;
         }
-        self.caches_for(group, kind, namespace)
-            .flat_map(|c| parse_all(c.store.state_filter(|o| &*o.namespace == namespace)))
-            .collect()
+        Lookup::Found(
+            caches
+                .flat_map(|c| parse_all(c.store.state_filter(|o| &*o.namespace == namespace)))
+                .collect(),
+        )
     }
 }
 
@@ -466,13 +469,16 @@ impl<K: PartialEq, V: Clone> Memo<K, V> {
     }
 }
 
+/// The objects of a kind in a namespace, as [`Index::list`] answers.
+type Listed = Lookup<Vec<Arc<Object>>>;
+
 /// The index as one request sees it: what several rules ask for is looked
 /// up, and parsed, once.
 pub struct RequestIndex<'a> {
     index: &'a ClusterIndex,
     objects: Memo<RuleRef, Lookup<Arc<Object>>>,
     scalers: Memo<RuleRef, Arc<Autoscalers>>,
-    lists: Memo<(String, String, String), Vec<Arc<Object>>>,
+    lists: Memo<(String, String, String), Listed>,
 }
 
 impl<'a> RequestIndex<'a> {
@@ -498,7 +504,7 @@ impl Index for RequestIndex<'_> {
             .get_or(target.clone(), || self.index.scalers_of(target))
     }
 
-    fn list(&self, namespace: &str, group: &str, kind: &str) -> Vec<Arc<Object>> {
+    fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
         let key = (namespace.to_owned(), group.to_owned(), kind.to_owned());
         self.lists
             .get_or(key, || self.index.list(namespace, group, kind))
@@ -593,11 +599,11 @@ mod tests {
             found(&reference("argoproj.io", "Rollout", "web")),
             "unknown"
         );
-        assert!(
-            index
-                .list("shop", "autoscaling.k8s.io", "VerticalPodAutoscaler")
-                .is_empty()
-        );
+        // A kind it does not watch is unknown, not empty.
+        assert!(matches!(
+            index.list("shop", "autoscaling.k8s.io", "VerticalPodAutoscaler"),
+            Lookup::Unknown
+        ));
 
         let offline = ClusterIndex::offline();
         assert!(offline.is_synced());

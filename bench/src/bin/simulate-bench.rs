@@ -54,7 +54,7 @@ fn autoscaler() -> Autoscaler {
     let settings = Settings::default();
     let object = Object::new(value, Origin::default(), "default").expect("an object");
     let hpa = Hpa::decode(&object, &settings.cluster, None).expect("an HPA");
-    Autoscaler::new(&hpa, ControllerFlags::default(), &settings)
+    Autoscaler::new(&hpa, ControllerFlags::default(), &settings.cluster)
 }
 
 /// One run: the time and the replica-seconds (so the work cannot be skipped).

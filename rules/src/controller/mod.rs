@@ -8,7 +8,6 @@
 //! sync is the sync's time, and windows use the strict boundary of C2.2.
 
 pub mod flags;
-pub(crate) mod go;
 pub mod normalize;
 pub mod reconcile;
 pub mod replicas;

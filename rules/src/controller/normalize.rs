@@ -4,7 +4,7 @@
 //! `a` is inside a window of `w` iff `a < w`, expired iff `a >= w`.
 
 use super::flags::{ControllerFlags, Millis};
-use super::go::{ceil_i32, f64_to_i32};
+use crate::model::go::{ceil_i32, f64_to_i32};
 use crate::model::hpa::{Behavior, ScalingRules};
 
 /// `ScaleUpLimit`: a policy (or the legacy cap) held a scale-up back.

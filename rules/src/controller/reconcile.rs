@@ -13,8 +13,8 @@ use super::normalize::{
 use super::replicas::{
     self, PodMetrics, PodState, Tolerances, average_of_total, average_value, resource_utilization,
 };
+use crate::cluster::Cluster;
 use crate::model::hpa::{Hpa, MetricSource, MetricTarget};
-use crate::settings::Settings;
 
 /// What a resource metric aims for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -227,7 +227,7 @@ pub struct Autoscaler {
 
 impl Autoscaler {
     /// The HPA as the controller sees it, under the flags and feature gates.
-    pub fn new(hpa: &Hpa, flags: ControllerFlags, settings: &Settings) -> Self {
+    pub fn new(hpa: &Hpa, flags: ControllerFlags, cluster: &Cluster) -> Self {
         let behavior = hpa
             .behavior
             .as_ref()
@@ -238,7 +238,7 @@ impl Autoscaler {
         };
         if let Some(behavior) = behavior
             .as_ref()
-            .filter(|_| settings.cluster.feature_gates.configurable_tolerance)
+            .filter(|_| cluster.feature_gates.configurable_tolerance)
         {
             tolerances.up = behavior.scale_up.tolerance.unwrap_or(tolerances.up);
             tolerances.down = behavior.scale_down.tolerance.unwrap_or(tolerances.down);
@@ -250,7 +250,7 @@ impl Autoscaler {
             behavior,
             tolerances,
             flags,
-            scale_to_zero: settings.cluster.feature_gates.scale_to_zero,
+            scale_to_zero: cluster.feature_gates.scale_to_zero,
         }
     }
 }

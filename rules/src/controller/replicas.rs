@@ -3,7 +3,7 @@
 //! and float arithmetic of `replica_calculator.go` and `metrics/utilization.go`.
 
 use super::flags::{ControllerFlags, Millis};
-use super::go::{ceil_i32, f64_to_i64};
+use crate::model::go::{ceil_i32, f64_to_i64};
 
 /// A pod's `status.phase`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -396,7 +396,7 @@ pub fn average_of_total(
         replicas = if external && wanted > f64::from(i32::MAX) {
             i32::MAX
         } else {
-            super::go::f64_to_i32(wanted)
+            crate::model::go::f64_to_i32(wanted)
         };
     }
     let average = if external && usage as f64 >= i64::MAX as f64 {

@@ -4,6 +4,7 @@
 pub mod autoscaler;
 pub mod decode;
 pub mod disruption;
+pub(crate) mod go;
 pub mod hpa;
 pub mod names;
 pub mod quantity;

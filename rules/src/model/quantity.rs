@@ -124,7 +124,7 @@ impl Quantity {
         Some(if exponent == 0 {
             base
         } else {
-            base * crate::controller::go::pow10(exponent)
+            base * crate::model::go::pow10(exponent)
         })
     }
 

@@ -4,10 +4,8 @@
 use serde_json::{Map, Value};
 
 use crate::cluster::Cluster;
-use crate::index::Index;
-use crate::lint::SUPPRESSION_PREFIX;
 use crate::model::quantity::Quantity;
-use crate::object::{Object, ObjectRef};
+use crate::object::{Object, ObjectRef, SUPPRESSION_PREFIX};
 use crate::path::FieldPath;
 use crate::source::{ALL, Keep};
 
@@ -301,23 +299,6 @@ pub fn meant_target(cluster: &Cluster, target: &ObjectRef) -> Option<ObjectRef> 
         group,
         ..target.clone()
     })
-}
-
-/// Whether a `LimitRange` in `namespace` gives containers a default request
-/// for `resource` (`defaultRequest`, or `default`, which the server copies into
-/// a missing `defaultRequest`): pods then get the request at admission.
-pub fn has_default_request(index: &dyn Index, namespace: &str, resource: &str) -> bool {
-    index
-        .list(namespace, "", "LimitRange")
-        .iter()
-        .filter_map(|range| range.value.pointer("/spec/limits")?.as_array())
-        .flatten()
-        .filter(|item| item.get("type").and_then(Value::as_str) == Some("Container"))
-        .any(|item| {
-            ["defaultRequest", "default"]
-                .iter()
-                .any(|field| item.get(field).and_then(|v| v.get(resource)).is_some())
-        })
 }
 
 /// One container of a pod template.

@@ -4,10 +4,10 @@ use serde_json::Value;
 
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::model::hpa::{HpaVersion, v2beta1_member_to_v2};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -75,8 +75,10 @@ of a pods metric, becomes `"0"`, as it did then). It is safe: the object the
 server stores is the same; only the version it is written in changes.
 "#,
     fix: FixAvailability::Sometimes,
-    check: Check::Hpa(check),
+    manifests_only: true,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 const HELP_V2BETA1: &str = "migrate to `autoscaling/v2`: `targetAverageUtilization: N` becomes \
     `target: {type: Utilization, averageUtilization: N}`, `targetAverageValue` becomes `target: \
@@ -166,13 +168,19 @@ mod tests {
     use crate::cluster::KubeVersion;
     use crate::diagnostic::Severity;
     use crate::index::MemoryIndex;
-    use crate::lint::{Operation, lint};
+    use crate::context::Operation;
+    use crate::lint::lint;
     use crate::settings::{Level, Settings};
-    use crate::testing::{check_fixture, check_fixture_with, objects, only_with, rule_fixture};
+    use crate::testing::{check_fix_fixture, check_fixture, check_fixture_with, objects, only_with, rule_fixture};
 
     #[test]
     fn fixture() {
         insta::assert_snapshot!(check_fixture(&RULE));
+    }
+
+    #[test]
+    fn fix() {
+        insta::assert_snapshot!(check_fix_fixture(&RULE));
     }
 
     #[test]

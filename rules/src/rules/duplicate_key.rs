@@ -1,8 +1,11 @@
 //! `duplicate-key`: a mapping key that appears twice in one YAML mapping.
 
 use crate::diagnostic::Severity;
-use crate::quote::quoted;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::context::{Check, DocumentFinding};
+use crate::path::Segment;
+use crate::quote::{quoted, shown};
+use crate::registry::{Category, FixAvailability, Rule};
+use crate::source::{Problem, ProblemKind};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -44,10 +47,32 @@ spec:
 ```
 "#,
     fix: FixAvailability::None,
-    check: Check::Input,
+    manifests_only: true,
 };
 
-/// The message for a repeated key, worded like kubectl's YAML reader.
-pub fn message(key: &str) -> String {
-    format!("mapping key {} already defined", quoted(key))
+pub(crate) const CHECK: Check = Check::Document(check);
+
+fn check(problem: &Problem) -> Option<DocumentFinding> {
+    if problem.kind != ProblemKind::DuplicateKey {
+        return None;
+    }
+    let key = match problem.path.segments().last() {
+        Some(Segment::Field(name) | Segment::Key(name)) => shown(name).into_owned(),
+        _ => String::new(),
+    };
+    Some(DocumentFinding {
+        message: format!("mapping key {} already defined", quoted(&key)),
+        help: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::testing::check_fixture;
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
+    }
 }

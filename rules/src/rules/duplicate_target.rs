@@ -1,10 +1,10 @@
 //! `duplicate-target`: another HPA or a KEDA ScaledObject scales the same workload.
 
 use crate::diagnostic::Severity;
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::model::autoscaler::Member;
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -71,8 +71,10 @@ An HPA with several metrics scales to the highest replica count any of them
 asks for.
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 /// How many other autoscalers a finding names; the rest are counted.
 const NAMED: usize = 3;

@@ -1,7 +1,9 @@
 //! `helm-template`: a file holding Helm template syntax, which is not YAML yet.
 
+use crate::context::{Check, DocumentFinding};
 use crate::diagnostic::Severity;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
+use crate::source::{Problem, ProblemKind};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -47,11 +49,25 @@ spec:
 ```
 "#,
     fix: FixAvailability::None,
-    check: Check::Input,
+    manifests_only: true,
 };
 
-/// The note shown for a skipped template.
-pub const MESSAGE: &str = "this file is a Helm template, not YAML; it was skipped";
-/// The help shown for a skipped template.
-pub const HELP: &str =
-    "lint the rendered chart instead: `helm template <release> <chart> | hpa-lint -`";
+pub(crate) const CHECK: Check = Check::Document(check);
+
+fn check(problem: &Problem) -> Option<DocumentFinding> {
+    (problem.kind == ProblemKind::Template).then(|| DocumentFinding {
+        message: "this file is a Helm template, not YAML; it was skipped".to_owned(),
+        help: Some("lint the rendered chart instead: `helm template <release> <chart> | hpa-lint -`"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::testing::check_fixture;
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
+    }
+}

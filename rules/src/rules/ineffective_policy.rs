@@ -4,9 +4,9 @@ use crate::controller::normalize::Select;
 use crate::controller::velocity;
 use crate::controller::{Autoscaler, ControllerFlags};
 use crate::diagnostic::Severity;
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -68,8 +68,10 @@ spec:
 ```
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let hpa = cx.hpa;
@@ -79,7 +81,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if !hpa.decodable || min < 0 || max <= min {
         return;
     }
-    let autoscaler = Autoscaler::new(hpa, ControllerFlags::default(), cx.settings);
+    let autoscaler = Autoscaler::new(hpa, ControllerFlags::default(), &cx.settings.cluster);
     let Some(behavior) = &autoscaler.behavior else {
         return;
     };

@@ -1,11 +1,11 @@
 //! `invalid-annotations`: annotation keys and sizes the API server rejects (M9, M10).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::model::names::qualified_name;
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// `TotalAnnotationSizeLimitB`: 256 KiB of keys and values together.
 const MAX_TOTAL_SIZE: usize = 256 * 1024;
@@ -62,8 +62,10 @@ spec:
 - `metadata.annotations: Too long: may not be more than 262144 bytes`
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let version = cx.settings.cluster.kube_version;

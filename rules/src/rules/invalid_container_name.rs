@@ -2,11 +2,11 @@
 //! server rejects (CR3, CR4).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::model::hpa::MetricSource;
 use crate::model::names::dns1123_label;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -66,8 +66,10 @@ spec:
 - `… Invalid value: "app.server": must not contain dots`, `… must be no more than 63 characters`
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     for (path, source) in cx.hpa.validated_sources() {

@@ -2,11 +2,13 @@
 
 use serde_json::Value;
 
+use crate::context::{Check, Report};
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
-use crate::model::decode::{DecodeError, Wanted};
+use crate::model::decode::{DecodeError, DecodeErrorKind, Wanted};
+use crate::object::Object;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -56,8 +58,19 @@ A number or boolean written in quotes (`maxReplicas: "5"`, `controller:
 wrote, in the type the field has.
 "#,
     fix: FixAvailability::Sometimes,
-    check: Check::Input,
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Decode(check);
+
+fn check(error: &DecodeError, object: &Object, out: &mut Report<'_>) {
+    if error.kind == DecodeErrorKind::Type {
+        let finding = out.decode_error(error);
+        if let Some(fix) = fix(error, &object.value) {
+            finding.fix(fix);
+        }
+    }
+}
 
 /// Unquotes a number or boolean written as a string where the field wants one.
 pub(crate) fn fix(error: &DecodeError, object: &Value) -> Option<Fix> {
@@ -92,4 +105,20 @@ fn is_decimal(text: &str) -> bool {
     !digits.is_empty()
         && digits.bytes().all(|b| b.is_ascii_digit())
         && !(digits.len() > 1 && digits.starts_with('0'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::testing::{check_fix_fixture, check_fixture};
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
+    }
+
+    #[test]
+    fn fix() {
+        insta::assert_snapshot!(check_fix_fixture(&RULE));
+    }
 }

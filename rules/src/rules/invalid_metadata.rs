@@ -3,12 +3,12 @@
 
 use crate::cluster::KubeVersion;
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Operation, Report};
+use crate::context::{Check, Context, Operation, Report};
 use crate::model::hpa::OwnerReference;
 use crate::model::names::{parse_group_version, qualified_name};
 use crate::path::FieldPath;
 use crate::quote::{MAX_MESSAGE_BYTES, quoted, shown, truncate};
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// Finalizers without a `/` that are allowed (`IsStandardFinalizerName`).
 const STANDARD_FINALIZERS: [&str; 3] = ["kubernetes", "orphan", "foregroundDeletion"];
@@ -73,8 +73,10 @@ spec:
 - `metadata.finalizers[0]: Invalid value: "cleanup": name is neither a standard finalizer name nor is it fully qualified`
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let meta = &cx.hpa.metadata;
@@ -232,7 +234,8 @@ fn check_finalizers(
 mod tests {
     use super::RULE;
     use crate::index::MemoryIndex;
-    use crate::lint::{Operation, lint};
+    use crate::context::Operation;
+    use crate::lint::lint;
     use crate::object::{Object, Origin};
     use crate::settings::Settings;
     use crate::testing::{check_fixture, only_with};

@@ -1,10 +1,10 @@
 //! `invalid-metric-name`: a metric identifier name the API server rejects (MI1, MI2).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::model::names::path_segment;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -59,8 +59,10 @@ spec:
 - `spec.metrics[0].pods.metric.name: Invalid value: "http/requests_per_second": may not contain '/'` (also `may not be '.'`, `may not be '..'`, `may not contain '%'`)
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     for (path, source) in cx.hpa.validated_sources() {

@@ -2,10 +2,10 @@
 //! server rejects (T1, T2, T4, T5, T6).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 const SUPPORTED_TYPES: &str =
     r#"supported values: "ContainerResource", "External", "Object", "Pods", "Resource""#;
@@ -72,8 +72,10 @@ spec:
 - `spec.metrics[0].pods: Forbidden: must populate the given metric source only`
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 /// The member a valid `type` names.
 fn member_of(type_: &str) -> Option<&'static str> {

@@ -2,11 +2,11 @@
 //! O5, X3, X4, P3, RS3, RS4, CR6, CR7).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::model::hpa::{MetricSource, MetricTarget};
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -81,8 +81,10 @@ spec:
 - `spec.metrics[0].resource.target.averageValue: Forbidden: may not set both a target raw value and a target utilization`
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     for (path, source) in cx.hpa.validated_sources() {

@@ -3,11 +3,11 @@
 use std::borrow::Cow;
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Operation, Report};
+use crate::context::{Check, Context, Operation, Report};
 use crate::model::names::dns1123_subdomain;
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -63,8 +63,10 @@ spec:
 - `metadata.generateName: Invalid value: "Web-": …` (the same messages)
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 /// `generateName` is cut to this many bytes before the random suffix.
 const MAX_GENERATED_PREFIX: usize = 58;
@@ -131,7 +133,8 @@ fn go_prefix(s: &str, len: usize) -> String {
 mod tests {
     use super::RULE;
     use crate::index::MemoryIndex;
-    use crate::lint::{Operation, lint};
+    use crate::context::Operation;
+    use crate::lint::lint;
     use crate::object::{Object, Origin};
     use crate::settings::Settings;
     use crate::testing::{check_fixture, only_with};

@@ -1,11 +1,11 @@
 //! `invalid-namespace`: a `metadata.namespace` the API server rejects (M5).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Operation, Report};
+use crate::context::{Check, Context, Operation, Report};
 use crate::model::names::dns1123_label;
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -57,8 +57,10 @@ spec:
 - `metadata.namespace: Invalid value: "…": must be no more than 63 characters`
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     // M4 (empty) cannot happen: the request supplies the namespace. On update the

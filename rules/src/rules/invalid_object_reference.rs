@@ -2,12 +2,12 @@
 //! `describedObject` the API server rejects (R1–R6, O1, O2).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::model::hpa::{Hpa, MetricSource, ObjectReference};
 use crate::model::names::{parse_group_version, path_segment};
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -60,8 +60,10 @@ spec:
 - `spec.metrics[0].object.describedObject.apiVersion: Invalid value: "networking.k8s.io/v1/ingress": unexpected GroupVersion string: networking.k8s.io/v1/ingress` (1.34+)
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 /// How an `apiVersion` is validated: the strategy's
 /// `CrossVersionObjectReferenceValidationOptions`.
@@ -175,7 +177,8 @@ mod tests {
     use super::RULE;
     use crate::cluster::KubeVersion;
     use crate::index::MemoryIndex;
-    use crate::lint::{Operation, lint};
+    use crate::context::Operation;
+    use crate::lint::lint;
     use crate::object::{Object, Origin};
     use crate::settings::Settings;
     use crate::testing::{check_fixture, only_with};

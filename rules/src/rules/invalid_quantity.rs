@@ -1,7 +1,10 @@
 //! `invalid-quantity`: a quantity string the API server cannot parse.
 
+use crate::context::{Check, Report};
+use crate::model::decode::{DecodeError, DecodeErrorKind};
+use crate::object::Object;
 use crate::diagnostic::Severity;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -56,5 +59,24 @@ Rejected with HTTP 400: `quantities must match the regular expression '^([+-]?[0
 `unable to parse quantity's suffix` or `unable to parse numeric part of quantity`.
 "#,
     fix: FixAvailability::None,
-    check: Check::Input,
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Decode(check);
+
+fn check(error: &DecodeError, _: &Object, out: &mut Report<'_>) {
+    if error.kind == DecodeErrorKind::Quantity {
+        out.decode_error(error);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::testing::check_fixture;
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
+    }
+}

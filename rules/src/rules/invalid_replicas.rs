@@ -1,9 +1,9 @@
 //! `invalid-replicas`: `minReplicas`/`maxReplicas` the API server rejects (S1–S3).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -55,8 +55,10 @@ spec:
 - ``spec.maxReplicas: Invalid value: 3: must be greater than or equal to `minReplicas` ``
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let hpa = cx.hpa;
@@ -119,7 +121,8 @@ mod tests {
     use super::RULE;
     use crate::cluster::KubeVersion;
     use crate::index::MemoryIndex;
-    use crate::lint::{Operation, lint};
+    use crate::context::Operation;
+    use crate::lint::lint;
     use crate::object::{Object, Origin};
     use crate::settings::Settings;
     use crate::testing::{check_fixture, lint_yaml, only_with};

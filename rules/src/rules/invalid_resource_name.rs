@@ -2,11 +2,11 @@
 //! `name` the API server rejects (RS1, CR1, CR2).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::model::hpa::MetricSource;
 use crate::model::names::container_resource_name;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -69,8 +69,10 @@ spec:
 - qualified-name messages, e.g. `… Invalid value: "/gpu": prefix part must be non-empty`
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     for (path, source) in cx.hpa.validated_sources() {

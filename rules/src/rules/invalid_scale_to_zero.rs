@@ -1,9 +1,9 @@
 //! `invalid-scale-to-zero`: `minReplicas: 0` without an Object or External metric (Z1).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -58,8 +58,10 @@ spec:
 - `spec.metrics: Forbidden: must specify at least one Object or External metric to support scaling to zero replicas`
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let hpa = cx.hpa;

@@ -1,10 +1,10 @@
 //! `invalid-scaling-policy`: scaling policies the API server rejects (B4–B8).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// `MaxPeriodSeconds` in the API server: half an hour.
 const MAX_PERIOD_SECONDS: i32 = 1800;
@@ -66,8 +66,10 @@ spec:
 - `spec.behavior.scaleUp.policies[0].periodSeconds: Invalid value: 3600: must be less than or equal to 1800`
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(behavior) = &cx.hpa.behavior else {

@@ -1,10 +1,10 @@
 //! `invalid-select-policy`: a `selectPolicy` other than Max, Min or Disabled (B3).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -52,8 +52,10 @@ spec:
 `spec.behavior.scaleDown.selectPolicy: Unsupported value: "minimum": supported values: "Disabled", "Max", "Min"`
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(behavior) = &cx.hpa.behavior else {

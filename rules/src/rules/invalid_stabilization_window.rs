@@ -1,9 +1,9 @@
 //! `invalid-stabilization-window`: a stabilization window outside [0, 3600] (B1, B2).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// `MaxStabilizationWindowSeconds` in the API server: one hour.
 const MAX_STABILIZATION_WINDOW_SECONDS: i32 = 3600;
@@ -56,8 +56,10 @@ spec:
 below zero: `must be greater than or equal to zero`.
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(behavior) = &cx.hpa.behavior else {

@@ -1,9 +1,16 @@
 //! `invalid-suppression`: a `hpa-lint.io/ignore.<rule>` annotation without a
 //! reason, or naming no rule.
 
+use serde_json::Value;
+
+use crate::context::{Check, Report};
 use crate::diagnostic::Severity;
+use crate::object::{Object, SUPPRESSION_PREFIX};
+use crate::path::FieldPath;
 use crate::quote::code;
-use crate::registry::{self, Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
+use crate::rules::{by_name, closest_name};
+use crate::suggest::did_you_mean;
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -49,17 +56,34 @@ spec:
 ```
 "#,
     fix: FixAvailability::None,
-    check: Check::Input,
+    manifests_only: true,
 };
 
-/// The help shown with every finding of this rule.
-pub const HELP: &str =
+pub(crate) const CHECK: Check = Check::Object(check);
+
+const HELP: &str =
     "write why the rule does not apply: `hpa-lint.io/ignore.<rule-name>: \"<reason>\"`";
 
+fn check(object: &Object, out: &mut Report<'_>) {
+    let annotations = object
+        .value
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object);
+    for (key, value) in annotations.into_iter().flatten() {
+        let Some(name) = key.strip_prefix(SUPPRESSION_PREFIX) else {
+            continue;
+        };
+        if let Some(message) = problem(name, value) {
+            let path = FieldPath::fields("metadata.annotations").key(key);
+            out.report(path, message).help(HELP);
+        }
+    }
+}
+
 /// What is wrong with `hpa-lint.io/ignore.<name>: <value>`, if anything.
-pub fn problem(name: &str, value: &serde_json::Value) -> Option<String> {
-    if registry::by_name(name).is_none() {
-        let hint = crate::suggest::did_you_mean(registry::closest_name(name));
+fn problem(name: &str, value: &Value) -> Option<String> {
+    if by_name(name).is_none() {
+        let hint = did_you_mean(closest_name(name));
         return Some(format!(
             "suppression names unknown rule {}{hint}",
             code(name)
@@ -69,4 +93,15 @@ pub fn problem(name: &str, value: &serde_json::Value) -> Option<String> {
     reason
         .is_empty()
         .then(|| format!("suppression of {} gives no reason", code(name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::testing::check_fixture;
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
+    }
 }

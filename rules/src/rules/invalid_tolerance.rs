@@ -1,10 +1,10 @@
 //! `invalid-tolerance`: a negative `behavior.*.tolerance` (B9).
 
 use crate::diagnostic::{Reason, Severity};
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::path::FieldPath;
 use crate::quote::quoted;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -55,8 +55,10 @@ spec:
 `spec.behavior.scaleUp.tolerance: Invalid value: "-50m": must be greater than or equal to 0`
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(behavior) = &cx.hpa.behavior else {

@@ -1,7 +1,9 @@
 //! `invalid-yaml`: a document that is not valid YAML, or too large or deep to read safely.
 
+use crate::context::{Check, DocumentFinding};
 use crate::diagnostic::Severity;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
+use crate::source::{Problem, ProblemKind};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -42,5 +44,25 @@ spec:
 ```
 "#,
     fix: FixAvailability::None,
-    check: Check::Input,
+    manifests_only: true,
 };
+
+pub(crate) const CHECK: Check = Check::Document(check);
+
+fn check(problem: &Problem) -> Option<DocumentFinding> {
+    matches!(problem.kind, ProblemKind::Syntax | ProblemKind::Conversion).then(|| DocumentFinding {
+        message: problem.message.clone(),
+        help: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::testing::check_fixture;
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
+    }
+}

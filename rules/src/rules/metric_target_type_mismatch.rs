@@ -1,10 +1,10 @@
 //! `metric-target-type-mismatch`: `target.type` says one thing, the value fields another.
 
 use crate::diagnostic::Severity;
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::model::hpa::{MetricSource, MetricTarget};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -68,8 +68,10 @@ spec:
 ```
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 /// A value field of a `MetricTarget`, with the type that names it.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -1,9 +1,9 @@
 //! `min-equals-max`: the HPA's floor and ceiling are equal, so it can never scale.
 
 use crate::diagnostic::Severity;
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -44,8 +44,10 @@ spec:
 ```
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let (Some(min), Some(max)) = (cx.hpa.min_replicas, cx.hpa.max_replicas) else {

@@ -1,109 +1,154 @@
 //! Every rule, one per file. [`ALL`] is the registry: input rules first, then the
 //! API-server rules in the order the server emits its errors, then the rest.
 
-pub mod container_not_found;
-pub mod deprecated_api_version;
-pub mod duplicate_key;
-pub mod duplicate_target;
-pub mod helm_template;
-pub mod ineffective_policy;
-pub mod invalid_annotations;
-pub mod invalid_container_name;
-pub mod invalid_field_type;
-pub mod invalid_labels;
-pub mod invalid_metadata;
-pub mod invalid_metric_name;
-pub mod invalid_metric_source;
-pub mod invalid_metric_target;
-pub mod invalid_name;
-pub mod invalid_namespace;
-pub mod invalid_object_reference;
-pub mod invalid_quantity;
-pub mod invalid_replicas;
-pub mod invalid_resource_name;
-pub mod invalid_scale_to_zero;
-pub mod invalid_scaling_policy;
-pub mod invalid_select_policy;
-pub mod invalid_stabilization_window;
-pub mod invalid_suppression;
-pub mod invalid_tolerance;
-pub mod invalid_yaml;
-pub mod metric_target_type_mismatch;
-pub mod min_equals_max;
-pub mod overprovisioned_min_replicas;
-pub mod pdb_blocks_eviction;
-pub mod pinned_at_max_replicas;
-pub mod scaling_disabled;
-pub mod scaling_inactive;
-pub mod single_replica_floor;
-pub mod slow_scale_up;
-pub mod target_missing_requests;
-pub mod target_not_found;
-pub mod target_not_scalable;
-pub mod target_replicas_conflict;
-pub mod tolerance_dropped;
-pub mod unknown_field;
-pub mod unknown_metric_value;
-pub mod utilization_target_unreachable;
-pub mod vpa_conflict;
+mod live;
 
-use crate::registry::Rule;
+use thiserror::Error;
 
-/// Every rule, in documentation order.
-pub static ALL: &[&Rule] = &[
-    &invalid_yaml::RULE,
-    &duplicate_key::RULE,
-    &helm_template::RULE,
-    &invalid_suppression::RULE,
-    &unknown_field::RULE,
-    &invalid_field_type::RULE,
-    &invalid_quantity::RULE,
-    &invalid_name::RULE,
-    &invalid_namespace::RULE,
-    &invalid_labels::RULE,
-    &invalid_annotations::RULE,
-    &invalid_metadata::RULE,
-    &invalid_replicas::RULE,
-    &invalid_object_reference::RULE,
-    &invalid_metric_source::RULE,
-    &invalid_metric_name::RULE,
-    &invalid_resource_name::RULE,
-    &invalid_container_name::RULE,
-    &invalid_metric_target::RULE,
-    &invalid_scale_to_zero::RULE,
-    &invalid_stabilization_window::RULE,
-    &invalid_select_policy::RULE,
-    &invalid_scaling_policy::RULE,
-    &invalid_tolerance::RULE,
-    &min_equals_max::RULE,
-    &scaling_disabled::RULE,
-    &slow_scale_up::RULE,
-    &ineffective_policy::RULE,
-    &target_not_found::RULE,
-    &target_not_scalable::RULE,
-    &target_missing_requests::RULE,
-    &container_not_found::RULE,
-    &target_replicas_conflict::RULE,
-    &duplicate_target::RULE,
-    &pdb_blocks_eviction::RULE,
-    &deprecated_api_version::RULE,
-    &tolerance_dropped::RULE,
-    &metric_target_type_mismatch::RULE,
-    &utilization_target_unreachable::RULE,
-    &vpa_conflict::RULE,
-    &single_replica_floor::RULE,
-    &scaling_inactive::RULE,
-    &unknown_metric_value::RULE,
-    &pinned_at_max_replicas::RULE,
-    &overprovisioned_min_replicas::RULE,
-];
+use crate::context::Check;
+use crate::registry::{Category, Rule};
+use crate::settings::{Level, Settings};
+
+/// Declares the rule modules and the registry of them, in documentation order.
+macro_rules! rules {
+    ($($rule:ident),* $(,)?) => {
+        $(pub mod $rule;)*
+
+        /// Every rule, in documentation order.
+        pub static ALL: &[&Rule] = &[$(&$rule::RULE),*];
+
+        /// Every rule's check, in the same order.
+        pub(crate) static CHECKS: &[(&Rule, Check)] = &[$((&$rule::RULE, $rule::CHECK)),*];
+    };
+}
+
+rules! {
+    invalid_yaml,
+    duplicate_key,
+    helm_template,
+    invalid_suppression,
+    unknown_field,
+    invalid_field_type,
+    invalid_quantity,
+    invalid_name,
+    invalid_namespace,
+    invalid_labels,
+    invalid_annotations,
+    invalid_metadata,
+    invalid_replicas,
+    invalid_object_reference,
+    invalid_metric_source,
+    invalid_metric_name,
+    invalid_resource_name,
+    invalid_container_name,
+    invalid_metric_target,
+    invalid_scale_to_zero,
+    invalid_stabilization_window,
+    invalid_select_policy,
+    invalid_scaling_policy,
+    invalid_tolerance,
+    min_equals_max,
+    scaling_disabled,
+    slow_scale_up,
+    ineffective_policy,
+    target_not_found,
+    target_not_scalable,
+    target_missing_requests,
+    container_not_found,
+    target_replicas_conflict,
+    duplicate_target,
+    pdb_blocks_eviction,
+    deprecated_api_version,
+    tolerance_dropped,
+    metric_target_type_mismatch,
+    utilization_target_unreachable,
+    vpa_conflict,
+    single_replica_floor,
+    implicit_behavior,
+    scaling_inactive,
+    unknown_metric_value,
+    pinned_at_max_replicas,
+    overprovisioned_min_replicas,
+}
+
+/// The rule with this name.
+pub fn by_name(name: &str) -> Option<&'static Rule> {
+    ALL.iter().copied().find(|r| r.name == name)
+}
+
+/// How many typing mistakes a misspelt rule name may have.
+const MAX_MISTAKES: usize = 3;
+
+/// The registered name nearest to a misspelt one, if one is close.
+pub fn closest_name(name: &str) -> Option<&'static str> {
+    crate::suggest::closest(name, ALL.iter().map(|r| r.name), MAX_MISTAKES)
+}
+
+/// A `--select` or `--ignore` value that names no rule or category.
+#[derive(Debug, Error)]
+#[error("unknown rule or category `{selector}`{}", crate::suggest::did_you_mean(*.closest))]
+pub struct UnknownSelector {
+    /// The value given.
+    pub selector: String,
+    /// The rule name it is nearest to, if one is close.
+    pub closest: Option<&'static str>,
+}
+
+/// The rules a selector names: a rule name, a category name or `all`.
+pub fn matching(selector: &str) -> Result<Vec<&'static Rule>, UnknownSelector> {
+    let selector = selector.trim();
+    if selector == "all" {
+        return Ok(ALL.to_vec());
+    }
+    if let Some(category) = Category::ALL.iter().find(|c| c.as_str() == selector) {
+        return Ok(ALL
+            .iter()
+            .copied()
+            .filter(|r| r.category == *category)
+            .collect());
+    }
+    by_name(selector)
+        .map(|r| vec![r])
+        .ok_or_else(|| UnknownSelector {
+            selector: selector.to_owned(),
+            closest: closest_name(selector),
+        })
+}
+
+/// Keeps only the rules matched by `selectors` (`--select`), turning on those
+/// that are off by default.
+pub fn select(settings: &mut Settings, selectors: &[String]) -> Result<(), UnknownSelector> {
+    let mut keep = Vec::new();
+    for selector in selectors {
+        keep.extend(matching(selector)?);
+    }
+    for rule in ALL {
+        if keep.contains(rule) {
+            settings.enable(rule);
+        } else {
+            settings.set_level(rule, Level::Off);
+        }
+    }
+    Ok(())
+}
+
+/// Turns off the rules matched by `selectors` (`--ignore`).
+pub fn ignore(settings: &mut Settings, selectors: &[String]) -> Result<(), UnknownSelector> {
+    for selector in selectors {
+        for rule in matching(selector)? {
+            settings.set_level(rule, Level::Off);
+        }
+    }
+    Ok(())
+}
 
 #[cfg(test)]
 mod tests {
-    use super::ALL;
-    use crate::registry::{Category, Check, Rule};
-    use crate::settings::Settings;
-    use crate::testing::{lint_yaml, only_with, render};
+    use super::{ALL, by_name, select};
+    use crate::diagnostic::Severity;
+    use crate::registry::{Category, FixAvailability, Rule};
+    use crate::settings::{Level, Settings};
+    use crate::testing::{count_fixes, lint_yaml, only_with, render, rule_fixture};
 
     /// The first fenced YAML block after `marker` in a rule's docs.
     fn yaml_after<'d>(docs: &'d str, marker: &str) -> Option<&'d str> {
@@ -203,17 +248,88 @@ mod tests {
         }
     }
 
+    /// What a rule declares about its fixes is what its findings carry, and
+    /// a rule that fixes has a `.fix.yaml` fixture.
     #[test]
-    fn every_checked_rule_has_a_fixture() {
-        let checked = ALL
-            .iter()
-            .filter(|r: &&&Rule| matches!(r.check, Check::Hpa(_)));
-        for rule in checked {
+    fn fix_availability_is_what_the_findings_carry() {
+        for rule in ALL {
+            let mut texts = vec![rule_fixture(rule.name)];
+            texts.extend(yaml_after(rule.docs, "## Example").map(str::to_owned));
+            let fix_fixture = format!(
+                "{}/fixtures/{}.fix.yaml",
+                env!("CARGO_MANIFEST_DIR"),
+                rule.name
+            );
+            if rule.fix != FixAvailability::None {
+                texts.push(std::fs::read_to_string(&fix_fixture).expect("a fix fixture"));
+            }
+            let (mut found, mut fixed) = (0, 0);
+            for text in &texts {
+                let (f, x) = count_fixes(rule, text, example_settings(rule));
+                found += f;
+                fixed += x;
+            }
+            let expected = match rule.fix {
+                FixAvailability::None => fixed == 0,
+                FixAvailability::Sometimes => fixed > 0,
+                FixAvailability::Always => fixed == found,
+            };
+            assert!(
+                expected,
+                "`{}` declares fixes {:?}; {fixed} of {found} findings carry one",
+                rule.name, rule.fix
+            );
+        }
+    }
+
+    #[test]
+    fn every_rule_has_a_fixture() {
+        for rule in ALL {
             let path = format!("{}/fixtures/{}.yaml", env!("CARGO_MANIFEST_DIR"), rule.name);
             assert!(
                 std::path::Path::new(&path).is_file(),
                 "missing fixture {path}"
             );
         }
+    }
+
+    #[test]
+    fn live_objects_run_the_live_rules_and_not_the_manifest_ones() {
+        let rule = |name| by_name(name).unwrap();
+        let mut settings = Settings::default();
+        assert_eq!(settings.severity(rule("scaling-inactive")), None);
+        assert!(
+            settings
+                .severity(rule("target-replicas-conflict"))
+                .is_some()
+        );
+        settings.live = true;
+        assert_eq!(
+            settings.severity(rule("scaling-inactive")),
+            Some(Severity::Error)
+        );
+        for manifest_only in [
+            "target-replicas-conflict",
+            "deprecated-api-version",
+            "invalid-yaml",
+        ] {
+            assert_eq!(
+                settings.severity(rule(manifest_only)),
+                None,
+                "{manifest_only}"
+            );
+        }
+        // Configured off stays off, selected or not.
+        settings.set_level(rule("scaling-inactive"), Level::Off);
+        assert_eq!(settings.severity(rule("scaling-inactive")), None);
+        select(&mut settings, &["target-replicas-conflict".to_owned()]).unwrap();
+        assert_eq!(settings.severity(rule("target-replicas-conflict")), None);
+        // On manifests, `--select live` turns them on.
+        let mut manifests = Settings::default();
+        select(&mut manifests, &["live".to_owned()]).unwrap();
+        assert_eq!(
+            manifests.severity(rule("pinned-at-max-replicas")),
+            Some(Severity::Info)
+        );
     }
 }

@@ -2,10 +2,11 @@
 
 use crate::controller::normalize::TOO_FEW_REPLICAS;
 use crate::diagnostic::Severity;
-use crate::lint::{Context, Report};
-use crate::model::status::{age, limited_for_long, list_readings, readings};
+use crate::context::{Check, Context, Report};
+use crate::model::status::{age, list_readings, readings};
+use crate::rules::live::limited_for_long;
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -81,8 +82,10 @@ status:
 - `farBelowTarget` (configuration file): the share of its target every metric must stay under, e.g. `30%`.
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some((status, _, held)) = limited_for_long(cx, TOO_FEW_REPLICAS) else {

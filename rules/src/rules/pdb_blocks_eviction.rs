@@ -1,11 +1,11 @@
 //! `pdb-blocks-eviction`: a PodDisruptionBudget allows no eviction while the HPA sits at its floor.
 
 use crate::diagnostic::Severity;
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::model::disruption::{Block, PDB_GROUP, PDB_KIND, blocking_fields, selects};
 use crate::model::workload::PodTemplate;
 use crate::quote::code;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -94,8 +94,10 @@ spec:
 ```
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(target) = cx.workload() else {
@@ -109,7 +111,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         return;
     };
     let workload = target.key.describe();
-    for pdb in cx.index.list(&target.key.namespace, PDB_GROUP, PDB_KIND) {
+    for pdb in cx.list(&target.key.namespace, PDB_GROUP, PDB_KIND) {
         if !selects(&pdb, labels) {
             continue;
         }

@@ -1,9 +1,10 @@
 //! `scaling-inactive`: the live HPA's conditions say it does not scale.
 
 use crate::diagnostic::Severity;
-use crate::lint::{Context, Report};
-use crate::model::status::{Condition, Status, metrics_api_of, metrics_api_problem};
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::context::{Check, Context, Report};
+use crate::model::status::{Condition, Status, metrics_api_of};
+use crate::rules::live::metrics_api_problem;
+use crate::registry::{Category, FixAvailability, Rule};
 use crate::rules::{
     container_not_found, duplicate_target, target_missing_requests, target_not_found,
     target_not_scalable,
@@ -94,17 +95,23 @@ status:
 ```
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
 
+pub(crate) const CHECK: Check = Check::Hpa(check);
+
 /// The rules whose findings can explain a failure reason.
-fn explaining_rules(reason: &str) -> Vec<&'static Rule> {
+fn explaining_rules(reason: &str) -> Vec<(&'static Rule, Check)> {
     match reason {
-        "FailedGetScale" => vec![&target_not_found::RULE, &target_not_scalable::RULE],
-        "FailedGetResourceMetric" | "FailedGetContainerResourceMetric" => {
-            vec![&target_missing_requests::RULE, &container_not_found::RULE]
-        }
-        "AmbiguousSelector" => vec![&duplicate_target::RULE],
+        "FailedGetScale" => vec![
+            (&target_not_found::RULE, target_not_found::CHECK),
+            (&target_not_scalable::RULE, target_not_scalable::CHECK),
+        ],
+        "FailedGetResourceMetric" | "FailedGetContainerResourceMetric" => vec![
+            (&target_missing_requests::RULE, target_missing_requests::CHECK),
+            (&container_not_found::RULE, container_not_found::CHECK),
+        ],
+        "AmbiguousSelector" => vec![(&duplicate_target::RULE, duplicate_target::CHECK)],
         _ => Vec::new(),
     }
 }
@@ -147,9 +154,9 @@ fn causes(cx: &Context<'_>, failure: &Condition<'_>) -> Vec<String> {
         .and_then(|api| metrics_api_problem(cx, api))
         .into_iter()
         .collect();
-    for rule in explaining_rules(failure.reason) {
+    for (rule, check) in explaining_rules(failure.reason) {
         causes.extend(
-            cx.findings_of(rule)
+            cx.findings_of(rule, check)
                 .into_iter()
                 .map(|d| format!("{} (`{}`)", d.message, rule.name)),
         );
@@ -186,7 +193,8 @@ mod tests {
 
     use super::RULE;
     use crate::index::MemoryIndex;
-    use crate::lint::{Operation, lint};
+    use crate::context::Operation;
+    use crate::lint::lint;
     use crate::object::{Object, Origin};
     use crate::testing::{check_fixture, objects, only};
 

@@ -1,9 +1,9 @@
 //! `single-replica-floor`: `minReplicas` is 1, so at low load one pod serves everything.
 
 use crate::diagnostic::Severity;
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -49,8 +49,10 @@ spec:
 ```
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if cx.hpa.min_replicas != Some(1) {

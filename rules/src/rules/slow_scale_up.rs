@@ -6,9 +6,9 @@ use crate::controller::normalize::{Rules, Select};
 use crate::controller::velocity::{self, Limiter, Path};
 use crate::controller::{Autoscaler, ControllerFlags, Millis};
 use crate::diagnostic::Severity;
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -65,8 +65,10 @@ spec:
 ```
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 /// Whether the HPA is one the controller can run (the API-server rules report the others).
 fn runs(cx: &Context<'_>) -> bool {
@@ -93,7 +95,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         return;
     }
     let threshold = cx.settings.slow_scale_up_threshold;
-    let autoscaler = Autoscaler::new(cx.hpa, ControllerFlags::default(), cx.settings);
+    let autoscaler = Autoscaler::new(cx.hpa, ControllerFlags::default(), &cx.settings.cluster);
     if autoscaler.behavior.as_ref().is_some_and(|b| {
         b.scale_down.select == Select::Disabled && b.scale_up.select == Select::Disabled
     }) {

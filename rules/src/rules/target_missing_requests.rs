@@ -1,11 +1,11 @@
 //! `target-missing-requests`: a container of the target lacks the request a utilization metric needs.
 
 use crate::diagnostic::Severity;
-use crate::lint::{Context, Report};
-use crate::model::workload::{PodTemplate, has_default_request};
+use crate::context::{Check, Context, Report};
+use crate::model::workload::PodTemplate;
 use crate::path::FieldPath;
 use crate::quote::{code, quoted, shown};
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -99,8 +99,10 @@ spec:
 To scale on one container only, use a `ContainerResource` metric for it.
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(target) = cx.workload() else {
@@ -118,7 +120,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             continue;
         }
         if template.has_pod_level(resource)
-            || has_default_request(cx.index, &target.key.namespace, resource)
+            || cx.has_default_request(&target.key.namespace, resource)
         {
             continue;
         }

@@ -2,11 +2,11 @@
 
 use crate::diagnostic::Severity;
 use crate::index::Lookup;
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::model::workload::TargetKind;
 use crate::path::FieldPath;
 use crate::quote::code;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -80,8 +80,10 @@ spec:
 ```
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let target = cx.target_ref();
@@ -130,7 +132,8 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
 #[cfg(test)]
 mod tests {
     use super::RULE;
-    use crate::lint::{Operation, lint};
+    use crate::context::Operation;
+    use crate::lint::lint;
     use crate::testing::{UnknownIndex, check_fixture, objects, only};
 
     #[test]

@@ -2,11 +2,11 @@
 
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::model::workload::{NotScalable, TargetKind};
 use crate::path::FieldPath;
 use crate::quote::code;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -66,8 +66,10 @@ ReplicationController without their group (no `apiVersion`, `v1`,
 meant is the only one the reference can mean.
 "#,
     fix: FixAvailability::Sometimes,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 /// `group `apps``, or `the core group`.
 fn group_name(group: &str) -> String {
@@ -227,11 +229,16 @@ mod tests {
     use super::RULE;
     use crate::cluster::GroupKind;
     use crate::settings::Settings;
-    use crate::testing::{check_fixture, check_fixture_with};
+    use crate::testing::{check_fix_fixture, check_fixture, check_fixture_with};
 
     #[test]
     fn fixture() {
         insta::assert_snapshot!(check_fixture(&RULE));
+    }
+
+    #[test]
+    fn fix() {
+        insta::assert_snapshot!(check_fix_fixture(&RULE));
     }
 
     #[test]

@@ -4,12 +4,12 @@ use serde_json::Value;
 
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
-use crate::lint::{Context, Operation, Report};
+use crate::context::{Check, Context, Operation, Report};
 use crate::model::workload::TargetKind;
 use crate::object::Object;
 use crate::path::FieldPath;
 use crate::quote::{code, shown};
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -96,8 +96,10 @@ the live workload to 1 replica once, unless the field is first removed from the
 last-applied configuration (see the help line).
 "#,
     fix: FixAvailability::Always,
-    check: Check::Hpa(check),
+    manifests_only: true,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 /// The Kubernetes documentation's migration steps.
 const DOCS_URL: &str = "https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/#migrating-deployments-and-statefulsets-to-horizontal-autoscaling";
@@ -173,12 +175,18 @@ mod tests {
 
     use super::RULE;
     use crate::index::MemoryIndex;
-    use crate::lint::{Operation, lint};
-    use crate::testing::{check_fixture, objects, only};
+    use crate::context::Operation;
+    use crate::lint::lint;
+    use crate::testing::{check_fix_fixture, check_fixture, objects, only};
 
     #[test]
     fn fixture() {
         insta::assert_snapshot!(check_fixture(&RULE));
+    }
+
+    #[test]
+    fn fix() {
+        insta::assert_snapshot!(check_fix_fixture(&RULE));
     }
 
     const HPA: &str = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n";

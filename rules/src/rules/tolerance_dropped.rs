@@ -1,10 +1,10 @@
 //! `tolerance-dropped`: the API server silently drops `behavior.*.tolerance` while its feature gate is off.
 
 use crate::diagnostic::Severity;
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::model::hpa::Hpa;
 use crate::path::FieldPath;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -57,8 +57,10 @@ spec:
 ```
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let kube = cx.settings.cluster.kube_version;
@@ -120,7 +122,8 @@ mod tests {
     use super::RULE;
     use crate::cluster::KubeVersion;
     use crate::index::MemoryIndex;
-    use crate::lint::{Operation, lint};
+    use crate::context::Operation;
+    use crate::lint::lint;
     use crate::settings::Settings;
     use crate::testing::{check_fixture_with, objects, only_with, rule_fixture};
 

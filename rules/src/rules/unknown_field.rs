@@ -2,12 +2,14 @@
 
 use serde_json::Value;
 
+use crate::context::{Check, Report};
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
-use crate::model::decode::{DecodeError, Wanted};
+use crate::model::decode::{DecodeError, DecodeErrorKind, Wanted};
+use crate::object::Object;
 use crate::path::Segment;
 use crate::quote::code;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 use crate::suggest::closest;
 
 /// The rule.
@@ -67,8 +69,19 @@ and is not set already, `--unsafe-fixes` renames the key to it. It is unsafe:
 the renamed field starts to take effect, which changes how the HPA behaves.
 "#,
     fix: FixAvailability::Sometimes,
-    check: Check::Input,
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Decode(check);
+
+fn check(error: &DecodeError, object: &Object, out: &mut Report<'_>) {
+    if error.kind == DecodeErrorKind::UnknownField {
+        let finding = out.decode_error(error);
+        if let Some(fix) = fix(error, &object.value) {
+            finding.fix(fix);
+        }
+    }
+}
 
 /// Most typing mistakes a misspelt field name is taken to have.
 const MAX_MISTAKES: usize = 2;
@@ -98,4 +111,20 @@ pub(crate) fn fix(error: &DecodeError, object: &Value) -> Option<Fix> {
             to: field.to_owned(),
         }],
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::testing::{check_fix_fixture, check_fixture};
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
+    }
+
+    #[test]
+    fn fix() {
+        insta::assert_snapshot!(check_fix_fixture(&RULE));
+    }
 }

@@ -1,9 +1,10 @@
 //! `unknown-metric-value`: a metric of a live HPA has no current value (`<unknown>`).
 
 use crate::diagnostic::Severity;
-use crate::lint::{Context, Report};
-use crate::model::status::{Status, metrics_api_problem, readings};
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::context::{Check, Context, Report};
+use crate::model::status::{Status, readings};
+use crate::rules::live::metrics_api_problem;
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -84,8 +85,10 @@ status:
 ```
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(status) = Status::of(cx.object) else {

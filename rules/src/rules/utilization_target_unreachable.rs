@@ -1,10 +1,10 @@
 //! `utilization-target-unreachable`: a utilization target above what the pods' limits let them use.
 
 use crate::diagnostic::Severity;
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::model::workload::{PodTemplate, max_utilization};
 use crate::quote::{code, shown};
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The HPA controller's default `--horizontal-pod-autoscaler-tolerance`.
 const DEFAULT_TOLERANCE: f64 = 0.1;
@@ -94,8 +94,10 @@ spec:
 ```
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(target) = cx.workload() else {

@@ -1,11 +1,11 @@
 //! `vpa-conflict`: a VerticalPodAutoscaler resizes the resource the HPA scales on.
 
 use crate::diagnostic::Severity;
-use crate::lint::{Context, Report};
+use crate::context::{Check, Context, Report};
 use crate::model::autoscaler::{VPA_GROUP, VPA_KIND, Vpa};
 use crate::model::workload::PodTemplate;
 use crate::quote::code;
-use crate::registry::{Category, Check, FixAvailability, Rule};
+use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
 pub static RULE: Rule = Rule {
@@ -76,15 +76,17 @@ spec:
 ```
 "#,
     fix: FixAvailability::None,
-    check: Check::Hpa(check),
+    manifests_only: false,
 };
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let target = cx.meant_ref();
     if target.kind.is_empty() || target.name.is_empty() {
         return;
     }
-    let objects = cx.index.list(&target.namespace, VPA_GROUP, VPA_KIND);
+    let objects = cx.list(&target.namespace, VPA_GROUP, VPA_KIND);
     let vpas: Vec<(&str, Vpa<'_>)> = objects
         .iter()
         .filter_map(|o| Some((o.key.name.as_str(), Vpa::of(o)?)))

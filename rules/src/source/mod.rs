@@ -70,6 +70,10 @@ pub enum ProblemKind {
     Conversion,
     /// A mapping key given twice: only the last value counts.
     DuplicateKey,
+    /// A Helm template action where YAML would read syntax
+    /// ([`Document::template`]): the file is a template, not YAML. Front ends
+    /// report it once for the whole file.
+    Template,
 }
 
 /// A problem found while reading a document.
