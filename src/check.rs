@@ -19,11 +19,11 @@ use std::sync::Arc;
 use hpa_lint::report::{
     Excerpt, FileEdit, Finding, Location, Outcome, Position, Summary, sort_findings,
 };
-use hpa_lint_rules::fix::{Edit, Fix, text_edits};
+use hpa_lint_rules::fix::Fix;
 use hpa_lint_rules::source::lines::count_breaks;
 use hpa_lint_rules::source::{ALL, Chunk, Pos, read_document, split_documents};
 use hpa_lint_rules::workspace::{
-    Found, Scan, lint_document, locate, scan_document, template_finding,
+    Found, Scan, fix_document, lint_document, locate, scan_document, template_finding,
 };
 use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Object, Origin, Settings};
 use rayon::prelude::*;
@@ -69,25 +69,16 @@ impl Place {
                 line: self.line_offset + pos.line.max(1),
                 column: pos.column.max(1),
                 excerpt: Excerpt::at(text, pos.offset, pos.len),
+                document_range: self.offset..self.offset + self.len,
+                object_path: self.prefix.clone(),
                 edits: Vec::new(),
             }),
         }
     }
 
     /// `fix` (on the paths of the object here) as changes to the file, in
-    /// order; `None` when the document's text cannot take it.
-    fn file_edits(&self, text: &str, fix: &Fix) -> Option<Vec<FileEdit>> {
-        let edits: Vec<Edit> = fix
-            .edits
-            .iter()
-            .map(|edit| within(&self.prefix, edit))
-            .collect();
-        let mut edits = text_edits(text, &edits).ok()?;
-        edits.sort_by_key(|e| (e.range.start, e.range.end));
-        // Edits that overlap one another have no single result.
-        if edits.windows(2).any(|w| w[0].range.end > w[1].range.start) {
-            return None;
-        }
+    /// order; none when the document's text cannot take it.
+    fn file_edits(&self, text: &str, fix: &Fix) -> Vec<FileEdit> {
         let at = |offset| {
             let Position { line, column } = position(text, offset);
             Position {
@@ -95,7 +86,8 @@ impl Place {
                 column,
             }
         };
-        let edits = edits
+        fix_document(text, &[(&self.prefix, fix)])
+            .edits
             .into_iter()
             .map(|e| FileEdit {
                 start: at(e.range.start),
@@ -103,8 +95,7 @@ impl Place {
                 range: self.offset + e.range.start..self.offset + e.range.end,
                 content: e.text,
             })
-            .collect();
-        Some(edits)
+            .collect()
     }
 }
 
@@ -118,23 +109,6 @@ fn position(text: &str, offset: usize) -> Position {
             .next()
             .map_or(0, |l| l.chars().count())
             + 1,
-    }
-}
-
-/// `edit` of an object at `prefix` of its document, as an edit of the document.
-fn within(prefix: &FieldPath, edit: &Edit) -> Edit {
-    match edit {
-        Edit::Set { path, value } => Edit::Set {
-            path: prefix.join(path),
-            value: value.clone(),
-        },
-        Edit::Remove { path } => Edit::Remove {
-            path: prefix.join(path),
-        },
-        Edit::Rename { path, to } => Edit::Rename {
-            path: prefix.join(path),
-            to: to.clone(),
-        },
     }
 }
 
@@ -249,10 +223,10 @@ fn locate_in(
             let place = &places[d.subject.origin.0 as usize];
             let edits = match &d.fix {
                 Some(fix) if !source.context => place.file_edits(document, fix),
-                _ => None,
+                _ => Vec::new(),
             };
             let mut finding = place.finding(d, &source.name, document, pos);
-            if let (Some(location), Some(edits)) = (&mut finding.location, edits) {
+            if let Some(location) = &mut finding.location {
                 location.edits = edits;
             }
             finding

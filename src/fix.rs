@@ -3,18 +3,20 @@
 //! Fixes are made in memory, pass by pass. Each pass lints the current text
 //! (so a fix sees what the others did, in its file and in the files it looks
 //! up), then makes every applicable fix that does not overlap one made before
-//! it in the same file; the others wait for the next pass. Only the edited
-//! byte ranges change, and each lies in the document of its finding. Files
-//! are written once, at the end. What a fix changes is the rules' business
-//! (`hpa_lint_rules::fix`): nothing here knows about HPAs.
+//! it in the same document ([`fix_document`]); the others wait for the next
+//! pass. Only the edited byte ranges change, and each lies in the document
+//! of its finding. Files are written once, at the end. What a fix changes is
+//! the rules' business: nothing here knows about HPAs.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
+use std::ops::Range;
 use std::path::Path;
 
-use hpa_lint::report::{FileEdit, Outcome};
-use hpa_lint_rules::Settings;
-use hpa_lint_rules::fix::{TextEdit, apply};
+use hpa_lint::report::Outcome;
+use hpa_lint_rules::fix::{Fix, TextEdit, apply};
+use hpa_lint_rules::workspace::fix_document;
+use hpa_lint_rules::{FieldPath, Settings};
 
 use crate::check;
 use crate::input::SourceFile;
@@ -36,26 +38,65 @@ pub fn fix(
     let mut passes = 0;
     loop {
         let outcome = check::run(sources, settings);
-        let mut fixes: BTreeMap<usize, Vec<&[FileEdit]>> = BTreeMap::new();
-        for finding in &outcome.findings {
-            if let (Some(edits), Some(location)) =
-                (finding.applicable_fix(unsafe_fixes), &finding.location)
-            {
-                fixes.entry(location.input).or_default().push(edits);
-            }
-        }
+        let fixes = by_document(&outcome, unsafe_fixes);
         if fixes.is_empty() || passes == MAX_PASSES {
             return (outcome, made);
         }
         passes += 1;
-        for (input, fixes) in fixes {
-            let Ok((fixed, count)) = sources[input].text().map(|t| apply_fixes(&t, fixes)) else {
+        for (input, documents) in fixes {
+            let Ok((fixed, count)) = sources[input].text().map(|t| fix_text(&t, &documents)) else {
                 continue;
             };
             *made.entry(input).or_default() += count;
             sources[input].set_fixed(Some(fixed));
         }
     }
+}
+
+/// The fixes of one document: its byte range in the file, and each fix with
+/// the path of its object in the document.
+type DocumentFixes<'a> = (Range<usize>, Vec<(&'a FieldPath, &'a Fix)>);
+
+/// The applicable fixes of the findings, by input and document.
+fn by_document(
+    outcome: &Outcome,
+    unsafe_fixes: bool,
+) -> BTreeMap<usize, BTreeMap<usize, DocumentFixes<'_>>> {
+    let mut fixes: BTreeMap<usize, BTreeMap<usize, DocumentFixes<'_>>> = BTreeMap::new();
+    for finding in &outcome.findings {
+        let (Some(fix), Some(location)) = (finding.applicable_fix(unsafe_fixes), &finding.location)
+        else {
+            continue;
+        };
+        fixes
+            .entry(location.input)
+            .or_default()
+            .entry(location.document)
+            .or_insert_with(|| (location.document_range.clone(), Vec::new()))
+            .1
+            .push((&location.object_path, fix));
+    }
+    fixes
+}
+
+/// `text` with the fixes made, document by document, in one pass (those that
+/// overlap one made before wait for the next), and how many were made.
+fn fix_text(text: &str, documents: &BTreeMap<usize, DocumentFixes<'_>>) -> (String, usize) {
+    let mut edits = Vec::new();
+    let mut count = 0;
+    for (range, fixes) in documents.values() {
+        // A document not where it was read (the file changed since) is left alone.
+        let Some(document) = text.get(range.clone()) else {
+            continue;
+        };
+        let fixed = fix_document(document, fixes);
+        count += fixed.applied;
+        edits.extend(fixed.edits.into_iter().map(|e| TextEdit {
+            range: range.start + e.range.start..range.start + e.range.end,
+            text: e.text,
+        }));
+    }
+    (apply(text, &edits), count)
 }
 
 /// The original and fixed text of each input the fixes changed, with how
@@ -68,36 +109,6 @@ pub fn changes(
         let original = sources[input].original_text().ok()?;
         (sources[input].fixed()? != original).then_some((input, original, count))
     })
-}
-
-/// From the first edit's start to the last one's end.
-fn hull(edits: &[FileEdit]) -> (usize, usize) {
-    (edits[0].range.start, edits[edits.len() - 1].range.end)
-}
-
-/// `text` with the fixes (each its edits, in order) made, and how many were
-/// made: each whole or not at all, in the order of the text; one that
-/// overlaps or touches an earlier one is left for the next pass.
-fn apply_fixes(text: &str, mut fixes: Vec<&[FileEdit]>) -> (String, usize) {
-    fixes.sort_by_key(|edits| hull(edits));
-    let mut made = Vec::new();
-    let mut count = 0;
-    let mut end = None;
-    for edits in fixes {
-        let (start, stop) = hull(edits);
-        // A fix computed on other text (the file changed since) does not fit.
-        let fits = edits.iter().all(|e| text.get(e.range.clone()).is_some());
-        if end.is_some_and(|end| start <= end) || !fits {
-            continue;
-        }
-        end = Some(stop);
-        count += 1;
-        made.extend(edits.iter().map(|e| TextEdit {
-            range: e.range.clone(),
-            text: e.content.clone(),
-        }));
-    }
-    (apply(text, &made), count)
 }
 
 /// Replaces the file at `path` with `text` at once: writes a temporary file
@@ -121,39 +132,4 @@ pub fn write_diff(source: &SourceFile, original: &str, out: &mut dyn Write) -> i
         .unified_diff()
         .header(&source.name, &source.name)
         .to_writer(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use hpa_lint::report::Position;
-
-    fn edit(range: std::ops::Range<usize>, content: &str) -> FileEdit {
-        let at = Position { line: 1, column: 1 };
-        FileEdit {
-            range,
-            start: at,
-            end: at,
-            content: content.to_owned(),
-        }
-    }
-
-    #[test]
-    fn overlapping_and_touching_fixes_wait_for_the_next_pass() {
-        let text = "a: 1\nb: 2\nc: 3\n";
-        let first = [edit(3..4, "10"), edit(13..14, "30")];
-        let inside = [edit(8..9, "20")];
-        let touching = [edit(14..14, " # three")];
-        let (fixed, made) = apply_fixes(text, vec![&inside, &first, &touching]);
-        // `first` spans `inside` and comes first in the text: `inside` waits.
-        assert_eq!((fixed.as_str(), made), ("a: 10\nb: 2\nc: 30\n", 1));
-        let (fixed, made) = apply_fixes(text, vec![&inside, &touching]);
-        assert_eq!((fixed.as_str(), made), ("a: 1\nb: 20\nc: 3 # three\n", 2));
-    }
-
-    #[test]
-    fn fixes_that_do_not_fit_the_text_are_dropped() {
-        let (fixed, made) = apply_fixes("a: é\n", vec![&[edit(4..5, "e")], &[edit(9..10, "x")]]);
-        assert_eq!((fixed.as_str(), made), ("a: é\n", 0));
-    }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use hpa_lint_rules::fix::{Applicability, Fix};
 use hpa_lint_rules::source::lines::{ceil_char_boundary, floor_char_boundary, line_around};
-use hpa_lint_rules::{Diagnostic, Severity};
+use hpa_lint_rules::{Diagnostic, FieldPath, Severity};
 use serde::Serialize;
 
 /// Exit code when a finding fails the run.
@@ -35,6 +35,11 @@ pub struct Location {
     pub column: usize,
     /// The source line around the finding, for rendering.
     pub excerpt: Excerpt,
+    /// Where the diagnostic's fix applies: the byte range of the document in
+    /// the file, and the path of the finding's object in the document
+    /// (`items[i]` in a `List`).
+    pub document_range: Range<usize>,
+    pub object_path: FieldPath,
     /// The diagnostic's fix as changes to this file, in order; empty when it
     /// has none, or none that `--fix` may make here.
     pub edits: Vec<FileEdit>,
@@ -181,10 +186,10 @@ impl Finding {
     }
 
     /// The fix `--fix` makes: a safe one, or any with `--unsafe-fixes`.
-    pub fn applicable_fix(&self, unsafe_fixes: bool) -> Option<&[FileEdit]> {
+    pub fn applicable_fix(&self, unsafe_fixes: bool) -> Option<&Fix> {
         self.fix()
-            .filter(|(fix, _)| unsafe_fixes || fix.applicability == Applicability::Safe)
-            .map(|(_, edits)| edits)
+            .map(|(fix, _)| fix)
+            .filter(|fix| unsafe_fixes || fix.applicability == Applicability::Safe)
     }
 }
 

@@ -120,10 +120,9 @@ fn flow_style_and_json_documents_are_edited_in_place() {
         ("web.yaml", TARGET),
     ];
     let (texts, report) = fixed(&files, &[]);
-    // A document that starts with `{` is written to as JSON.
     let scalable = flow.replace(
         "apiVersion: extensions/v1beta1, kind: deployment",
-        "apiVersion: \"apps/v1\", kind: \"Deployment\"",
+        "apiVersion: apps/v1, kind: Deployment",
     );
     assert_eq!(texts[0], scalable);
     assert_eq!(texts[1], json.replace("\"6\"", "6"));
@@ -132,9 +131,19 @@ fn flow_style_and_json_documents_are_edited_in_place() {
     let (texts, report) = fixed(&files, &["--unsafe-fixes"]);
     assert_eq!(
         texts[0],
-        scalable.replace("minReplica: 2", "\"minReplicas\": 2")
+        scalable.replace("minReplica: 2", "minReplicas: 2")
     );
     assert!(!rules_of(&report).contains(&"unknown-field".to_owned()));
+}
+
+/// What the admission webhook's `/mutate` injects, written into the manifest.
+#[test]
+fn implicit_behavior_is_written_out_when_selected() {
+    let hpa = "# web\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n  behavior:\n    scaleDown:\n      stabilizationWindowSeconds: 600   # ten minutes\n";
+    let (texts, report) = fixed(&[("hpa.yaml", hpa)], &["--select", "implicit-behavior"]);
+    let written = "      selectPolicy: Max\n      policies:\n      - type: Percent\n        value: 100\n        periodSeconds: 15\n    scaleUp:\n      stabilizationWindowSeconds: 0\n      selectPolicy: Max\n      policies:\n      - type: Pods\n        value: 4\n        periodSeconds: 15\n      - type: Percent\n        value: 100\n        periodSeconds: 15\n";
+    assert_eq!(texts[0], format!("{hpa}{written}"));
+    assert_eq!(report["summary"]["fixed"], 1);
 }
 
 #[cfg(unix)]
