@@ -92,7 +92,6 @@ impl Place {
             .map(|e| FileEdit {
                 start: at(e.range.start),
                 end: at(e.range.end),
-                range: self.offset + e.range.start..self.offset + e.range.end,
                 content: e.text,
             })
             .collect()

@@ -52,13 +52,11 @@ pub struct Position {
     pub column: usize,
 }
 
-/// A change to a file: `range` is replaced by `content`.
+/// A change to a file: the text from `start` up to `end` is replaced by `content`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileEdit {
-    /// Bytes of the file.
-    pub range: Range<usize>,
-    /// Where `range` starts, and where it ends (just after its last character).
     pub start: Position,
+    /// Just after the last character replaced.
     pub end: Position,
     pub content: String,
 }
