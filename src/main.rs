@@ -91,6 +91,7 @@ fn fix_files(
     let mut unwritten = Vec::new();
     for (input, _, count) in fix::changes(sources, &made) {
         let source = &sources[input];
+        // Standard input's text is written out below.
         let written = match (source.path(), source.fixed()) {
             (Some(path), Some(text)) => fix::write_file(path, text),
             _ => Ok(()),

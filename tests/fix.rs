@@ -12,7 +12,8 @@ mod common;
 
 use common::*;
 
-/// A file with the fixable findings of every rule but the target's (below).
+/// Two safe fixes in an HPA (the second is found once the first is made)
+/// and an unsafe one in its Deployment, between comments.
 const MULTI: &str = "# Shop: the web tier.
 ---
 # The HPA, written for 1.22.
@@ -65,19 +66,18 @@ fn fixed(files: &[(&str, &str)], args: &[&str]) -> (Vec<String>, Value) {
     let args = [args, &["--fix", "--format", "json", "."]].concat();
     let output = run(dir.path(), &args, "");
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let texts: Vec<String> = files
-        .iter()
-        .map(|(name, _)| read(dir.path(), name))
-        .collect();
+    let texts = || -> Vec<String> {
+        files
+            .iter()
+            .map(|(name, _)| read(dir.path(), name))
+            .collect()
+    };
+    let fixed = texts();
     let again = run(dir.path(), &args, "");
     let again: Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(again["summary"]["fixed"], 0, "{again:#}");
-    let texts_again: Vec<String> = files
-        .iter()
-        .map(|(name, _)| read(dir.path(), name))
-        .collect();
-    assert_eq!(texts, texts_again);
-    (texts, report)
+    assert_eq!(texts(), fixed);
+    (fixed, report)
 }
 
 #[test]
