@@ -4,7 +4,7 @@
 //!
 //! 1. [`scan_document`] reads one document: its problems and its objects'
 //!    suppression annotations become findings at once; of every object only
-//!    what lookups need is kept ([`crate::model::workload::keep_for`]): the
+//!    what the enabled rules look up is kept ([`crate::reads::Needs`]): the
 //!    index of a whole repository stays small;
 //! 2. the front end indexes what all documents kept ([`crate::MemoryIndex`]);
 //! 3. [`lint_document`] reads one HPA's document again, whole, and runs the
@@ -15,10 +15,9 @@ use crate::diagnostic::{Diagnostic, Subject};
 use crate::index::{Index, Stored};
 use crate::lint::{lint_hpa, lint_object};
 use crate::model::autoscaler::scale_target;
-use crate::model::workload::{is_listed, keep_for};
 use crate::object::{Object, ObjectKey, ObjectRef, Origin};
 use crate::path::FieldPath;
-use crate::rules::CHECKS;
+use crate::rules::{CHECKS, reads};
 use crate::settings::Settings;
 use crate::source::{self, ALL, Pos, Problem, ProblemKind};
 
@@ -61,7 +60,9 @@ fn read_subject(key: ObjectKey) -> Subject {
 
 /// Reads one document (a [`source::Chunk`]'s text).
 pub fn scan_document(text: &str, settings: &Settings) -> Scan {
-    let choose = |api_version: &str, kind: &str| keep_for(&settings.cluster, api_version, kind);
+    let needs = reads(settings);
+    let choose =
+        |api_version: &str, kind: &str| needs.keep_for(&settings.cluster, api_version, kind);
     let document = source::read_document(text, &choose);
     let namespace = &settings.cluster.default_namespace;
     let key = document
@@ -99,13 +100,13 @@ pub fn scan_document(text: &str, settings: &Settings) -> Scan {
         for d in lint_object(&object, settings) {
             suppressions.push((prefix.join(&d.source_path), d));
         }
-        let keep = keep_for(&settings.cluster, &object.key.api_version, &object.key.kind);
-        if std::ptr::eq(keep, &crate::model::workload::IDENTITY_FIELDS) {
+        let (api_version, kind) = (&object.key.api_version, &object.key.kind);
+        if !needs.is_read(&settings.cluster, api_version, kind) {
             continue;
         }
         let target = scale_target(&object);
         let is_hpa = object.is_hpa();
-        let stored = if is_listed(&object.key.api_version, &object.key.kind) {
+        let stored = if needs.is_listed(api_version, kind) {
             Stored::Parsed(object.into())
         } else {
             Stored::text(&object)

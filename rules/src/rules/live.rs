@@ -7,7 +7,7 @@ use crate::cluster::Millis;
 use crate::context::Context;
 use crate::index::Lookup;
 use crate::model::status::{Condition, SCALING_LIMITED, Status};
-use crate::object::ObjectRef;
+use crate::object::{Kind, ObjectRef};
 
 /// A live HPA held at a bound for long: `ScalingLimited` True with `reason`
 /// for longer than [`Settings::pinned_threshold`] before [`Settings::now`];
@@ -29,6 +29,9 @@ pub fn limited_for_long<'a>(
     Some((status, limited, held))
 }
 
+/// `APIService`: what serves an aggregated API, such as a metrics API.
+pub const API_SERVICE: Kind = Kind::new("apiregistration.k8s.io", "APIService");
+
 /// Why a metrics API does not answer, as the cluster's `APIService`s tell:
 /// none registered for its group, or none of them `Available`. `None` when
 /// one is available, or when nobody can tell: on manifests (an `APIService`
@@ -48,8 +51,8 @@ pub fn metrics_api_problem(cx: &Context<'_>, group: &str) -> Option<String> {
     for version in versions {
         let name = format!("{version}.{group}");
         let reference = ObjectRef {
-            group: "apiregistration.k8s.io".to_owned(),
-            kind: "APIService".to_owned(),
+            group: API_SERVICE.group.to_owned(),
+            kind: API_SERVICE.kind.to_owned(),
             namespace: String::new(),
             name: name.clone(),
         };
