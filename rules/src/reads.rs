@@ -239,6 +239,7 @@ mod tests {
     use super::*;
     use crate::model::autoscaler::VPA;
     use crate::model::disruption::PDB;
+    use crate::model::status::API_SERVICE;
 
     #[test]
     fn keeps_what_the_reads_need_and_no_more() {
@@ -272,7 +273,7 @@ mod tests {
             Reads::Autoscalers,
             Reads::Listed(PDB),
             Reads::Listed(PDB),
-            Reads::Named(Kind::new("apiregistration.k8s.io", "APIService")),
+            Reads::Named(API_SERVICE),
         ]);
         assert_eq!(needs.listed, [PDB]);
         assert_eq!(keep(&needs, "apps/v1", "Deployment"), "workload");

@@ -7,7 +7,8 @@ use crate::cluster::Millis;
 use crate::context::Context;
 use crate::index::Lookup;
 use crate::model::status::{Condition, SCALING_LIMITED, Status};
-use crate::object::{Kind, ObjectRef};
+use crate::model::status::API_SERVICE;
+use crate::object::ObjectRef;
 
 /// A live HPA held at a bound for long: `ScalingLimited` True with `reason`
 /// for longer than [`Settings::pinned_threshold`] before [`Settings::now`];
@@ -28,9 +29,6 @@ pub fn limited_for_long<'a>(
         .filter(|held| *held > cx.settings.pinned_threshold)?;
     Some((status, limited, held))
 }
-
-/// `APIService`: what serves an aggregated API, such as a metrics API.
-pub const API_SERVICE: Kind = Kind::new("apiregistration.k8s.io", "APIService");
 
 /// Why a metrics API does not answer, as the cluster's `APIService`s tell:
 /// none registered for its group, or none of them `Available`. `None` when

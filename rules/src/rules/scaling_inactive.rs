@@ -2,8 +2,8 @@
 
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, LIMIT_RANGE, Report};
-use crate::model::status::{Condition, Status, metrics_api_of};
-use crate::rules::live::{API_SERVICE, metrics_api_problem};
+use crate::model::status::{API_SERVICE, Condition, Status, metrics_api_of};
+use crate::rules::live::metrics_api_problem;
 use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
 use crate::rules::{

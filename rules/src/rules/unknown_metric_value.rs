@@ -2,8 +2,8 @@
 
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
-use crate::model::status::{Status, readings};
-use crate::rules::live::{API_SERVICE, metrics_api_problem};
+use crate::model::status::{API_SERVICE, Status, readings};
+use crate::rules::live::metrics_api_problem;
 use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
 
