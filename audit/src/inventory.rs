@@ -41,10 +41,25 @@ const BUILT_IN: [(&str, &str, &str, bool); 7] = [
     ("apps/v1", "Deployment", "deployments", true),
     ("apps/v1", "StatefulSet", "statefulsets", true),
     ("apps/v1", "ReplicaSet", "replicasets", true),
-    ("v1", "ReplicationController", "replicationcontrollers", true),
-    ("policy/v1", "PodDisruptionBudget", "poddisruptionbudgets", true),
+    (
+        "v1",
+        "ReplicationController",
+        "replicationcontrollers",
+        true,
+    ),
+    (
+        "policy/v1",
+        "PodDisruptionBudget",
+        "poddisruptionbudgets",
+        true,
+    ),
     ("v1", "LimitRange", "limitranges", true),
-    ("apiregistration.k8s.io/v1", "APIService", "apiservices", false),
+    (
+        "apiregistration.k8s.io/v1",
+        "APIService",
+        "apiservices",
+        false,
+    ),
 ];
 
 /// The built-in resource of `group` and `kind`, if it is one.

@@ -167,7 +167,9 @@ impl Context<'_> {
     /// Also when the index does not hold LimitRanges: a rule about missing
     /// requests then says nothing, rather than guess.
     pub fn has_default_request(&self, namespace: &str, resource: &str) -> bool {
-        let Lookup::Found(ranges) = self.index.list(namespace, LIMIT_RANGE.group, LIMIT_RANGE.kind)
+        let Lookup::Found(ranges) = self
+            .index
+            .list(namespace, LIMIT_RANGE.group, LIMIT_RANGE.kind)
         else {
             return true;
         };

@@ -261,7 +261,10 @@ mod tests {
         };
         let none = Needs::default();
         // HPAs are always kept: they are what is linted.
-        assert_eq!(keep(&none, "autoscaling/v2", "HorizontalPodAutoscaler"), "scaler");
+        assert_eq!(
+            keep(&none, "autoscaling/v2", "HorizontalPodAutoscaler"),
+            "scaler"
+        );
         assert_eq!(keep(&none, "apps/v1", "Deployment"), "identity");
         assert_eq!(keep(&none, "keda.sh/v1alpha1", "ScaledObject"), "identity");
         assert_eq!(keep(&none, "policy/v1", "PodDisruptionBudget"), "identity");

@@ -86,12 +86,9 @@ impl Kind {
             Kind::Deployment => ("apps", "v1", "Deployment", "deployments"),
             Kind::StatefulSet => ("apps", "v1", "StatefulSet", "statefulsets"),
             Kind::ReplicaSet => ("apps", "v1", "ReplicaSet", "replicasets"),
-            Kind::ReplicationController => (
-                "",
-                "v1",
-                "ReplicationController",
-                "replicationcontrollers",
-            ),
+            Kind::ReplicationController => {
+                ("", "v1", "ReplicationController", "replicationcontrollers")
+            }
             Kind::PodDisruptionBudget => (
                 "policy",
                 "v1",
@@ -146,14 +143,16 @@ impl Kind {
         self.gvkp().3
     }
 
-    fn api_version(self) -> String {
+    /// `group/version`, or `version` for core.
+    pub fn api_version(self) -> String {
         match self.gvkp() {
             ("", version, _, _) => version.to_owned(),
             (group, version, _, _) => format!("{group}/{version}"),
         }
     }
 
-    fn is_namespaced(self) -> bool {
+    /// Whether its objects live in namespaces.
+    pub fn is_namespaced(self) -> bool {
         self != Kind::Namespace
     }
 
@@ -351,11 +350,13 @@ impl Cache {
 
 /// Whether a watcher failed because the API server does not serve the
 /// resource: a 404 to the list or the watch request, as for a CRD that is
-/// not installed.
+/// not installed. The code, not `Status::is_not_found`: a 404 may come with
+/// a plain-text body (kube-client's `handle_api_errors` names a path of a
+/// CRD that is not installed among them), which keeps its code but no reason.
 fn is_not_served(error: &watcher::Error) -> bool {
     match error {
         watcher::Error::InitialListFailed(kube::Error::Api(status))
-        | watcher::Error::WatchStartFailed(kube::Error::Api(status)) => status.is_not_found(),
+        | watcher::Error::WatchStartFailed(kube::Error::Api(status)) => status.code == 404,
         _ => false,
     }
 }
@@ -731,5 +732,109 @@ mod tests {
             Lookup::Unknown
         ));
         assert_eq!(offline.namespace_labels("shop"), None);
+    }
+
+    #[test]
+    fn watches_what_the_enabled_rules_read() {
+        let mut settings = Settings::default();
+        assert_eq!(Kind::needed(&settings), Kind::ALL);
+        let vpa = rules::by_name("vpa-conflict").unwrap();
+        settings.set_level(vpa, hpa_lint_rules::settings::Level::Off);
+        let needed = Kind::needed(&settings);
+        assert!(!needed.contains(&Kind::VerticalPodAutoscaler), "{needed:?}");
+        assert!(needed.contains(&Kind::ScaledObject), "{needed:?}");
+        // No rule that looks anything up: only what the webhook reads itself.
+        rules::select(&mut settings, &["min-equals-max".to_owned()]).unwrap();
+        assert_eq!(
+            Kind::needed(&settings),
+            [Kind::HorizontalPodAutoscaler, Kind::Namespace]
+        );
+    }
+
+    #[test]
+    fn every_kind_a_rule_reads_can_be_watched() {
+        let mut settings = Settings::default();
+        rules::select(&mut settings, &["all".to_owned()]).unwrap();
+        settings.live = true;
+        for kind in rules::reads(&settings).kinds() {
+            // See `Kind`: never read at admission.
+            if kind == hpa_lint_rules::model::status::API_SERVICE {
+                continue;
+            }
+            assert!(Kind::of(kind.group, kind.kind).is_some(), "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn a_404_means_not_served() {
+        let error = |reason: &str, code: u16| {
+            let status = kube::core::Status::failure("…", reason).with_code(code);
+            watcher::Error::InitialListFailed(kube::Error::Api(status.boxed()))
+        };
+        assert!(is_not_served(&error("NotFound", 404)));
+        // A plain-text 404 (no `Status` body) has no reason.
+        assert!(is_not_served(&error("", 404)));
+        assert!(!is_not_served(&error("Forbidden", 403)));
+        assert!(!is_not_served(&watcher::Error::NoResourceVersion));
+    }
+
+    /// A store of `kind` that received its first list.
+    fn listed(kind: Kind, objects: Vec<Value>) -> Cache {
+        let (cache, mut writer) = Cache::new(kind, None);
+        writer.apply_watcher_event(&Event::Init);
+        for object in objects {
+            writer.apply_watcher_event(&Event::InitApply(Cached::new(kind, &dynamic(object))));
+        }
+        writer.apply_watcher_event(&Event::InitDone);
+        cache
+    }
+
+    #[test]
+    fn a_kind_not_served_is_unknown_and_settled() {
+        let (vpas, _writer) = Cache::new(Kind::VerticalPodAutoscaler, None);
+        let index = ClusterIndex::new(vec![listed(Kind::Deployment, Vec::new()), vpas.clone()]);
+        assert!(!index.is_synced());
+        // The watcher's first list answered 404.
+        assert!(vpas.set_absent(true));
+        assert!(!vpas.set_absent(true), "a change only once");
+        assert!(index.is_synced());
+        assert!(matches!(
+            index.list("shop", "autoscaling.k8s.io", "VerticalPodAutoscaler"),
+            Lookup::Unknown
+        ));
+        assert!(matches!(
+            index.list("shop", "apps", "Deployment"),
+            Lookup::Found(found) if found.is_empty()
+        ));
+    }
+
+    #[test]
+    fn scaled_objects_are_autoscalers() {
+        let scaled_object = json!({
+            "metadata": {"name": "web", "namespace": "shop", "managedFields": [{"manager": "keda"}]},
+            "spec": {"scaleTargetRef": {"name": "web"}, "triggers": [{"type": "cron"}]},
+        });
+        // Only what lookups of autoscalers read is kept.
+        let cached = Cached::new(Kind::ScaledObject, &dynamic(scaled_object.clone()));
+        assert_eq!(
+            cached.object().unwrap().value,
+            json!({
+                "apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
+                "metadata": {"name": "web", "namespace": "shop"},
+                "spec": {"scaleTargetRef": {"name": "web"}},
+            })
+        );
+        let index = ClusterIndex::new(vec![
+            listed(Kind::HorizontalPodAutoscaler, Vec::new()),
+            listed(Kind::ScaledObject, vec![scaled_object]),
+        ]);
+        // KEDA defaults the target's kind to an apps/v1 Deployment.
+        let scalers = index.scalers_of(&reference("apps", "Deployment", "web"));
+        let found: Vec<String> = scalers
+            .all()
+            .iter()
+            .map(|m| m.key.to_ref().to_string())
+            .collect();
+        assert_eq!(found, ["ScaledObject shop/web"]);
     }
 }

@@ -248,5 +248,9 @@ async fn start_caches(args: &Args, policy: &Policy) -> anyhow::Result<ClusterInd
     let kinds = Kind::needed(&policy.settings);
     let names: Vec<&str> = kinds.iter().map(|kind| kind.name()).collect();
     tracing::info!(kinds = %names.join(","), "watching");
-    Ok(ClusterIndex::watch(&client, &kinds, &policy.watch_namespaces))
+    Ok(ClusterIndex::watch(
+        &client,
+        &kinds,
+        &policy.watch_namespaces,
+    ))
 }

@@ -6,8 +6,8 @@ use serde_json::Value;
 use crate::cluster::Millis;
 use crate::context::Context;
 use crate::index::Lookup;
-use crate::model::status::{Condition, SCALING_LIMITED, Status};
 use crate::model::status::API_SERVICE;
+use crate::model::status::{Condition, SCALING_LIMITED, Status};
 use crate::object::ObjectRef;
 
 /// A live HPA held at a bound for long: `ScalingLimited` True with `reason`

@@ -168,9 +168,7 @@ mod tests {
     use crate::reads::{Needs, Reads};
     use crate::registry::{Category, Rule};
     use crate::settings::{Level, Settings};
-    use crate::testing::{
-        Asked, Recording, lint_yaml, objects, only_with, render, rule_fixture,
-    };
+    use crate::testing::{Asked, Recording, lint_yaml, objects, only_with, render, rule_fixture};
 
     /// The first fenced YAML block after `marker` in a rule's docs.
     fn yaml_after<'d>(docs: &'d str, marker: &str) -> Option<&'d str> {
