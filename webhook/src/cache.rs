@@ -635,6 +635,8 @@ impl Index for RequestIndex<'_> {
 mod tests {
     use serde_json::json;
 
+    use hpa_lint_rules::source::ALL as ALL_FIELDS;
+
     use super::*;
 
     fn dynamic(value: Value) -> DynamicObject {
@@ -762,6 +764,40 @@ mod tests {
                 continue;
             }
             assert!(Kind::of(kind.group, kind.kind).is_some(), "{kind:?}");
+        }
+    }
+
+    /// The Helm chart's ClusterRole grants get, list and watch on every kind
+    /// the webhook may watch.
+    #[test]
+    fn the_chart_grants_every_watch() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../charts/hpa-lint/templates/rbac.yaml"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        // The ClusterRole's rules, which hold no template actions.
+        let start = text.find("\nrules:\n").unwrap();
+        let rules = &text[start..start + text[start..].find("\n---").unwrap()];
+        let document = hpa_lint_rules::source::read_document(rules, &|_, _| &ALL_FIELDS);
+        let granted = &document.values[0].0["rules"];
+        let grants = |kind: Kind, verb: &str| {
+            granted.as_array().unwrap().iter().any(|rule| {
+                let has = |field: &str, value: &str| {
+                    rule[field].as_array().unwrap().iter().any(|v| v == value)
+                };
+                has("apiGroups", kind.group())
+                    && has("resources", kind.plural())
+                    && has("verbs", verb)
+            })
+        };
+        for kind in Kind::ALL {
+            for verb in ["get", "list", "watch"] {
+                assert!(
+                    grants(kind, verb),
+                    "the chart does not grant {verb} on {kind:?}"
+                );
+            }
         }
     }
 
