@@ -6,12 +6,15 @@ use std::io::{self, Write};
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
+use hpa_lint_rules::config::validated_defaults;
 use hpa_lint_rules::controller::flags::format_duration;
 use hpa_lint_rules::controller::normalize::{Rules, Select};
 use hpa_lint_rules::controller::velocity::{self, Limiter, Path};
 use hpa_lint_rules::controller::{Autoscaler, ControllerFlags};
-use hpa_lint_rules::mutate::BehaviorDefaults;
-use hpa_lint_rules::{Object, PatchOp};
+use hpa_lint_rules::defaults::NamespacedDefaults;
+use hpa_lint_rules::mutate::settings_for;
+use hpa_lint_rules::rules::implicit_behavior;
+use hpa_lint_rules::{MemoryIndex, Object, PatchOp};
 use serde_json::{Value, json};
 
 use crate::hpas::{self, ControllerArgs, Found, InputArgs};
@@ -385,10 +388,12 @@ fn write_yaml(
 ) -> Result<()> {
     let window =
         json!({"scaleDown": {"stabilizationWindowSeconds": flags.downscale_stabilization / 1000}});
-    let defaults =
-        BehaviorDefaults::with_overrides(&window, settings).map_err(anyhow::Error::msg)?;
+    let mut mutation = settings_for(settings, &[&implicit_behavior::RULE]);
+    let defaults = validated_defaults(&window, settings)?;
+    mutation.behavior_defaults = NamespacedDefaults::new(vec![(None, defaults)]);
     for f in found {
-        let value = apply(&f.object, &defaults.patch(&f.object));
+        let ops = hpa_lint_rules::mutate::mutation(&f.object, &MemoryIndex::default(), &mutation);
+        let value = apply(&f.object, &ops);
         let yaml = serde_saphyr::to_string(&value).context("writing YAML")?;
         write!(out, "---\n{yaml}")?;
     }

@@ -5,6 +5,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use thiserror::Error;
+
 /// A time or duration in milliseconds (times: since the Unix epoch).
 pub type Millis = i64;
 
@@ -48,18 +50,38 @@ impl fmt::Display for KubeVersion {
     }
 }
 
+/// A Kubernetes version or feature gate that is not one.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum ClusterError {
+    /// Not a supported release.
+    #[error(
+        "invalid Kubernetes version `{0}`: expected 1.{first}..1.{last} such as `1.{DEFAULT_MINOR}`",
+        first = SUPPORTED_MINORS.start(),
+        last = SUPPORTED_MINORS.end()
+    )]
+    KubeVersion(String),
+    /// A gate name hpa-lint does not know.
+    #[error("unknown feature gate `{0}`: expected one of {gates}", gates = FEATURE_GATES.join(", "))]
+    UnknownGate(String),
+    /// Not `Name=true|false`.
+    #[error("invalid feature gate `{0}`: expected Name=true|false")]
+    GateSyntax(String),
+    /// A value other than `true` or `false`.
+    #[error("invalid value for feature gate `{name}`: `{value}`")]
+    GateValue {
+        /// The gate.
+        name: String,
+        /// What was given.
+        value: String,
+    },
+}
+
 impl FromStr for KubeVersion {
-    type Err = String;
+    type Err = ClusterError;
 
     /// Accepts `1.31`, `v1.31` and `1.31.2`.
-    fn from_str(s: &str) -> Result<Self, String> {
-        let error = || {
-            format!(
-                "invalid Kubernetes version `{s}`: expected 1.{}..1.{} such as `1.{DEFAULT_MINOR}`",
-                SUPPORTED_MINORS.start(),
-                SUPPORTED_MINORS.end()
-            )
-        };
+    fn from_str(s: &str) -> Result<Self, ClusterError> {
+        let error = || ClusterError::KubeVersion(s.to_owned());
         let mut parts = s.trim().trim_start_matches('v').split('.');
         let (Some("1"), Some(minor)) = (parts.next(), parts.next()) else {
             return Err(error());
@@ -105,34 +127,27 @@ impl FeatureGates {
     }
 
     /// Sets one gate by name.
-    pub fn set(&mut self, name: &str, enabled: bool) -> Result<(), String> {
+    pub fn set(&mut self, name: &str, enabled: bool) -> Result<(), ClusterError> {
         let gate = match name {
             "HPAScaleToZero" => &mut self.scale_to_zero,
             "HPAConfigurableTolerance" => &mut self.configurable_tolerance,
             "HPAContainerMetrics" => &mut self.container_metrics,
-            _ => {
-                return Err(format!(
-                    "unknown feature gate `{name}`: expected one of {}",
-                    FEATURE_GATES.join(", ")
-                ));
-            }
+            _ => return Err(ClusterError::UnknownGate(name.to_owned())),
         };
         *gate = enabled;
         Ok(())
     }
 
     /// Applies `Name=true,Other=false` overrides.
-    pub fn apply_overrides(&mut self, list: &str) -> Result<(), String> {
+    pub fn apply_overrides(&mut self, list: &str) -> Result<(), ClusterError> {
         for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let Some((name, value)) = item.split_once('=') else {
-                return Err(format!(
-                    "invalid feature gate `{item}`: expected Name=true|false"
-                ));
+                return Err(ClusterError::GateSyntax(item.to_owned()));
             };
-            let enabled = value
-                .trim()
-                .parse()
-                .map_err(|_| format!("invalid value for feature gate `{name}`: `{value}`"))?;
+            let enabled = value.trim().parse().map_err(|_| ClusterError::GateValue {
+                name: name.to_owned(),
+                value: value.to_owned(),
+            })?;
             self.set(name.trim(), enabled)?;
         }
         Ok(())
@@ -225,6 +240,7 @@ mod tests {
             gates
                 .apply_overrides("Nope=true")
                 .unwrap_err()
+                .to_string()
                 .contains("unknown feature gate")
         );
         assert!(gates.apply_overrides("HPAScaleToZero").is_err());

@@ -23,8 +23,17 @@ use std::fmt;
 use serde::Deserialize;
 use serde_saphyr::{MessageFormatter, Spanned, UserMessageFormatter};
 
+use serde_json::{Value, json};
+
 use crate::cluster::{GroupKind, KubeVersion};
-use crate::object::group_of;
+use crate::context::Operation;
+use crate::defaults::{BehaviorDefaults, DefaultsError, NamespacedDefaults, check_selector};
+use crate::diagnostic::Severity;
+use crate::index::MemoryIndex;
+use crate::lint::lint;
+use crate::object::{Object, Origin, group_of};
+use crate::registry::{Category, FixAvailability, Rule};
+use crate::rules::implicit_behavior;
 use crate::settings::{Level, Settings};
 
 /// The file's content.
@@ -90,12 +99,16 @@ pub struct WebhookConfig {
     /// Namespaces whose objects the caches watch (default: all).
     #[serde(default)]
     pub watch_namespaces: Vec<String>,
-    /// Behavior `/mutate` writes into HPAs, per namespace: the first entry whose
+    /// Behavior `/mutate` writes into HPAs, per namespace (and what
+    /// `implicit-behavior` writes out): the first entry whose
     /// `namespaceSelector` matches the HPA's namespace wins; an entry without a
     /// selector matches every namespace. Default: the API server's defaults
     /// plus a 300 s scale-down window.
     #[serde(default)]
     pub defaults: Vec<BehaviorDefaultsConfig>,
+    /// The rules whose safe fixes `/mutate` applies (default:
+    /// `[implicit-behavior]`; `[]` turns mutation off).
+    pub mutate: Option<Vec<Spanned<String>>>,
 }
 
 /// One entry of `webhook.defaults`.
@@ -119,7 +132,7 @@ pub struct ScalableKind {
 }
 
 /// A configuration problem, with its position in the file when known.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub struct ConfigError {
     /// What is wrong.
     pub message: String,
@@ -136,9 +149,9 @@ impl fmt::Display for ConfigError {
     }
 }
 
-fn at<T>(spanned: &Spanned<T>, message: String) -> ConfigError {
+fn at<T>(spanned: &Spanned<T>, message: impl fmt::Display) -> ConfigError {
     ConfigError {
-        message,
+        message: message.to_string(),
         position: Some((
             spanned.referenced.line() as usize,
             spanned.referenced.column() as usize,
@@ -192,7 +205,47 @@ impl Config {
             .collect()
     }
 
-    /// Applies feature gates, rule levels, scalable kinds and the namespace.
+    /// The rules whose safe fixes `/mutate` applies, checked: each must have a fix.
+    pub fn mutation_rules(&self) -> Result<Vec<&'static Rule>, ConfigError> {
+        let Some(names) = &self.webhook.mutate else {
+            return Ok(vec![&implicit_behavior::RULE]);
+        };
+        names
+            .iter()
+            .map(|name| {
+                let rule = known_rule(&name.value, name)?;
+                if rule.fix == FixAvailability::None {
+                    return Err(at(
+                        name,
+                        format!("rule `{}` has no fix to apply", rule.name),
+                    ));
+                }
+                Ok(rule)
+            })
+            .collect()
+    }
+
+    /// Reads `webhook.defaults`: each entry's behavior must pass the API
+    /// server's validation at `settings`.
+    fn namespaced_defaults(&self, settings: &Settings) -> Result<NamespacedDefaults, ConfigError> {
+        let mut entries = Vec::new();
+        for (i, entry) in self.webhook.defaults.iter().enumerate() {
+            let error = |message: String| ConfigError {
+                message: format!("webhook.defaults[{i}]: {message}"),
+                position: None,
+            };
+            let defaults =
+                validated_defaults(&entry.behavior, settings).map_err(|e| error(e.to_string()))?;
+            if let Some(selector) = &entry.namespace_selector {
+                check_selector(selector).map_err(|e| error(e.to_string()))?;
+            }
+            entries.push((entry.namespace_selector.clone(), defaults));
+        }
+        Ok(NamespacedDefaults::new(entries))
+    }
+
+    /// Applies feature gates, rule levels, scalable kinds, the namespace,
+    /// thresholds and the behavior defaults.
     pub fn apply(&self, settings: &mut Settings) -> Result<(), ConfigError> {
         for (name, enabled) in &self.feature_gates {
             settings
@@ -228,7 +281,43 @@ impl Config {
             settings.far_below_target =
                 parse_percent(&percent.value).map_err(|e| at(percent, e))?;
         }
+        settings.behavior_defaults = self.namespaced_defaults(settings)?;
         Ok(())
+    }
+}
+
+/// `overrides` over the built-in behavior defaults, checked by the
+/// API-server rules at `settings`.
+pub fn validated_defaults(
+    overrides: &Value,
+    settings: &Settings,
+) -> Result<BehaviorDefaults, DefaultsError> {
+    let defaults = BehaviorDefaults::with_overrides(overrides)?;
+    let hpa = json!({
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "defaults"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "defaults"},
+            "maxReplicas": 1,
+            "behavior": defaults.behavior(),
+        },
+    });
+    let object = Object::new(hpa, Origin::default(), "default").expect("an object");
+    let errors: Vec<String> = lint(
+        &object,
+        Operation::Create,
+        &MemoryIndex::default(),
+        settings,
+    )
+    .into_iter()
+    .filter(|d| d.rule.category == Category::ApiServer && d.severity == Severity::Error)
+    .map(|d| d.field_message())
+    .collect();
+    if errors.is_empty() {
+        Ok(defaults)
+    } else {
+        Err(DefaultsError::Rejected(errors.join("; ")))
     }
 }
 
@@ -286,6 +375,27 @@ mod tests {
         assert_eq!(
             config.apply(&mut settings).unwrap_err().position,
             Some((1, 23))
+        );
+    }
+
+    #[test]
+    fn mutation_rules_must_have_fixes() {
+        let names = |text: &str| -> Result<Vec<&str>, String> {
+            Config::parse(text)
+                .unwrap()
+                .mutation_rules()
+                .map(|rules| rules.iter().map(|r| r.name).collect())
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(names(""), Ok(vec!["implicit-behavior"]));
+        assert_eq!(names("webhook: {mutate: []}"), Ok(vec![]));
+        assert_eq!(
+            names("webhook:\n  mutate: [target-not-scalable, implicit-behavior]\n"),
+            Ok(vec!["target-not-scalable", "implicit-behavior"])
+        );
+        assert_eq!(
+            names("webhook:\n  mutate: [min-equals-max]\n"),
+            Err("2:12: rule `min-equals-max` has no fix to apply".to_owned())
         );
     }
 

@@ -9,6 +9,7 @@ pub mod cluster;
 pub mod config;
 pub mod context;
 pub mod controller;
+pub mod defaults;
 pub mod diagnostic;
 pub mod fix;
 pub mod index;

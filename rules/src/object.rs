@@ -99,6 +99,9 @@ impl Kind {
 /// `HorizontalPodAutoscaler` of the `autoscaling` group.
 pub const HPA: Kind = Kind::new("autoscaling", "HorizontalPodAutoscaler");
 
+/// `Namespace`.
+pub const NAMESPACE: Kind = Kind::new("", "Namespace");
+
 /// A version-independent reference to an object: group, kind, namespace and name.
 /// Targets are matched on these, so `apps/v1` and `apps/v1beta2` are the same.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]

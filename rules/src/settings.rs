@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::str::FromStr;
 
 use crate::cluster::{Cluster, KubeVersion, Millis};
+use crate::defaults::NamespacedDefaults;
 use crate::diagnostic::Severity;
 use crate::registry::{Category, Rule};
 
@@ -20,18 +21,21 @@ pub enum Level {
     On(Severity),
 }
 
-impl FromStr for Level {
-    type Err = String;
+/// A rule level that is not one.
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+#[error("invalid rule level `{0}`: expected off, error, warning or info")]
+pub struct LevelError(pub String);
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl FromStr for Level {
+    type Err = LevelError;
+
+    fn from_str(s: &str) -> Result<Self, LevelError> {
         match s {
             "off" => Ok(Level::Off),
             "error" => Ok(Level::On(Severity::Error)),
             "warning" => Ok(Level::On(Severity::Warning)),
             "info" => Ok(Level::On(Severity::Info)),
-            _ => Err(format!(
-                "invalid rule level `{s}`: expected off, error, warning or info"
-            )),
+            _ => Err(LevelError(s.to_owned())),
         }
     }
 }
@@ -58,6 +62,9 @@ pub struct Settings {
     /// `overprovisioned-min-replicas`: every metric at or below this percentage
     /// of its target (50).
     pub far_below_target: u32,
+    /// The behavior HPAs run with where they leave it unset, per namespace:
+    /// what `implicit-behavior` writes out.
+    pub behavior_defaults: NamespacedDefaults,
     /// The configured level of each rule by name; a rule not in it keeps
     /// its default.
     levels: HashMap<&'static str, Level>,
@@ -80,6 +87,7 @@ impl Settings {
             now: None,
             pinned_threshold: 24 * 3_600_000,
             far_below_target: 50,
+            behavior_defaults: NamespacedDefaults::default(),
             levels: HashMap::new(),
         }
     }

@@ -3,14 +3,15 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::fix::{Fix, TextEdit, apply};
 use crate::index::{Index, Lookup, MemoryIndex};
 use crate::model::autoscaler::Autoscalers;
 use crate::object::{Object, ObjectRef, Origin};
 use crate::path::FieldPath;
-use crate::registry::Rule;
+use crate::registry::{Category, Rule};
 use crate::settings::Settings;
 use crate::source::{ALL, read_document, split_documents};
-use crate::workspace::{lint_document, locate, scan_document, template_finding};
+use crate::workspace::{fix_document, lint_document, locate, scan_document, template_finding};
 
 /// One located finding.
 #[derive(Debug)]
@@ -21,8 +22,21 @@ pub(crate) struct Finding {
     pub text: String,
 }
 
+/// A finding with its fix, where the fix applies: the document (index of
+/// its chunk) and the path of the object in it.
+struct Fixable {
+    chunk: usize,
+    prefix: FieldPath,
+    fix: Fix,
+}
+
 /// Lints a multi-document YAML text; findings sorted by position.
 pub(crate) fn lint_yaml(text: &str, settings: &Settings) -> Vec<Finding> {
+    lint_with_fixes(text, settings).0
+}
+
+/// [`lint_yaml`], with the fixes the findings carry.
+fn lint_with_fixes(text: &str, settings: &Settings) -> (Vec<Finding>, Vec<Fixable>) {
     let chunks = split_documents(text);
     let scans: Vec<_> = chunks
         .iter()
@@ -35,7 +49,7 @@ pub(crate) fn lint_yaml(text: &str, settings: &Settings) -> Vec<Finding> {
         .find_map(|(i, s)| Some((i, s.template?)))
     {
         let before = &chunks[i].text[..at];
-        return template_finding(settings)
+        let findings = template_finding(settings)
             .map(|d| Finding {
                 line: line_of(i, crate::source::lines::count_breaks(before) + 1),
                 column: 1,
@@ -44,8 +58,10 @@ pub(crate) fn lint_yaml(text: &str, settings: &Settings) -> Vec<Finding> {
             })
             .into_iter()
             .collect();
+        return (findings, Vec::new());
     }
     let mut findings = Vec::new();
+    let mut fixes = Vec::new();
     let mut places = Vec::new();
     let mut entries = Vec::new();
     for (i, scan) in scans.into_iter().enumerate() {
@@ -80,12 +96,137 @@ pub(crate) fn lint_yaml(text: &str, settings: &Settings) -> Vec<Finding> {
                 rule: d.rule.name,
                 text: d.field_message(),
             });
+            if let Some(fix) = d.fix {
+                fixes.push(Fixable {
+                    chunk: *j,
+                    prefix: prefix.clone(),
+                    fix,
+                });
+            }
         }
     }
     findings.sort_by(|a, b| {
         (a.line, a.column, a.rule, &a.text).cmp(&(b.line, b.column, b.rule, &b.text))
     });
-    findings
+    (findings, fixes)
+}
+
+/// How many findings `text` gives with only `rule` on, and how many of them
+/// carry a fix.
+pub(crate) fn count_fixes(rule: &Rule, text: &str, settings: Settings) -> (usize, usize) {
+    let (findings, fixes) = lint_with_fixes(text, &only_with(rule, settings));
+    (findings.len(), fixes.len())
+}
+
+/// Most passes [`fix_yaml`] makes.
+const MAX_PASSES: usize = 10;
+
+/// `text` with the fixes of the findings made, pass after pass until none is
+/// left, as `--fix --unsafe-fixes` makes them. Checks on the way that every
+/// byte outside the text edits is kept.
+pub(crate) fn fix_yaml(text: &str, settings: &Settings) -> String {
+    let mut text = text.to_owned();
+    for _ in 0..MAX_PASSES {
+        let (_, fixes) = lint_with_fixes(&text, settings);
+        if fixes.is_empty() {
+            return text;
+        }
+        let chunks = split_documents(&text);
+        let mut edits = Vec::new();
+        for (i, chunk) in chunks.iter().enumerate() {
+            let here: Vec<(&FieldPath, &Fix)> = fixes
+                .iter()
+                .filter(|f| f.chunk == i)
+                .map(|f| (&f.prefix, &f.fix))
+                .collect();
+            let fixed = fix_document(chunk.text, &here);
+            assert_eq!(fixed.failed, 0, "a fix cannot be made to:\n{}", chunk.text);
+            edits.extend(fixed.edits.into_iter().map(|e| TextEdit {
+                range: e.range.start + chunk.offset..e.range.end + chunk.offset,
+                text: e.text,
+            }));
+        }
+        let next = apply(&text, &edits);
+        assert_kept_outside(&text, &edits, &next);
+        text = next;
+    }
+    panic!("fixes still found after {MAX_PASSES} passes:\n{text}");
+}
+
+/// Every byte of `before` outside the edits' ranges is in `after`, in place.
+fn assert_kept_outside(before: &str, edits: &[TextEdit], after: &str) {
+    let (mut at, mut shift) = (0usize, 0isize);
+    for edit in edits {
+        let kept = &before[at..edit.range.start];
+        let moved = at.checked_add_signed(shift).unwrap();
+        assert_eq!(
+            &after[moved..moved + kept.len()],
+            kept,
+            "bytes outside the edits changed"
+        );
+        shift += edit.text.len() as isize - edit.range.len() as isize;
+        at = edit.range.end;
+    }
+    let moved = at.checked_add_signed(shift).unwrap();
+    assert_eq!(
+        &after[moved..],
+        &before[at..],
+        "bytes after the last edit changed"
+    );
+}
+
+/// Fixes `fixtures/<rule>.fix.yaml` with only `rule` on and checks that the
+/// fixed text no longer triggers it and that fixing again changes nothing.
+/// Returns the fixed text, for a snapshot of exactly what changed.
+/// The same holds with CRLF line ends, which the fixes keep.
+pub(crate) fn check_fix_fixture(rule: &'static Rule) -> String {
+    let text = rule_fixture(&format!("{}.fix", rule.name));
+    let fixed = check_fixes(rule, &text, Settings::default());
+    let crlf = check_fixes(rule, &text.replace('\n', "\r\n"), Settings::default());
+    assert_eq!(
+        crlf,
+        fixed.replace('\n', "\r\n"),
+        "fixing CRLF text differs"
+    );
+    fixed
+}
+
+/// [`check_fix_fixture`] for any text and settings.
+pub(crate) fn check_fixes(rule: &'static Rule, text: &str, settings: Settings) -> String {
+    let settings = only_with(rule, settings);
+    let (_, fixes) = lint_with_fixes(text, &settings);
+    assert!(!fixes.is_empty(), "`{}` proposes no fix here", rule.name);
+    let fixed = fix_yaml(text, &settings);
+    let left = lint_yaml(&fixed, &settings);
+    assert!(
+        left.is_empty(),
+        "`{}` still finds problems after fixing:\n{}",
+        rule.name,
+        render(&left)
+    );
+    assert_eq!(
+        fix_yaml(&fixed, &settings),
+        fixed,
+        "fixing twice changes more"
+    );
+    let broken = |text: &str| -> Vec<String> {
+        lint_yaml(text, &Settings::default())
+            .iter()
+            .filter(|f| {
+                let category = crate::rules::by_name(f.rule).expect("a rule").category;
+                matches!(category, Category::Input | Category::ApiServer)
+            })
+            .map(|f| format!("{} {}", f.rule, f.text))
+            .collect()
+    };
+    let (was, is) = (broken(text), broken(&fixed));
+    let added: Vec<&String> = is.iter().filter(|f| !was.contains(f)).collect();
+    assert!(
+        added.is_empty(),
+        "fixing `{}` broke the text: {added:?}\n{fixed}",
+        rule.name
+    );
+    fixed
 }
 
 /// Default settings with only `rule` enabled.

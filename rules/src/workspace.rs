@@ -12,6 +12,7 @@
 
 use crate::context::{Check, Operation};
 use crate::diagnostic::{Diagnostic, Subject};
+use crate::fix::{Edit, Fix, TextEdit, text_edits};
 use crate::index::{Index, Stored};
 use crate::lint::{lint_hpa, lint_object};
 use crate::model::autoscaler::scale_target;
@@ -190,4 +191,58 @@ pub fn locate(text: &str, findings: &[(&FieldPath, &Diagnostic)]) -> Vec<Pos> {
         .map(|(prefix, d)| prefix.join(&d.source_path))
         .collect();
     source::locate(text, &paths)
+}
+
+/// What one pass of [`fix_document`] did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Fixed {
+    /// The text edits made, on the text given (in order, not overlapping).
+    pub edits: Vec<TextEdit>,
+    /// Fixes made.
+    pub applied: usize,
+    /// Fixes left for the next pass: their edits overlap one made in this pass.
+    pub deferred: usize,
+    /// Fixes that cannot be made to this text (a field they need is gone).
+    pub failed: usize,
+}
+
+/// Makes fixes to a document's text, in one pass: each given with the path of
+/// its object in the document (`items[i]` in a `List`). The text edits of a
+/// fix are made only if none overlaps one already taken, so fixes that touch
+/// the same field wait for the next pass, where the document is linted again
+/// and they are found again if still wanted. Apply [`Fixed::edits`] with
+/// [`crate::fix::apply`].
+pub fn fix_document(text: &str, fixes: &[(&FieldPath, &Fix)]) -> Fixed {
+    let mut fixed = Fixed::default();
+    for (prefix, fix) in fixes {
+        let mut edits: Vec<Edit> = fix.edits.iter().map(|e| e.under(prefix)).collect();
+        // Where several insertions meet (the end of a mapping and of the one
+        // around it), the inner ones come first.
+        edits.sort_by_key(|e| std::cmp::Reverse(e.path().segments().len()));
+        let Ok(mut edits) = text_edits(text, &edits) else {
+            fixed.failed += 1;
+            continue;
+        };
+        let overlap =
+            |a: &TextEdit, b: &TextEdit| a.range.start < b.range.end && b.range.start < a.range.end;
+        // Insertions at one place by two fixes clash too: their order would be
+        // a guess. Those of one fix keep the fix's order.
+        let clash = |a: &TextEdit, b: &TextEdit| overlap(a, b) || a.range.start == b.range.start;
+        let conflicting = edits
+            .iter()
+            .enumerate()
+            .any(|(i, a)| edits[i + 1..].iter().any(|b| overlap(a, b)))
+            || edits
+                .iter()
+                .any(|a| fixed.edits.iter().any(|b| clash(a, b)));
+        if conflicting {
+            fixed.deferred += 1;
+            continue;
+        }
+        fixed.edits.append(&mut edits);
+        fixed.applied += 1;
+    }
+    // Stable: insertions of one fix at one place stay in order.
+    fixed.edits.sort_by_key(|e| (e.range.start, e.range.end));
+    fixed
 }

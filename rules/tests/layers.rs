@@ -19,12 +19,14 @@ const LAYERS: &[&[&str]] = &[
     &["model"],
     &["controller", "index"],
     &["fix", "reads"],
+    &["defaults"],
     &["registry", "diagnostic"],
     &["settings"],
     &["context"],
     &["rules"],
-    &["lint", "config"],
-    &["workspace", "mutate"],
+    &["lint"],
+    &["config", "workspace"],
+    &["mutate"],
     &["testing"],
 ];
 

@@ -7,6 +7,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use hpa_lint_rules::Operation as LintOperation;
 use hpa_lint_rules::lint::{lint_at_most, lint_workload};
+use hpa_lint_rules::mutate::mutation;
 use hpa_lint_rules::quote::truncate;
 use hpa_lint_rules::reads::WORKLOAD_FIELDS;
 use hpa_lint_rules::{Diagnostic, Object, Origin};
@@ -403,11 +404,7 @@ pub fn mutate(
         Ok(object) => object,
         Err(reason) => return invalid(response, &reason),
     };
-    let labels = index.namespace_labels(&object.key.namespace);
-    let ops = policy
-        .defaults
-        .for_namespace(labels.as_ref())
-        .patch(&object);
+    let ops = mutation(&object, &RequestIndex::new(index), &policy.mutation);
     if ops.is_empty() {
         return Reviewed::new(response, Decision::Allowed);
     }

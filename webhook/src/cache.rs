@@ -3,7 +3,7 @@
 //! [`ClusterIndex`], which answers the rules' [`Index`] questions from them.
 //! Nothing here calls the API server on the request path.
 //!
-//! The kinds watched are those the enabled rules read ([`Kind::needed`]);
+//! The kinds watched are those the rules in force read ([`Kind::needed`]);
 //! a kind the API server does not serve (a CRD that is not installed) is
 //! looked up as unknown, and readiness does not wait for it.
 //!
@@ -23,21 +23,23 @@ use std::time::Duration;
 use futures::{FutureExt, StreamExt, TryStreamExt};
 use hpa_lint_rules::cluster::Cluster;
 use hpa_lint_rules::model::autoscaler::{AUTOSCALERS, Autoscalers, scale_target};
-use hpa_lint_rules::object::ObjectRef as RuleRef;
+use hpa_lint_rules::object::{Kind as RuleKind, ObjectRef as RuleRef};
 use hpa_lint_rules::reads::{Needs, OBJECT_FIELDS};
 use hpa_lint_rules::rules::{self, ALL};
 use hpa_lint_rules::source::Keep;
-use hpa_lint_rules::{Index, Lookup, Object, Origin, Settings};
+use hpa_lint_rules::{Index, Lookup, Object, Origin};
 use kube::api::{ApiResource, DynamicObject};
 use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::watcher::{self, Event, watcher};
 use kube::runtime::{WatchStreamExt, reflector::store::Writer};
 use kube::{Api, Client};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-/// The kinds the webhook knows how to watch: what the rules may read, and
-/// namespaces for the per-namespace defaults of `/mutate`. The Helm chart
-/// grants get, list and watch on all of them. Rules also read `APIService`s,
+use crate::policy::Policy;
+
+/// The kinds the webhook knows how to watch: what the rules may read. The
+/// Helm chart grants get, list and watch on all of them. Rules also read
+/// `APIService`s,
 /// which are not here: only the live rules read them, and only of objects
 /// read from a cluster (`Settings::live`), never at admission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -107,15 +109,18 @@ impl Kind {
         }
     }
 
-    /// The kinds to watch for the rules enabled in `settings`: those they
-    /// read, HPAs (admitting a workload lints the HPAs that scale it) and
-    /// namespaces (for `/mutate`).
-    pub fn needed(settings: &Settings) -> Vec<Kind> {
-        let read = rules::reads(settings).kinds();
+    /// The kinds to watch for a policy: those the rules of `/validate` and
+    /// of `/mutate` read, and HPAs (admitting a workload lints the HPAs that
+    /// scale it).
+    pub fn needed(policy: &Policy) -> Vec<Kind> {
+        let read: Vec<RuleKind> = [&policy.settings, &policy.mutation]
+            .into_iter()
+            .flat_map(|settings| rules::reads(settings).kinds())
+            .collect();
         Kind::ALL
             .into_iter()
             .filter(|kind| {
-                matches!(kind, Kind::HorizontalPodAutoscaler | Kind::Namespace)
+                *kind == Kind::HorizontalPodAutoscaler
                     || read.iter().any(|k| k.is(kind.group(), kind.name()))
             })
             .collect()
@@ -167,15 +172,15 @@ impl Kind {
         }
     }
 
-    /// What is kept of the kind's objects: what the rules read of them, and
-    /// of HPAs and namespaces what the webhook reads itself. Status,
-    /// managed fields and foreign annotations (often a whole
+    /// What is kept of the kind's objects: what the rules read of them.
+    /// Managed fields and foreign annotations (often a whole
     /// `last-applied-configuration`) go.
     fn keep(self) -> &'static Keep {
         match self {
             // Linted again, spec and all, when a workload they scale is
-            // admitted; `/mutate` reads a namespace's labels.
-            Kind::HorizontalPodAutoscaler | Kind::Namespace => &OBJECT_FIELDS,
+            // admitted (their status is for the live rules, which do not run
+            // at admission).
+            Kind::HorizontalPodAutoscaler => &OBJECT_FIELDS,
             _ => EVERY_READ.keep_for(&Cluster::default(), &self.api_version(), self.name()),
         }
     }
@@ -492,22 +497,6 @@ impl ClusterIndex {
         sizes
     }
 
-    /// The labels of a namespace; `None` when unknown (not synced, offline).
-    pub fn namespace_labels(&self, namespace: &str) -> Option<Map<String, Value>> {
-        let Lookup::Found(object) = self.get(&RuleRef {
-            group: String::new(),
-            kind: "Namespace".to_owned(),
-            namespace: String::new(),
-            name: namespace.to_owned(),
-        }) else {
-            return None;
-        };
-        match object.value.pointer("/metadata/labels") {
-            Some(Value::Object(labels)) => Some(labels.clone()),
-            _ => Some(Map::new()),
-        }
-    }
-
     /// The stores that hold the objects of `group` and `kind` in
     /// `namespace`; `None` when they cannot tell: none does, the kind is not
     /// served, or the stores have not all settled.
@@ -733,29 +722,32 @@ mod tests {
             offline.get(&reference("apps", "Deployment", "web")),
             Lookup::Unknown
         ));
-        assert_eq!(offline.namespace_labels("shop"), None);
     }
 
     #[test]
-    fn watches_what_the_enabled_rules_read() {
-        let mut settings = Settings::default();
-        assert_eq!(Kind::needed(&settings), Kind::ALL);
-        let vpa = rules::by_name("vpa-conflict").unwrap();
-        settings.set_level(vpa, hpa_lint_rules::settings::Level::Off);
-        let needed = Kind::needed(&settings);
-        assert!(!needed.contains(&Kind::VerticalPodAutoscaler), "{needed:?}");
-        assert!(needed.contains(&Kind::ScaledObject), "{needed:?}");
-        // No rule that looks anything up: only what the webhook reads itself.
-        rules::select(&mut settings, &["min-equals-max".to_owned()]).unwrap();
-        assert_eq!(
-            Kind::needed(&settings),
-            [Kind::HorizontalPodAutoscaler, Kind::Namespace]
+    fn watches_what_the_rules_in_force_read() {
+        let needed = |config: &str| Kind::needed(&Policy::parse(config).unwrap());
+        assert_eq!(needed(""), Kind::ALL);
+        let without_vpas = needed("rules:\n  vpa-conflict: off\n");
+        assert!(
+            !without_vpas.contains(&Kind::VerticalPodAutoscaler),
+            "{without_vpas:?}"
         );
+        assert!(
+            without_vpas.contains(&Kind::ScaledObject),
+            "{without_vpas:?}"
+        );
+        // `implicit-behavior`, which `/mutate` applies, reads namespaces.
+        assert!(!needed("webhook:\n  mutate: []\n").contains(&Kind::Namespace));
+        // No rule that looks anything up: only HPAs.
+        let mut policy = Policy::parse("webhook:\n  mutate: []\n").unwrap();
+        rules::select(&mut policy.settings, &["min-equals-max".to_owned()]).unwrap();
+        assert_eq!(Kind::needed(&policy), [Kind::HorizontalPodAutoscaler]);
     }
 
     #[test]
     fn every_kind_a_rule_reads_can_be_watched() {
-        let mut settings = Settings::default();
+        let mut settings = hpa_lint_rules::Settings::default();
         rules::select(&mut settings, &["all".to_owned()]).unwrap();
         settings.live = true;
         for kind in rules::reads(&settings).kinds() {

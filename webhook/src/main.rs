@@ -245,7 +245,7 @@ async fn start_caches(args: &Args, policy: &Policy) -> anyhow::Result<ClusterInd
             .context("finding the cluster (in-cluster configuration or kubeconfig); use --offline to run without one")?,
     };
     let client = kube::Client::try_from(config).context("creating the Kubernetes client")?;
-    let kinds = Kind::needed(&policy.settings);
+    let kinds = Kind::needed(policy);
     let names: Vec<&str> = kinds.iter().map(|kind| kind.name()).collect();
     tracing::info!(kinds = %names.join(","), "watching");
     Ok(ClusterIndex::watch(

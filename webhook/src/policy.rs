@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use hpa_lint_rules::config::{AdmissionMode, Config, ConfigError};
-use hpa_lint_rules::mutate::NamespacedDefaults;
+use hpa_lint_rules::mutate::settings_for;
 use hpa_lint_rules::{Diagnostic, Settings, Severity};
 
 /// Default `webhook.maxBodyBytes`: 3 MiB, the API server's own request limit.
@@ -60,8 +60,9 @@ pub struct Policy {
     pub max_body_bytes: usize,
     /// `webhook.watchNamespaces`, read at start only.
     pub watch_namespaces: Vec<String>,
-    /// `webhook.defaults`.
-    pub defaults: NamespacedDefaults,
+    /// What `/mutate` lints with: only the rules of `webhook.mutate`, whose
+    /// safe fixes it applies (and the behavior of `webhook.defaults`).
+    pub mutation: Settings,
 }
 
 impl Default for Policy {
@@ -79,7 +80,7 @@ impl Policy {
         let mut settings = Settings::new(config.kube_version()?.unwrap_or_default());
         config.apply(&mut settings)?;
         let webhook = &config.webhook;
-        let defaults = NamespacedDefaults::from_config(&webhook.defaults, &settings)?;
+        let mutation = settings_for(&settings, &config.mutation_rules()?);
         let rules = config
             .webhook_rule_modes()?
             .into_iter()
@@ -92,7 +93,7 @@ impl Policy {
             targets: webhook.targets.unwrap_or(AdmissionMode::Warn),
             max_body_bytes: webhook.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES),
             watch_namespaces: webhook.watch_namespaces.clone(),
-            defaults,
+            mutation,
         })
     }
 

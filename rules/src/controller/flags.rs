@@ -36,11 +36,16 @@ impl Default for ControllerFlags {
     }
 }
 
+/// A duration that is not one.
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
+#[error("invalid duration `{0}`: expected seconds or e.g. `90s`, `5m`, `1h`")]
+pub struct DurationError(pub String);
+
 /// Parses a duration: plain seconds (`90`, `1.5`) or Go's syntax (`90s`, `5m`,
 /// `1m30s`, `500ms`, `1h`), exact to the millisecond.
-pub fn parse_duration(text: &str) -> Result<Millis, String> {
+pub fn parse_duration(text: &str) -> Result<Millis, DurationError> {
     let text = text.trim();
-    let error = || format!("invalid duration `{text}`: expected seconds or e.g. `90s`, `5m`, `1h`");
+    let error = || DurationError(text.to_owned());
     if text.is_empty() {
         return Err(error());
     }

@@ -172,11 +172,16 @@ mod tests {
     use crate::context::Operation;
     use crate::lint::lint;
     use crate::settings::{Level, Settings};
-    use crate::testing::{check_fixture, check_fixture_with, objects, only_with, rule_fixture};
+    use crate::testing::{check_fix_fixture, check_fixture, check_fixture_with, objects, only_with, rule_fixture};
 
     #[test]
     fn fixture() {
         insta::assert_snapshot!(check_fixture(&RULE));
+    }
+
+    #[test]
+    fn fix() {
+        insta::assert_snapshot!(check_fix_fixture(&RULE));
     }
 
     #[test]

@@ -111,10 +111,15 @@ fn is_decimal(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::RULE;
-    use crate::testing::check_fixture;
+    use crate::testing::{check_fix_fixture, check_fixture};
 
     #[test]
     fn fixture() {
         insta::assert_snapshot!(check_fixture(&RULE));
+    }
+
+    #[test]
+    fn fix() {
+        insta::assert_snapshot!(check_fix_fixture(&RULE));
     }
 }

@@ -65,6 +65,7 @@ rules! {
     utilization_target_unreachable,
     vpa_conflict,
     single_replica_floor,
+    implicit_behavior,
     scaling_inactive,
     unknown_metric_value,
     pinned_at_max_replicas,
@@ -166,9 +167,11 @@ mod tests {
     use crate::model::workload::meant_target;
     use crate::object::Object;
     use crate::reads::{Needs, Reads};
-    use crate::registry::{Category, Rule};
+    use crate::registry::{Category, FixAvailability, Rule};
     use crate::settings::{Level, Settings};
-    use crate::testing::{Asked, Recording, lint_yaml, objects, only_with, render, rule_fixture};
+    use crate::testing::{
+        Asked, Recording, count_fixes, lint_yaml, objects, only_with, render, rule_fixture,
+    };
 
     /// The first fenced YAML block after `marker` in a rule's docs.
     fn yaml_after<'d>(docs: &'d str, marker: &str) -> Option<&'d str> {
@@ -349,6 +352,40 @@ mod tests {
         assert!(!reads(&settings).listed.contains(&VPA));
         select(&mut settings, &["min-equals-max".to_owned()]).unwrap();
         assert_eq!(reads(&settings), Needs::default());
+    }
+
+    /// What a rule declares about its fixes is what its findings carry, and
+    /// a rule that fixes has a `.fix.yaml` fixture.
+    #[test]
+    fn fix_availability_is_what_the_findings_carry() {
+        for rule in ALL {
+            let mut texts = vec![rule_fixture(rule.name)];
+            texts.extend(yaml_after(rule.docs, "## Example").map(str::to_owned));
+            let fix_fixture = format!(
+                "{}/fixtures/{}.fix.yaml",
+                env!("CARGO_MANIFEST_DIR"),
+                rule.name
+            );
+            if rule.fix != FixAvailability::None {
+                texts.push(std::fs::read_to_string(&fix_fixture).expect("a fix fixture"));
+            }
+            let (mut found, mut fixed) = (0, 0);
+            for text in &texts {
+                let (f, x) = count_fixes(rule, text, example_settings(rule));
+                found += f;
+                fixed += x;
+            }
+            let expected = match rule.fix {
+                FixAvailability::None => fixed == 0,
+                FixAvailability::Sometimes => fixed > 0,
+                FixAvailability::Always => fixed == found,
+            };
+            assert!(
+                expected,
+                "`{}` declares fixes {:?}; {fixed} of {found} findings carry one",
+                rule.name, rule.fix
+            );
+        }
     }
 
     #[test]

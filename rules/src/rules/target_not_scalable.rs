@@ -230,11 +230,16 @@ mod tests {
     use super::RULE;
     use crate::cluster::GroupKind;
     use crate::settings::Settings;
-    use crate::testing::{check_fixture, check_fixture_with};
+    use crate::testing::{check_fix_fixture, check_fixture, check_fixture_with};
 
     #[test]
     fn fixture() {
         insta::assert_snapshot!(check_fixture(&RULE));
+    }
+
+    #[test]
+    fn fix() {
+        insta::assert_snapshot!(check_fix_fixture(&RULE));
     }
 
     #[test]

@@ -179,11 +179,16 @@ mod tests {
     use crate::index::MemoryIndex;
     use crate::context::Operation;
     use crate::lint::lint;
-    use crate::testing::{check_fixture, objects, only};
+    use crate::testing::{check_fix_fixture, check_fixture, objects, only};
 
     #[test]
     fn fixture() {
         insta::assert_snapshot!(check_fixture(&RULE));
+    }
+
+    #[test]
+    fn fix() {
+        insta::assert_snapshot!(check_fix_fixture(&RULE));
     }
 
     const HPA: &str = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n";

@@ -45,6 +45,23 @@ impl Edit {
             Edit::Set { path, .. } | Edit::Remove { path } | Edit::Rename { path, .. } => path,
         }
     }
+
+    /// The same edit on the object at `prefix` of a document.
+    pub fn under(&self, prefix: &FieldPath) -> Edit {
+        match self {
+            Edit::Set { path, value } => Edit::Set {
+                path: prefix.join(path),
+                value: value.clone(),
+            },
+            Edit::Remove { path } => Edit::Remove {
+                path: prefix.join(path),
+            },
+            Edit::Rename { path, to } => Edit::Rename {
+                path: prefix.join(path),
+                to: to.clone(),
+            },
+        }
+    }
 }
 
 /// A change to text: `range` is replaced by `text`.
@@ -260,7 +277,7 @@ impl<'t> Style<'t> {
             text,
             eol,
             step: indent_step(root).unwrap_or(2),
-            json: text.trim_start().starts_with('{'),
+            json: is_json(text, root),
         }
     }
 
@@ -273,6 +290,20 @@ impl<'t> Style<'t> {
         } else {
             usize::from(rest.starts_with(['\n', '\r']))
         }
+    }
+}
+
+/// Whether the document is JSON: a flow mapping whose first key is
+/// double-quoted (YAML's own flow style leaves keys plain).
+fn is_json(text: &str, root: &Node) -> bool {
+    match &root.kind {
+        Kind::Map {
+            flow: true,
+            entries,
+        } => entries
+            .first()
+            .is_none_or(|first| text[first.key_span.start..].starts_with('"')),
+        _ => false,
     }
 }
 
@@ -299,8 +330,9 @@ fn indent_step(node: &Node) -> Option<usize> {
 }
 
 /// A scalar written so that kubectl reads it back as `value`: plain when that
-/// is unambiguous, else double-quoted (JSON's escapes are YAML's).
-fn scalar_text(value: &Value, json: bool) -> String {
+/// is unambiguous (inside a flow collection, `,[]{}` end a plain scalar), else
+/// double-quoted (JSON's escapes are YAML's).
+fn scalar_text(value: &Value, json: bool, in_flow: bool) -> String {
     let Value::String(s) = value else {
         return value.to_string();
     };
@@ -313,6 +345,7 @@ fn scalar_text(value: &Value, json: bool) -> String {
         ])
         && !s.contains(": ")
         && !s.contains(" #")
+        && !(in_flow && s.contains([',', '[', ']', '{', '}']))
         && !s.ends_with(':')
         && !s
             .chars()
@@ -329,25 +362,26 @@ fn scalar_text(value: &Value, json: bool) -> String {
 }
 
 /// A key as written: plain when it reads back as itself.
-fn key_text(key: &str, json: bool) -> String {
-    scalar_text(&Value::from(key), json)
+fn key_text(key: &str, json: bool, in_flow: bool) -> String {
+    scalar_text(&Value::from(key), json, in_flow)
 }
 
-/// A value in flow style (JSON, which is YAML too).
-fn flow_text(value: &Value, json: bool) -> String {
+/// A value in flow style (JSON, which is YAML too); `in_flow` when the value
+/// itself is inside a flow collection.
+fn flow_text(value: &Value, json: bool, in_flow: bool) -> String {
     match value {
         Value::Object(map) => {
             let entries: Vec<String> = map
                 .iter()
-                .map(|(k, v)| format!("{}: {}", key_text(k, json), flow_text(v, json)))
+                .map(|(k, v)| format!("{}: {}", key_text(k, json, true), flow_text(v, json, true)))
                 .collect();
             format!("{{{}}}", entries.join(", "))
         }
         Value::Array(items) => {
-            let items: Vec<String> = items.iter().map(|v| flow_text(v, json)).collect();
+            let items: Vec<String> = items.iter().map(|v| flow_text(v, json, true)).collect();
             format!("[{}]", items.join(", "))
         }
-        scalar => scalar_text(scalar, json),
+        scalar => scalar_text(scalar, json, in_flow),
     }
 }
 
@@ -355,7 +389,7 @@ fn flow_text(value: &Value, json: bool) -> String {
 fn block_entry(key: &str, value: &Value, indent: usize, style: &Style<'_>) -> String {
     let pad = " ".repeat(indent);
     let eol = style.eol;
-    let key = key_text(key, false);
+    let key = key_text(key, false, false);
     match value {
         Value::Object(map) if !map.is_empty() => {
             let inner: String = map
@@ -372,7 +406,7 @@ fn block_entry(key: &str, value: &Value, indent: usize, style: &Style<'_>) -> St
                 .collect();
             format!("{pad}{key}:{eol}{inner}")
         }
-        _ => format!("{pad}{key}: {}{eol}", flow_text(value, false)),
+        _ => format!("{pad}{key}: {}{eol}", flow_text(value, false, false)),
     }
 }
 
@@ -393,7 +427,7 @@ fn block_item(item: &Value, indent: usize, style: &Style<'_>) -> String {
             }
             lines
         }
-        _ => format!("{pad}- {}{}", flow_text(item, false), style.eol),
+        _ => format!("{pad}- {}{}", flow_text(item, false, false), style.eol),
     }
 }
 
@@ -471,10 +505,12 @@ fn text_edit(root: &Node, style: &Style<'_>, edit: &Edit) -> Result<TextEdit, Ed
         }
         Edit::Rename { to, .. } => {
             let name = last_name.ok_or_else(missing)?;
-            let (_, entry) = parent?.entry(&name).ok_or_else(missing)?;
+            let parent = parent?;
+            let (_, entry) = parent.entry(&name).ok_or_else(missing)?;
+            let in_flow = matches!(parent.kind, Kind::Map { flow: true, .. });
             Ok(TextEdit {
                 range: entry.key_span.clone(),
-                text: key_text(to, style.json),
+                text: key_text(to, style.json, in_flow),
             })
         }
     }
@@ -505,7 +541,7 @@ fn set_existing(
         }
         _ => TextEdit {
             range: node.span.clone(),
-            text: flow_text(value, in_flow),
+            text: flow_text(value, style.json, in_flow),
         },
     }
 }
@@ -518,8 +554,8 @@ fn insert(node: &Node, key: &str, value: &Value, style: &Style<'_>) -> Option<Te
     if *flow || style.json {
         let entry = format!(
             "{}: {}",
-            key_text(key, style.json),
-            flow_text(value, style.json)
+            key_text(key, style.json, true),
+            flow_text(value, style.json, true)
         );
         return Some(match entries.last() {
             Some(last) => TextEdit {
@@ -627,6 +663,29 @@ mod tests {
             path: FieldPath::fields(path),
             value,
         }
+    }
+
+    #[test]
+    fn flow_scalars_are_quoted_only_when_flow_syntax_would_end_them() {
+        let set = |path: &str, value: Value| Edit::Set {
+            path: FieldPath::fields(path),
+            value,
+        };
+        assert_eq!(
+            edited(
+                "ref: {kind: Deployment}\n",
+                &[
+                    set("ref.apiVersion", json!("apps/v1")),
+                    set("ref.name", json!("a,b"))
+                ]
+            ),
+            "ref: {kind: Deployment, apiVersion: apps/v1, name: \"a,b\"}\n"
+        );
+        // In block style a comma is plain text.
+        assert_eq!(
+            edited("name: x\n", &[set("name", json!("a,b"))]),
+            "name: a,b\n"
+        );
     }
 
     #[test]
@@ -751,7 +810,7 @@ mod tests {
             ("web", "web"),
             ("", "\"\""),
         ] {
-            assert_eq!(scalar_text(&json!(value), false), text);
+            assert_eq!(scalar_text(&json!(value), false, false), text);
         }
     }
 }

@@ -1,0 +1,164 @@
+//! `implicit-behavior`: the HPA leaves `spec.behavior`, or parts of it, to defaults.
+
+use serde_json::{Map, Value};
+
+use crate::context::{Check, Context, Report};
+use crate::defaults::filled_fields;
+use crate::diagnostic::Severity;
+use crate::fix::Fix;
+use crate::index::Lookup;
+use crate::model::hpa::HpaVersion;
+use crate::object::{NAMESPACE, ObjectRef};
+use crate::path::FieldPath;
+use crate::quote::code;
+use crate::reads::Reads;
+use crate::registry::{Category, FixAvailability, Rule};
+
+pub static RULE: Rule = Rule {
+    name: "implicit-behavior",
+    category: Category::Pedantic,
+    severity: Severity::Info,
+    summary: "`spec.behavior` is left, wholly or in part, to defaults the manifest does not show",
+    docs: r#"## What it does
+Reports an `autoscaling/v2` (or `v2beta2`) HPA that does not set `spec.behavior`, or leaves
+some of its fields unset: `stabilizationWindowSeconds`, `selectPolicy` and
+`policies` of either direction (and `tolerance` when the organisation's
+defaults set one).
+
+## Why might you want this?
+An HPA without `behavior` scales up by at most 4 pods or 100% every 15
+seconds and scales down only after a 300-second window, but nothing in the
+manifest says so: whoever reads it, or `kubectl get -o yaml`, cannot tell how
+fast it reacts, and a default that changes with the cluster's flags changes
+the HPA silently. Written out, the behavior is reviewed like any other
+setting.
+
+Most HPAs are fine with the defaults; this rule is therefore off unless
+selected. The admission webhook writes the same behavior into HPAs as they
+are created (`/mutate`).
+
+## Example
+```yaml
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 10
+  behavior:
+    scaleDown:
+      stabilizationWindowSeconds: 600
+```
+
+Use instead:
+```yaml
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 10
+  behavior:
+    scaleUp:
+      stabilizationWindowSeconds: 0
+      selectPolicy: Max
+      policies:
+      - {type: Pods, value: 4, periodSeconds: 15}
+      - {type: Percent, value: 100, periodSeconds: 15}
+    scaleDown:
+      stabilizationWindowSeconds: 600
+      selectPolicy: Max
+      policies:
+      - {type: Percent, value: 100, periodSeconds: 15}
+```
+
+## Fix safety
+`--fix` writes the missing fields with the values the HPA runs with: the
+API server's defaults and the controller's 300-second scale-down window, or
+the organisation's defaults for the HPA's namespace from `webhook.defaults` in
+the configuration (which its admission webhook writes anyway). Fields that
+are set are never changed. It is safe: the HPA behaves as before.
+"#,
+    fix: FixAvailability::Always,
+    manifests_only: false,
+    // The labels of the HPA's namespace choose the defaults.
+    reads: &[Reads::Named(NAMESPACE)],
+};
+
+pub(crate) const CHECK: Check = Check::Hpa(check);
+
+fn check(cx: &Context<'_>, out: &mut Report<'_>) {
+    // The versions with `spec.behavior`, which v2beta2 has in v2's shape.
+    if !matches!(cx.hpa.version, HpaVersion::V2 | HpaVersion::V2beta2) {
+        return;
+    }
+    let labels = namespace_labels(cx);
+    let defaults = cx.settings.behavior_defaults.for_namespace(labels.as_ref());
+    let edits = defaults.fill(&cx.object.value);
+    if edits.is_empty() {
+        return;
+    }
+    let fields = filled_fields(&edits);
+    let (path, message) = match cx.object.value["spec"].get("behavior") {
+        None | Some(Value::Null) => (
+            FieldPath::fields("spec"),
+            "`spec.behavior` is not set: the HPA scales with defaults the manifest does not show"
+                .to_owned(),
+        ),
+        Some(_) => (
+            FieldPath::fields("spec.behavior"),
+            format!(
+                "`spec.behavior` leaves {} to defaults",
+                fields
+                    .iter()
+                    .map(|f| code(f))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ),
+    };
+    let title = format!("write the {} defaulted behavior fields", fields.len());
+    out.report(path, message)
+        .help("`hpa-lint --fix --select implicit-behavior` writes the behavior the HPA runs with")
+        .fix(Fix::safe(title, edits));
+}
+
+/// The labels of the HPA's namespace, when the index has the namespace: they
+/// choose the organisation's defaults.
+fn namespace_labels(cx: &Context<'_>) -> Option<Map<String, Value>> {
+    let namespace = ObjectRef {
+        group: NAMESPACE.group.to_owned(),
+        kind: NAMESPACE.kind.to_owned(),
+        namespace: String::new(),
+        name: cx.object.key.namespace.clone(),
+    };
+    let Lookup::Found(object) = cx.index.get(&namespace) else {
+        return None;
+    };
+    Some(
+        object
+            .value
+            .pointer("/metadata/labels")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RULE;
+    use crate::testing::{check_fix_fixture, check_fixture};
+
+    #[test]
+    fn fixture() {
+        insta::assert_snapshot!(check_fixture(&RULE));
+    }
+
+    #[test]
+    fn fix() {
+        insta::assert_snapshot!(check_fix_fixture(&RULE));
+    }
+}
