@@ -316,7 +316,7 @@ impl Index for UnknownIndex {
 }
 
 /// A question a rule asked an [`Index`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub(crate) enum Asked {
     /// [`Index::get`].
     Get(ObjectRef),

@@ -39,9 +39,8 @@ use crate::policy::Policy;
 
 /// The kinds the webhook knows how to watch: what the rules may read. The
 /// Helm chart grants get, list and watch on all of them. Rules also read
-/// `APIService`s,
-/// which are not here: only the live rules read them, and only of objects
-/// read from a cluster (`Settings::live`), never at admission.
+/// `APIService`s, which are not here: only the live rules read them, and only
+/// of objects read from a cluster (`Settings::live`), never at admission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     HorizontalPodAutoscaler,
@@ -370,7 +369,7 @@ fn is_not_served(error: &watcher::Error) -> bool {
 /// it has one) until the process ends, retrying with backoff. While the kind
 /// is not served, the store is marked absent: said once, not at every retry
 /// (the CRD may be installed later, and is then picked up).
-pub async fn watch(client: Client, cache: Cache, writer: Writer<Cached>) {
+async fn watch(client: Client, cache: Cache, writer: Writer<Cached>) {
     let kind = cache.kind;
     let resource = kind.api_resource();
     let api = match &cache.namespace {
