@@ -246,3 +246,48 @@ pub fn fix_document(text: &str, fixes: &[(&FieldPath, &Fix)]) -> Fixed {
     fixed.edits.sort_by_key(|e| (e.range.start, e.range.end));
     fixed
 }
+
+#[cfg(test)]
+mod tests {
+    use super::scan_document;
+    use crate::index::Stored;
+    use crate::rules::{by_name, select};
+    use crate::settings::{Level, Settings};
+
+    /// The kinds of the objects a document's scan keeps for lookups.
+    fn kept(text: &str, settings: &Settings) -> Vec<String> {
+        scan_document(text, settings)
+            .found
+            .iter()
+            .map(|found| found.stored.key().kind.clone())
+            .collect()
+    }
+
+    #[test]
+    fn keeps_only_what_the_enabled_rules_read() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n\
+            - {apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler, metadata: {name: web}}\n\
+            - {apiVersion: apps/v1, kind: Deployment, metadata: {name: web}}\n\
+            - {apiVersion: autoscaling.k8s.io/v1, kind: VerticalPodAutoscaler, metadata: {name: web}}\n\
+            - {apiVersion: v1, kind: ConfigMap, metadata: {name: web}}\n";
+        let mut settings = Settings::default();
+        assert_eq!(
+            kept(text, &settings),
+            [
+                "HorizontalPodAutoscaler",
+                "Deployment",
+                "VerticalPodAutoscaler"
+            ]
+        );
+        let vpa = |settings: &Settings| scan_document(text, settings).found.remove(2).stored;
+        // Listed for every HPA of its namespace: parsed once.
+        assert!(matches!(vpa(&settings), Stored::Parsed(_)));
+        // Without `vpa-conflict`, only as a custom kind that may be a scale
+        // target: compact.
+        settings.set_level(by_name("vpa-conflict").unwrap(), Level::Off);
+        assert!(matches!(vpa(&settings), Stored::Text { .. }));
+        // No rule looks anything up: only the HPAs, which are linted.
+        select(&mut settings, &["min-equals-max".to_owned()]).unwrap();
+        assert_eq!(kept(text, &settings), ["HorizontalPodAutoscaler"]);
+    }
+}
