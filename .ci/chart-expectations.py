@@ -46,6 +46,14 @@ for hook in hooks:
     excluded = hook["namespaceSelector"]["matchExpressions"][0]["values"]
     assert "kube-system" in excluded and "hpa-lint" in excluded
 
+# Read-only RBAC for the caches, VPAs and KEDA ScaledObjects included (a cargo
+# test checks the whole list against the kinds the webhook can watch).
+if "ClusterRole" in by_kind:
+    role_rules = one("ClusterRole")["rules"]
+    assert all(rule["verbs"] == ["get", "list", "watch"] for rule in role_rules), role_rules
+    granted = {(g, r) for rule in role_rules for g in rule["apiGroups"] for r in rule["resources"]}
+    assert {("autoscaling.k8s.io", "verticalpodautoscalers"), ("keda.sh", "scaledobjects")} <= granted
+
 cert_manager = combination.startswith("cert-manager")
 if cert_manager:
     assert "Secret" not in by_kind

@@ -497,7 +497,7 @@ impl<'de> Visitor<'de> for Pruned {
 
 #[cfg(test)]
 mod tests {
-    use hpa_lint_rules::model::workload::WORKLOAD_FIELDS;
+    use hpa_lint_rules::reads::WORKLOAD_FIELDS;
     use serde_json::json;
 
     use super::*;

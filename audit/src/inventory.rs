@@ -8,6 +8,10 @@
 //! an HPA's status shows failing metrics. Each object is cut to what the
 //! rules read while it is parsed.
 //!
+//! What is read follows what the enabled rules read ([`rules::reads`]): a
+//! resource no enabled rule reads is not listed, so turning its rules off
+//! also spares the permission.
+//!
 //! A list the server refuses (403) or fails is reported once, as unread;
 //! lookups of that kind then answer "unknown", so the rules that need it
 //! stay silent. A resource that is not served (404, an absent CRD) simply has
@@ -19,70 +23,54 @@ use std::sync::Arc;
 use anyhow::{Result, bail};
 use hpa_lint_rules::cluster::GroupKind;
 use hpa_lint_rules::index::{Index, Lookup, MemoryIndex, Stored};
-use hpa_lint_rules::model::autoscaler::{Autoscalers, scale_target};
-use hpa_lint_rules::model::status::{Status, metrics_api_of};
-use hpa_lint_rules::model::workload::{SCALER_FIELDS, TargetKind, WORKLOAD_FIELDS};
-use hpa_lint_rules::object::SUPPRESSION_PREFIX;
+use hpa_lint_rules::model::autoscaler::{Autoscalers, SCALED_OBJECT, scale_target};
+use hpa_lint_rules::model::status::{API_SERVICE, Status, metrics_api_of};
+use hpa_lint_rules::model::workload::TargetKind;
 use hpa_lint_rules::object::{Object, ObjectKey, ObjectRef, Origin};
-use hpa_lint_rules::registry::Rule;
-use hpa_lint_rules::rules::{
-    duplicate_target, pdb_blocks_eviction, scaling_inactive, target_missing_requests,
-    unknown_metric_value, vpa_conflict,
-};
-use hpa_lint_rules::settings::{Level, Settings};
-use hpa_lint_rules::source::Keep;
+use hpa_lint_rules::reads::{LIVE_FIELDS, Reads};
+use hpa_lint_rules::rules::{self, ALL};
+use hpa_lint_rules::settings::Settings;
 use serde_json::Value;
 use tokio::task::JoinSet;
 
 use crate::cluster::{Cluster, Failure, Resource};
 
-/// What is kept of the metadata of the objects read whole: identity,
-/// generation, labels, owners (KEDA marks its HPAs with one) and hpa-lint's
-/// annotations; managed fields and other annotations (often a whole
-/// `last-applied-configuration`) go.
-const METADATA: Keep = Keep::Fields(&[
-    ("name", Keep::All),
-    ("namespace", Keep::All),
-    ("generation", Keep::All),
-    ("labels", Keep::All),
-    ("annotations", Keep::Prefixed(SUPPRESSION_PREFIX)),
-    ("ownerReferences", Keep::All),
-]);
-
-/// What is kept of an HPA: everything the rules read of it, status included.
-static HPA_FIELDS: Keep = Keep::Fields(&[
-    ("apiVersion", Keep::All),
-    ("kind", Keep::All),
-    ("metadata", METADATA),
-    ("spec", Keep::All),
-    ("status", Keep::All),
-]);
-
-/// What is kept of the objects rules list by namespace (budgets,
-/// LimitRanges, VPAs): identity and `spec`.
-static LISTED_FIELDS: Keep = Keep::Fields(&[
-    ("apiVersion", Keep::All),
-    ("kind", Keep::All),
-    ("metadata", METADATA),
-    ("spec", Keep::All),
-]);
-
-/// What is kept of an `APIService`: its name, group and conditions.
-static API_SERVICE_FIELDS: Keep = Keep::Fields(&[
-    ("apiVersion", Keep::All),
-    ("kind", Keep::All),
-    ("metadata", Keep::Fields(&[("name", Keep::All)])),
-    ("spec", Keep::All),
-    ("status", Keep::All),
-]);
-
-/// The version and plural of each built-in scalable kind.
-const BUILT_IN_TARGETS: [(&str, &str, &str); 4] = [
-    ("apps/v1", "Deployment", "deployments"),
-    ("apps/v1", "StatefulSet", "statefulsets"),
-    ("apps/v1", "ReplicaSet", "replicasets"),
-    ("v1", "ReplicationController", "replicationcontrollers"),
+/// The version, kind, plural and scope of each built-in kind the rules may
+/// read; other kinds are found by discovery.
+const BUILT_IN: [(&str, &str, &str, bool); 7] = [
+    ("apps/v1", "Deployment", "deployments", true),
+    ("apps/v1", "StatefulSet", "statefulsets", true),
+    ("apps/v1", "ReplicaSet", "replicasets", true),
+    (
+        "v1",
+        "ReplicationController",
+        "replicationcontrollers",
+        true,
+    ),
+    (
+        "policy/v1",
+        "PodDisruptionBudget",
+        "poddisruptionbudgets",
+        true,
+    ),
+    ("v1", "LimitRange", "limitranges", true),
+    (
+        "apiregistration.k8s.io/v1",
+        "APIService",
+        "apiservices",
+        false,
+    ),
 ];
+
+/// The built-in resource of `group` and `kind`, if it is one.
+fn built_in(group: &str, kind: &str) -> Option<Resource> {
+    BUILT_IN
+        .into_iter()
+        .map(|(api_version, kind, plural, namespaced)| {
+            Resource::new(api_version, kind, plural, namespaced)
+        })
+        .find(|resource| resource.group == group && resource.kind == kind)
+}
 
 /// Which HPAs to audit.
 pub struct Scope {
@@ -151,7 +139,11 @@ impl Index for AuditIndex {
     }
 
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
-        self.objects.list(namespace, group, kind)
+        if self.covers(group, kind, namespace) {
+            self.objects.list(namespace, group, kind)
+        } else {
+            Lookup::Unknown
+        }
     }
 }
 
@@ -169,8 +161,8 @@ struct Hpa {
 enum Role {
     /// The targets of HPAs.
     Targets,
-    /// Listed by rules per namespace; off when unread: this rule.
-    Listed(&'static Rule),
+    /// Listed by rules per namespace.
+    Listed,
     /// KEDA ScaledObjects.
     Scalers,
     /// Metrics `APIService`s.
@@ -178,44 +170,39 @@ enum Role {
 }
 
 impl Role {
-    fn keep(self) -> &'static Keep {
-        match self {
-            Role::Targets => &WORKLOAD_FIELDS,
-            Role::Listed(_) => &LISTED_FIELDS,
-            Role::Scalers => &SCALER_FIELDS,
-            Role::ApiServices => &API_SERVICE_FIELDS,
-        }
-    }
-
-    /// Whether an enabled rule reads the resource: a resource no rule reads
-    /// is not listed, so turning its rule off also spares the permission.
-    fn is_needed(self, settings: &Settings) -> bool {
-        let rules: &[&Rule] = match self {
-            Role::Targets => return true,
-            Role::Listed(rule) => &[rule],
-            Role::Scalers => &[&duplicate_target::RULE],
-            Role::ApiServices => &[&scaling_inactive::RULE, &unknown_metric_value::RULE],
-        };
-        rules.iter().any(|rule| settings.severity(rule).is_some())
-    }
-
     /// What the audit does without the resource.
-    fn consequence(self, resource: &Resource) -> String {
+    fn consequence(self, resource: &Resource, settings: &Settings) -> String {
         match self {
             Role::Targets => format!(
                 "the HPAs that scale a {} are not checked against it",
                 resource.kind
             ),
-            Role::Listed(rule) => format!("`{}` is skipped", rule.name),
+            Role::Listed => format!(
+                "the rules that read them say nothing that depends on them: {}",
+                readers(settings, |read| matches!(
+                    read,
+                    Reads::Listed(kind) if kind.is(&resource.group, &resource.kind)
+                ))
+            ),
             Role::Scalers => format!(
-                "KEDA ScaledObjects are left out of `{}`",
-                duplicate_target::RULE.name
+                "KEDA ScaledObjects are left out of the rules that read autoscalers: {}",
+                readers(settings, |read| *read == Reads::Autoscalers)
             ),
             Role::ApiServices => {
                 "failing metrics are reported without the state of their metrics API".to_owned()
             }
         }
     }
+}
+
+/// The enabled rules with a read that `reads` matches, as `a`, `b`.
+fn readers(settings: &Settings, reads: impl Fn(&Reads) -> bool) -> String {
+    let names: Vec<String> = ALL
+        .iter()
+        .filter(|rule| settings.severity(rule).is_some() && rule.reads.iter().any(&reads))
+        .map(|rule| format!("`{}`", rule.name))
+        .collect();
+    names.join(", ")
 }
 
 /// A resource to list, found or not.
@@ -253,8 +240,7 @@ fn shows_metric_trouble(hpa: &Object) -> bool {
 }
 
 /// Reads the HPAs in `scope` and everything their rules look up. Custom
-/// scalable kinds found by discovery are added to `settings`; a rule whose
-/// resource could not be read is turned off there.
+/// scalable kinds found by discovery are added to `settings`.
 pub async fn read(
     cluster: Arc<Cluster>,
     scope: &Scope,
@@ -285,7 +271,8 @@ pub async fn read(
             &hpa_resource,
             namespace,
             scope.selector.as_deref(),
-            &HPA_FIELDS,
+            // The live rules read an HPA's status.
+            &LIVE_FIELDS,
             &take,
         )
         .await
@@ -310,70 +297,36 @@ pub async fn read(
         "HorizontalPodAutoscaler".to_owned(),
     )]);
     let mut unread = Vec::new();
-    let mut jobs = vec![
-        Job {
-            resource: Resource::new(
-                "policy/v1",
-                "PodDisruptionBudget",
-                "poddisruptionbudgets",
-                true,
-            ),
-            role: Role::Listed(&pdb_blocks_eviction::RULE),
-        },
-        Job {
-            resource: Resource::new("v1", "LimitRange", "limitranges", true),
-            role: Role::Listed(&target_missing_requests::RULE),
-        },
-    ];
-    if hpas.iter().any(|hpa| hpa.trouble) {
-        jobs.push(Job {
-            resource: Resource::new(
-                "apiregistration.k8s.io/v1",
-                "APIService",
-                "apiservices",
-                false,
-            ),
-            role: Role::ApiServices,
-        });
+    let needs = rules::reads(settings);
+    // Built-in kinds are listed at once; custom ones (VPAs, KEDA, custom
+    // targets) once discovery has found them, in the group's preferred version.
+    let mut jobs = Vec::new();
+    let mut custom: Vec<(String, String, Role)> = Vec::new();
+    let mut want = |group: &str, kind: &str, role: Role| match built_in(group, kind) {
+        Some(resource) => jobs.push(Job { resource, role }),
+        None => custom.push((group.to_owned(), kind.to_owned(), role)),
+    };
+    for kind in &needs.listed {
+        want(kind.group, kind.kind, Role::Listed);
     }
-    // Custom kinds: found by discovery, in the group's preferred version.
-    let mut custom: Vec<(String, String, Role)> = vec![
-        (
-            "autoscaling.k8s.io".to_owned(),
-            "VerticalPodAutoscaler".to_owned(),
-            Role::Listed(&vpa_conflict::RULE),
-        ),
-        (
-            "keda.sh".to_owned(),
-            "ScaledObject".to_owned(),
-            Role::Scalers,
-        ),
-    ];
-    let target_kinds: BTreeSet<(String, String)> = targets
-        .iter()
-        .map(|t| (t.group.clone(), t.kind.clone()))
-        .collect();
-    for (group, kind) in target_kinds {
-        match TargetKind::classify(&settings.cluster, &group, &kind) {
-            TargetKind::NotScalable(_) => {}
-            TargetKind::BuiltIn => {
-                let (api_version, _, plural) = BUILT_IN_TARGETS
-                    .into_iter()
-                    .find(|(v, k, _)| {
-                        k == &kind && v.split_once('/').map_or("", |(g, _)| g) == group
-                    })
-                    .expect("every built-in scalable kind has a resource");
-                jobs.push(Job {
-                    resource: Resource::new(api_version, &kind, plural, true),
-                    role: Role::Targets,
-                });
-            }
-            TargetKind::KnownCustom | TargetKind::Custom => {
-                custom.push((group, kind, Role::Targets))
+    if needs.autoscalers {
+        want(SCALED_OBJECT.group, SCALED_OBJECT.kind, Role::Scalers);
+    }
+    // The metrics `APIService`s explain failing metrics only.
+    if needs.named.contains(&API_SERVICE) && hpas.iter().any(|hpa| hpa.trouble) {
+        want(API_SERVICE.group, API_SERVICE.kind, Role::ApiServices);
+    }
+    if needs.scale_targets {
+        let target_kinds: BTreeSet<(&str, &str)> = targets
+            .iter()
+            .map(|t| (t.group.as_str(), t.kind.as_str()))
+            .collect();
+        for (group, kind) in target_kinds {
+            if TargetKind::classify(&settings.cluster, group, kind).is_scalable() {
+                want(group, kind, Role::Targets);
             }
         }
     }
-    custom.retain(|(_, _, role)| role.is_needed(settings));
     let groups = if custom.is_empty() {
         Ok(Vec::new())
     } else {
@@ -414,7 +367,12 @@ pub async fn read(
 
     let targets = Arc::new(targets);
     let mut running = JoinSet::new();
-    for job in jobs.into_iter().filter(|job| job.role.is_needed(settings)) {
+    for job in jobs {
+        let keep = needs.keep_for(
+            &settings.cluster,
+            &job.resource.api_version(),
+            &job.resource.kind,
+        );
         let cluster = Arc::clone(&cluster);
         let namespace = scope.namespace.clone();
         let targets = Arc::clone(&targets);
@@ -429,7 +387,7 @@ pub async fn read(
                         namespace: identity(&value, "namespace"),
                         name: identity(&value, "name"),
                     }),
-                    Role::Listed(_) | Role::Scalers => {
+                    Role::Listed | Role::Scalers => {
                         namespaces.contains(&identity(&value, "namespace"))
                     }
                     Role::ApiServices => true,
@@ -446,7 +404,7 @@ pub async fn read(
                 Some((stored, target))
             };
             let result = cluster
-                .list(&resource, namespace.as_deref(), None, role.keep(), &take)
+                .list(&resource, namespace.as_deref(), None, keep, &take)
                 .await;
             (resource, role, result)
         });
@@ -469,13 +427,10 @@ pub async fn read(
             }
             Err(Failure::Absent) => Vec::new(),
             Err(failure) => {
-                if let Role::Listed(rule) = role {
-                    settings.set_level(rule, Level::Off);
-                }
                 unread.push(Unread {
                     resource: resource.to_string(),
                     error: failure.to_string(),
-                    consequence: role.consequence(&resource),
+                    consequence: role.consequence(&resource, settings),
                 });
                 continue;
             }

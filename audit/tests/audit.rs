@@ -186,8 +186,8 @@ fn a_forbidden_kind_is_reported_once_and_its_rule_stays_silent() {
     assert_eq!(findings(&output), pairs(&expected));
     assert_eq!(
         stderr(&output),
-        "kubectl hpa-lint: cannot read limitranges: limitranges is forbidden: User \"auditor\" cannot list resource \"limitranges\" in API group \"\" at the cluster scope; `target-missing-requests` is skipped\n\
-         kubectl hpa-lint: cannot read poddisruptionbudgets.policy: poddisruptionbudgets.policy is forbidden: User \"auditor\" cannot list resource \"poddisruptionbudgets\" in API group \"policy\" at the cluster scope; `pdb-blocks-eviction` is skipped\n"
+        "kubectl hpa-lint: cannot read limitranges: limitranges is forbidden: User \"auditor\" cannot list resource \"limitranges\" in API group \"\" at the cluster scope; the rules that read them say nothing that depends on them: `target-missing-requests`, `scaling-inactive`\n\
+         kubectl hpa-lint: cannot read poddisruptionbudgets.policy: poddisruptionbudgets.policy is forbidden: User \"auditor\" cannot list resource \"poddisruptionbudgets\" in API group \"policy\" at the cluster scope; the rules that read them say nothing that depends on them: `pdb-blocks-eviction`\n"
     );
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["summary"]["unread"], 2);

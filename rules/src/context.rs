@@ -14,12 +14,15 @@ use crate::index::{Index, Lookup};
 use crate::model::decode::DecodeError;
 use crate::model::hpa::Hpa;
 use crate::model::workload::{TargetKind, meant_target};
-use crate::object::{Object, ObjectRef};
+use crate::object::{Kind, Object, ObjectRef};
 use crate::path::FieldPath;
 use crate::quote::{MAX_MESSAGE_BYTES, code, truncate};
 use crate::registry::Rule;
 use crate::settings::Settings;
 use crate::source::Problem;
+
+/// `LimitRange`, whose defaults give containers the requests they lack.
+pub const LIMIT_RANGE: Kind = Kind::new("", "LimitRange");
 
 /// How and when a rule finds its problems. Every rule's file has
 /// `pub(crate) const CHECK: Check`.
@@ -150,9 +153,9 @@ impl Context<'_> {
     }
 
     /// The objects of a kind in a namespace, as far as the index knows them:
-    /// none when it does not watch the kind (rules then say nothing).
-    pub fn list(&self, namespace: &str, group: &str, kind: &str) -> Vec<Arc<Object>> {
-        match self.index.list(namespace, group, kind) {
+    /// none when it does not hold the kind (rules then say nothing).
+    pub fn list(&self, namespace: &str, kind: Kind) -> Vec<Arc<Object>> {
+        match self.index.list(namespace, kind.group, kind.kind) {
             Lookup::Found(objects) => objects,
             Lookup::Missing | Lookup::Unreadable | Lookup::Unknown => Vec::new(),
         }
@@ -161,8 +164,16 @@ impl Context<'_> {
     /// Whether a `LimitRange` in `namespace` gives containers a default request
     /// for `resource` (`defaultRequest`, or `default`, which the server copies into
     /// a missing `defaultRequest`): pods then get the request at admission.
+    /// Also when the index does not hold LimitRanges: a rule about missing
+    /// requests then says nothing, rather than guess.
     pub fn has_default_request(&self, namespace: &str, resource: &str) -> bool {
-        self.list(namespace, "", "LimitRange")
+        let Lookup::Found(ranges) = self
+            .index
+            .list(namespace, LIMIT_RANGE.group, LIMIT_RANGE.kind)
+        else {
+            return true;
+        };
+        ranges
             .iter()
             .filter_map(|range| range.value.pointer("/spec/limits")?.as_array())
             .flatten()

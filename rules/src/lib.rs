@@ -19,6 +19,7 @@ pub mod mutate;
 pub mod object;
 pub mod path;
 pub mod quote;
+pub mod reads;
 pub mod registry;
 pub mod rules;
 pub mod settings;

@@ -74,6 +74,34 @@ pub fn group_of(api_version: &str) -> &str {
     api_version.split_once('/').map_or("", |(group, _)| group)
 }
 
+/// A kind of object by API group and kind, any version: how rules name the
+/// kinds they look up (see [`crate::reads::Reads`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Kind {
+    /// API group, `""` for core.
+    pub group: &'static str,
+    /// Kind.
+    pub kind: &'static str,
+}
+
+impl Kind {
+    /// The kind `kind` of `group`.
+    pub const fn new(group: &'static str, kind: &'static str) -> Self {
+        Self { group, kind }
+    }
+
+    /// Whether an object of `group` and `kind` is of this kind.
+    pub fn is(self, group: &str, kind: &str) -> bool {
+        self.group == group && self.kind == kind
+    }
+}
+
+/// `HorizontalPodAutoscaler` of the `autoscaling` group.
+pub const HPA: Kind = Kind::new("autoscaling", "HorizontalPodAutoscaler");
+
+/// `Namespace`.
+pub const NAMESPACE: Kind = Kind::new("", "Namespace");
+
 /// A version-independent reference to an object: group, kind, namespace and name.
 /// Targets are matched on these, so `apps/v1` and `apps/v1beta2` are the same.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -102,6 +130,9 @@ impl std::fmt::Display for ObjectRef {
         write!(f, "{} {}/{}", shown(kind), shown(namespace), shown(name))
     }
 }
+
+/// The prefix of every annotation hpa-lint reads or writes.
+pub const ANNOTATION_PREFIX: &str = "hpa-lint.io/";
 
 /// Annotation prefix that suppresses a rule on an object:
 /// `hpa-lint.io/ignore.<rule-name>: "<reason>"`.
@@ -143,7 +174,7 @@ impl Object {
     /// Whether this object is a HorizontalPodAutoscaler of the `autoscaling` group.
     /// Look-alike kinds of other groups are not.
     pub fn is_hpa(&self) -> bool {
-        self.key.kind == "HorizontalPodAutoscaler" && self.key.group() == "autoscaling"
+        HPA.is(self.key.group(), &self.key.kind)
     }
 }
 

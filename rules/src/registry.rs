@@ -6,6 +6,7 @@
 use std::fmt;
 
 use crate::diagnostic::Severity;
+use crate::reads::Reads;
 
 /// What kind of problem a rule finds; also a selector for `--select`/`--ignore`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,6 +98,9 @@ pub struct Rule {
     /// cluster (where every workload has `spec.replicas`, and objects come
     /// at the version asked for).
     pub manifests_only: bool,
+    /// What it reads besides the object it checks: what the front ends
+    /// must hold for it (see [`crate::reads`]).
+    pub reads: &'static [Reads],
 }
 
 impl fmt::Debug for Rule {

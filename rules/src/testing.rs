@@ -1,7 +1,7 @@
 //! Test support: lint YAML the way the CLI does (through [`crate::workspace`]),
 //! and check fixtures against their `# expect: <rule>` markers.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::fix::{Fix, TextEdit, apply};
 use crate::index::{Index, Lookup, MemoryIndex};
@@ -312,6 +312,49 @@ impl Index for UnknownIndex {
 
     fn list(&self, _: &str, _: &str, _: &str) -> Lookup<Vec<Arc<Object>>> {
         Lookup::Unknown
+    }
+}
+
+/// A question a rule asked an [`Index`].
+#[derive(Debug)]
+pub(crate) enum Asked {
+    /// [`Index::get`].
+    Get(ObjectRef),
+    /// [`Index::scalers_of`].
+    ScalersOf,
+    /// [`Index::list`]: group and kind.
+    List(String, String),
+}
+
+/// An index that records what it is asked, and answers from another.
+pub(crate) struct Recording<'a> {
+    pub inner: &'a dyn Index,
+    pub asked: Mutex<Vec<Asked>>,
+}
+
+impl Recording<'_> {
+    fn record(&self, asked: Asked) {
+        self.asked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(asked);
+    }
+}
+
+impl Index for Recording<'_> {
+    fn get(&self, target: &ObjectRef) -> Lookup<Arc<Object>> {
+        self.record(Asked::Get(target.clone()));
+        self.inner.get(target)
+    }
+
+    fn scalers_of(&self, target: &ObjectRef) -> Arc<Autoscalers> {
+        self.record(Asked::ScalersOf);
+        self.inner.scalers_of(target)
+    }
+
+    fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
+        self.record(Asked::List(group.to_owned(), kind.to_owned()));
+        self.inner.list(namespace, group, kind)
     }
 }
 

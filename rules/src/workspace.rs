@@ -4,7 +4,7 @@
 //!
 //! 1. [`scan_document`] reads one document: its problems and its objects'
 //!    suppression annotations become findings at once; of every object only
-//!    what lookups need is kept ([`crate::model::workload::keep_for`]): the
+//!    what the enabled rules look up is kept ([`crate::reads::Needs`]): the
 //!    index of a whole repository stays small;
 //! 2. the front end indexes what all documents kept ([`crate::MemoryIndex`]);
 //! 3. [`lint_document`] reads one HPA's document again, whole, and runs the
@@ -16,10 +16,9 @@ use crate::fix::{Edit, Fix, TextEdit, text_edits};
 use crate::index::{Index, Stored};
 use crate::lint::{lint_hpa, lint_object};
 use crate::model::autoscaler::scale_target;
-use crate::model::workload::{is_listed, keep_for};
 use crate::object::{Object, ObjectKey, ObjectRef, Origin};
 use crate::path::FieldPath;
-use crate::rules::CHECKS;
+use crate::rules::{CHECKS, reads};
 use crate::settings::Settings;
 use crate::source::{self, ALL, Pos, Problem, ProblemKind};
 
@@ -62,7 +61,9 @@ fn read_subject(key: ObjectKey) -> Subject {
 
 /// Reads one document (a [`source::Chunk`]'s text).
 pub fn scan_document(text: &str, settings: &Settings) -> Scan {
-    let choose = |api_version: &str, kind: &str| keep_for(&settings.cluster, api_version, kind);
+    let needs = reads(settings);
+    let choose =
+        |api_version: &str, kind: &str| needs.keep_for(&settings.cluster, api_version, kind);
     let document = source::read_document(text, &choose);
     let namespace = &settings.cluster.default_namespace;
     let key = document
@@ -100,13 +101,13 @@ pub fn scan_document(text: &str, settings: &Settings) -> Scan {
         for d in lint_object(&object, settings) {
             suppressions.push((prefix.join(&d.source_path), d));
         }
-        let keep = keep_for(&settings.cluster, &object.key.api_version, &object.key.kind);
-        if std::ptr::eq(keep, &crate::model::workload::IDENTITY_FIELDS) {
+        let (api_version, kind) = (&object.key.api_version, &object.key.kind);
+        if !needs.is_read(&settings.cluster, api_version, kind) {
             continue;
         }
         let target = scale_target(&object);
         let is_hpa = object.is_hpa();
-        let stored = if is_listed(&object.key.api_version, &object.key.kind) {
+        let stored = if needs.is_listed(api_version, kind) {
             Stored::Parsed(object.into())
         } else {
             Stored::text(&object)
@@ -244,4 +245,49 @@ pub fn fix_document(text: &str, fixes: &[(&FieldPath, &Fix)]) -> Fixed {
     // Stable: insertions of one fix at one place stay in order.
     fixed.edits.sort_by_key(|e| (e.range.start, e.range.end));
     fixed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan_document;
+    use crate::index::Stored;
+    use crate::rules::{by_name, select};
+    use crate::settings::{Level, Settings};
+
+    /// The kinds of the objects a document's scan keeps for lookups.
+    fn kept(text: &str, settings: &Settings) -> Vec<String> {
+        scan_document(text, settings)
+            .found
+            .iter()
+            .map(|found| found.stored.key().kind.clone())
+            .collect()
+    }
+
+    #[test]
+    fn keeps_only_what_the_enabled_rules_read() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n\
+            - {apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler, metadata: {name: web}}\n\
+            - {apiVersion: apps/v1, kind: Deployment, metadata: {name: web}}\n\
+            - {apiVersion: autoscaling.k8s.io/v1, kind: VerticalPodAutoscaler, metadata: {name: web}}\n\
+            - {apiVersion: v1, kind: ConfigMap, metadata: {name: web}}\n";
+        let mut settings = Settings::default();
+        assert_eq!(
+            kept(text, &settings),
+            [
+                "HorizontalPodAutoscaler",
+                "Deployment",
+                "VerticalPodAutoscaler"
+            ]
+        );
+        let vpa = |settings: &Settings| scan_document(text, settings).found.remove(2).stored;
+        // Listed for every HPA of its namespace: parsed once.
+        assert!(matches!(vpa(&settings), Stored::Parsed(_)));
+        // Without `vpa-conflict`, only as a custom kind that may be a scale
+        // target: compact.
+        settings.set_level(by_name("vpa-conflict").unwrap(), Level::Off);
+        assert!(matches!(vpa(&settings), Stored::Text { .. }));
+        // No rule looks anything up: only the HPAs, which are linted.
+        select(&mut settings, &["min-equals-max".to_owned()]).unwrap();
+        assert_eq!(kept(text, &settings), ["HorizontalPodAutoscaler"]);
+    }
 }

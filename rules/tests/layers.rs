@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["cluster"],
     &["model"],
     &["controller", "index"],
-    &["fix"],
+    &["fix", "reads"],
     &["defaults"],
     &["registry", "diagnostic"],
     &["settings"],

@@ -7,9 +7,9 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use hpa_lint_rules::Operation as LintOperation;
 use hpa_lint_rules::lint::{lint_at_most, lint_workload};
-use hpa_lint_rules::model::workload::keep_what_rules_read;
 use hpa_lint_rules::mutate::mutation;
 use hpa_lint_rules::quote::truncate;
+use hpa_lint_rules::reads::WORKLOAD_FIELDS;
 use hpa_lint_rules::{Diagnostic, Object, Origin};
 use kube::api::DynamicObject;
 use kube::core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview, Operation};
@@ -250,7 +250,7 @@ pub fn validate(
     let prepare = |o: Object| match admitted {
         Admitted::Hpa => o,
         Admitted::Workload => Object {
-            value: keep_what_rules_read(o.value),
+            value: WORKLOAD_FIELDS.prune(o.value),
             ..o
         },
     };

@@ -3,22 +3,29 @@
 //! [`ClusterIndex`], which answers the rules' [`Index`] questions from them.
 //! Nothing here calls the API server on the request path.
 //!
+//! The kinds watched are those the rules in force read ([`Kind::needed`]);
+//! a kind the API server does not serve (a CRD that is not installed) is
+//! looked up as unknown, and readiness does not wait for it.
+//!
 //! Each store keeps [`Cached`] objects: only the fields rules read, as compact
 //! JSON text, parsed when a request looks one up. Measured on 10,000 typical
 //! Deployments (11 KB each as served), the live heap per object was 30 KB as a
 //! trimmed k8s-openapi `Deployment`, 12 KB as a pruned `DynamicObject`, 9.4 KB
 //! as a pruned `serde_json::Value` (the rules' own `Object`) and 0.9 KB as
-//! compact JSON text; parsing one back takes about 7 µs. See webhook/README-section.md.
+//! compact JSON text; parsing one back takes about 7 µs.
 
 use std::borrow::Cow;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::Duration;
 
 use futures::{FutureExt, StreamExt, TryStreamExt};
-use hpa_lint_rules::model::autoscaler::{Autoscalers, scale_target};
-use hpa_lint_rules::model::workload::keep_what_rules_read;
-use hpa_lint_rules::object::ObjectRef as RuleRef;
+use hpa_lint_rules::cluster::Cluster;
+use hpa_lint_rules::model::autoscaler::{AUTOSCALERS, Autoscalers, scale_target};
+use hpa_lint_rules::object::{Kind as RuleKind, ObjectRef as RuleRef};
+use hpa_lint_rules::reads::{Needs, OBJECT_FIELDS};
+use hpa_lint_rules::rules::{self, ALL};
 use hpa_lint_rules::source::Keep;
 use hpa_lint_rules::{Index, Lookup, Object, Origin};
 use kube::api::{ApiResource, DynamicObject};
@@ -26,31 +33,45 @@ use kube::runtime::reflector::{self, ObjectRef, Store};
 use kube::runtime::watcher::{self, Event, watcher};
 use kube::runtime::{WatchStreamExt, reflector::store::Writer};
 use kube::{Api, Client};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-/// The kinds the webhook caches: what the cross-object rules look up, plus
-/// namespaces for the per-namespace defaults of `/mutate`. The Helm chart grants
-/// get, list and watch on exactly these.
+use crate::policy::Policy;
+
+/// The kinds the webhook knows how to watch: what the rules may read. The
+/// Helm chart grants get, list and watch on all of them. Rules also read
+/// `APIService`s, which are not here: only the live rules read them, and only
+/// of objects read from a cluster (`Settings::live`), never at admission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     HorizontalPodAutoscaler,
     Deployment,
     StatefulSet,
     ReplicaSet,
+    ReplicationController,
     PodDisruptionBudget,
     LimitRange,
+    VerticalPodAutoscaler,
+    ScaledObject,
     Namespace,
 }
 
+/// How the rules read each kind, whichever rules are enabled: a kind is
+/// watched only when an enabled rule reads it.
+static EVERY_READ: LazyLock<Needs> =
+    LazyLock::new(|| Needs::of(ALL.iter().flat_map(|rule| rule.reads)));
+
 impl Kind {
-    /// Every cached kind.
-    pub const ALL: [Kind; 7] = [
+    /// Every kind the webhook can watch.
+    pub const ALL: [Kind; 10] = [
         Kind::HorizontalPodAutoscaler,
         Kind::Deployment,
         Kind::StatefulSet,
         Kind::ReplicaSet,
+        Kind::ReplicationController,
         Kind::PodDisruptionBudget,
         Kind::LimitRange,
+        Kind::VerticalPodAutoscaler,
+        Kind::ScaledObject,
         Kind::Namespace,
     ];
 
@@ -66,6 +87,9 @@ impl Kind {
             Kind::Deployment => ("apps", "v1", "Deployment", "deployments"),
             Kind::StatefulSet => ("apps", "v1", "StatefulSet", "statefulsets"),
             Kind::ReplicaSet => ("apps", "v1", "ReplicaSet", "replicasets"),
+            Kind::ReplicationController => {
+                ("", "v1", "ReplicationController", "replicationcontrollers")
+            }
             Kind::PodDisruptionBudget => (
                 "policy",
                 "v1",
@@ -73,16 +97,44 @@ impl Kind {
                 "poddisruptionbudgets",
             ),
             Kind::LimitRange => ("", "v1", "LimitRange", "limitranges"),
+            Kind::VerticalPodAutoscaler => (
+                "autoscaling.k8s.io",
+                "v1",
+                "VerticalPodAutoscaler",
+                "verticalpodautoscalers",
+            ),
+            Kind::ScaledObject => ("keda.sh", "v1alpha1", "ScaledObject", "scaledobjects"),
             Kind::Namespace => ("", "v1", "Namespace", "namespaces"),
         }
     }
 
-    /// The cached kind with this group and kind (any version).
+    /// The kinds to watch for a policy: those the rules of `/validate` and
+    /// of `/mutate` read, and HPAs (admitting a workload lints the HPAs that
+    /// scale it).
+    pub fn needed(policy: &Policy) -> Vec<Kind> {
+        let read: Vec<RuleKind> = [&policy.settings, &policy.mutation]
+            .into_iter()
+            .flat_map(|settings| rules::reads(settings).kinds())
+            .collect();
+        Kind::ALL
+            .into_iter()
+            .filter(|kind| {
+                *kind == Kind::HorizontalPodAutoscaler
+                    || read.iter().any(|k| k.is(kind.group(), kind.name()))
+            })
+            .collect()
+    }
+
+    /// The kind the webhook can watch with this group and kind (any version).
     pub fn of(group: &str, kind: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| {
-            let (g, _, name, _) = k.gvkp();
-            g == group && name == kind
-        })
+        Kind::ALL
+            .into_iter()
+            .find(|k| k.group() == group && k.name() == kind)
+    }
+
+    /// The API group, e.g. `apps`.
+    pub fn group(self) -> &'static str {
+        self.gvkp().0
     }
 
     /// The kind's name, e.g. `Deployment`.
@@ -95,14 +147,16 @@ impl Kind {
         self.gvkp().3
     }
 
-    fn api_version(self) -> String {
+    /// `group/version`, or `version` for core.
+    pub fn api_version(self) -> String {
         match self.gvkp() {
             ("", version, _, _) => version.to_owned(),
             (group, version, _, _) => format!("{group}/{version}"),
         }
     }
 
-    fn is_namespaced(self) -> bool {
+    /// Whether its objects live in namespaces.
+    pub fn is_namespaced(self) -> bool {
         self != Kind::Namespace
     }
 
@@ -116,27 +170,20 @@ impl Kind {
             plural: plural.to_owned(),
         }
     }
-}
 
-/// What is kept of the kinds the rules read whole (HPAs, budgets, LimitRanges,
-/// namespaces): identity, labels, owners (KEDA marks its HPAs with one), the
-/// hpa-lint annotations and `spec`. Status, managed fields and other
-/// annotations (often a whole `last-applied-configuration`) go.
-static OBJECT_FIELDS: Keep = Keep::Fields(&[
-    ("apiVersion", Keep::All),
-    ("kind", Keep::All),
-    (
-        "metadata",
-        Keep::Fields(&[
-            ("name", Keep::All),
-            ("namespace", Keep::All),
-            ("labels", Keep::All),
-            ("ownerReferences", Keep::All),
-            ("annotations", Keep::Prefixed("hpa-lint.io/")),
-        ]),
-    ),
-    ("spec", Keep::All),
-]);
+    /// What is kept of the kind's objects: what the rules read of them.
+    /// Managed fields and foreign annotations (often a whole
+    /// `last-applied-configuration`) go.
+    fn keep(self) -> &'static Keep {
+        match self {
+            // Linted again, spec and all, when a workload they scale is
+            // admitted (their status is for the live rules, which do not run
+            // at admission).
+            Kind::HorizontalPodAutoscaler => &OBJECT_FIELDS,
+            _ => EVERY_READ.keep_for(&Cluster::default(), &self.api_version(), self.name()),
+        }
+    }
+}
 
 /// One cached object.
 #[derive(Clone, Debug)]
@@ -159,9 +206,8 @@ fn fingerprint(reference: &RuleRef) -> u64 {
 }
 
 impl Cached {
-    /// Trims an object as the watcher delivers it: workloads to the fields
-    /// rules read ([`keep_what_rules_read`]), everything else to
-    /// [`OBJECT_FIELDS`].
+    /// Trims an object of `kind` as the watcher delivers it to what is
+    /// kept of the kind.
     pub fn new(kind: Kind, object: &DynamicObject) -> Self {
         // Serializing a `DynamicObject` cannot fail: its maps have string keys.
         let mut value = serde_json::to_value(object).unwrap_or_default();
@@ -170,7 +216,7 @@ impl Cached {
             map.insert("apiVersion".into(), kind.api_version().into());
             map.insert("kind".into(), kind.name().into());
         }
-        let value = OBJECT_FIELDS.prune(keep_what_rules_read(value));
+        let value = kind.keep().prune(value);
         let text = |field: &str| -> Box<str> {
             value
                 .pointer(&format!("/metadata/{field}"))
@@ -241,6 +287,10 @@ pub struct Cache {
     kind: Kind,
     namespace: Option<String>,
     store: Store<Cached>,
+    /// Set while the API server does not serve the kind (its CRD is not
+    /// installed): the store then answers nothing, and readiness does not
+    /// wait for it.
+    absent: Arc<AtomicBool>,
 }
 
 impl Cache {
@@ -253,20 +303,42 @@ impl Cache {
                 .filter(|_| kind.is_namespaced())
                 .map(str::to_owned),
             store: writer.as_reader(),
+            absent: Arc::default(),
         };
         (cache, writer)
+    }
+
+    /// Records whether the API server serves the kind; `true` when that
+    /// changed.
+    pub fn set_absent(&self, absent: bool) -> bool {
+        self.absent.swap(absent, Ordering::Relaxed) != absent
+    }
+
+    fn is_absent(&self) -> bool {
+        self.absent.load(Ordering::Relaxed)
     }
 
     fn covers(&self, namespace: &str) -> bool {
         self.namespace.as_deref().is_none_or(|ns| ns == namespace)
     }
 
-    fn is_ready(&self) -> bool {
+    fn is_listed(&self) -> bool {
         // Resolves at once when the first list has been stored.
         self.store
             .wait_until_ready()
             .now_or_never()
             .is_some_and(|ready| ready.is_ok())
+    }
+
+    /// Whether lookups may trust the store: it holds its first list, and
+    /// the kind is served.
+    fn answers(&self) -> bool {
+        self.is_listed() && !self.is_absent()
+    }
+
+    /// Whether the store has settled: listed, or known not to be served.
+    fn is_settled(&self) -> bool {
+        self.is_listed() || self.is_absent()
     }
 
     fn get(&self, namespace: &str, name: &str) -> Option<Arc<Cached>> {
@@ -280,12 +352,28 @@ impl Cache {
     }
 }
 
-/// Keeps a store current: lists and watches one kind (in one namespace when
-/// `namespace` is set) until the process ends, retrying with backoff.
-pub async fn watch(client: Client, kind: Kind, namespace: Option<String>, writer: Writer<Cached>) {
+/// Whether a watcher failed because the API server does not serve the
+/// resource: a 404 to the list or the watch request, as for a CRD that is
+/// not installed. The code, not `Status::is_not_found`: a 404 may come with
+/// a plain-text body (kube-client's `handle_api_errors` names a path of a
+/// CRD that is not installed among them), which keeps its code but no reason.
+fn is_not_served(error: &watcher::Error) -> bool {
+    match error {
+        watcher::Error::InitialListFailed(kube::Error::Api(status))
+        | watcher::Error::WatchStartFailed(kube::Error::Api(status)) => status.code == 404,
+        _ => false,
+    }
+}
+
+/// Keeps a store current: lists and watches its kind (in its namespace when
+/// it has one) until the process ends, retrying with backoff. While the kind
+/// is not served, the store is marked absent: said once, not at every retry
+/// (the CRD may be installed later, and is then picked up).
+async fn watch(client: Client, cache: Cache, writer: Writer<Cached>) {
+    let kind = cache.kind;
     let resource = kind.api_resource();
-    let api = match namespace.filter(|_| kind.is_namespaced()) {
-        Some(namespace) => Api::<DynamicObject>::namespaced_with(client, &namespace, &resource),
+    let api = match &cache.namespace {
+        Some(namespace) => Api::<DynamicObject>::namespaced_with(client, namespace, &resource),
         None => Api::<DynamicObject>::all_with(client, &resource),
     };
     // Small pages bound the memory a list takes before its objects are
@@ -298,10 +386,26 @@ pub async fn watch(client: Client, kind: Kind, namespace: Option<String>, writer
     let events = watcher(api, config)
         .default_backoff()
         .map_ok(move |event| to_cached(kind, event));
+    let cache = &cache;
     reflector::reflector(writer, events)
         .for_each(|event| async move {
-            if let Err(error) = event {
-                tracing::warn!(kind = kind.name(), %error, "watch failed; retrying");
+            match event {
+                Ok(_) => {
+                    if cache.set_absent(false) {
+                        tracing::info!(kind = kind.name(), "now served: watching it");
+                    }
+                }
+                Err(error) if is_not_served(&error) => {
+                    if cache.set_absent(true) {
+                        tracing::warn!(
+                            kind = kind.name(),
+                            "not served by the API server (CRD not installed?): the rules that read it say nothing about it"
+                        );
+                    }
+                }
+                Err(error) => {
+                    tracing::warn!(kind = kind.name(), %error, "watch failed; retrying");
+                }
             }
         })
         .await;
@@ -317,11 +421,11 @@ fn to_cached(kind: Kind, event: Event<DynamicObject>) -> Event<Cached> {
     }
 }
 
-/// The rules' [`Index`] over the stores. Until every store has its first
-/// list, and for kinds or namespaces it does not watch, lookups answer
-/// [`Lookup::Unknown`] (and listings nothing), so the cross-object rules stay
-/// silent rather than guess. With no stores at all (`--offline`) that is
-/// every answer.
+/// The rules' [`Index`] over the stores. Until every store has settled, and
+/// for kinds or namespaces it does not watch or kinds the API server does not
+/// serve, lookups answer [`Lookup::Unknown`] (and autoscalers leave them out),
+/// so the cross-object rules stay silent rather than guess. With no stores at
+/// all (`--offline`) that is every answer.
 pub struct ClusterIndex {
     caches: Vec<Cache>,
     synced: AtomicBool,
@@ -341,21 +445,42 @@ impl ClusterIndex {
         Self::new(Vec::new())
     }
 
-    /// Whether every store has received its first full list.
+    /// Stores for `kinds` (in each of `namespaces`, or in all namespaces when
+    /// none is given; namespaces themselves are cluster-wide), each kept
+    /// current by its own watcher task.
+    pub fn watch(client: &Client, kinds: &[Kind], namespaces: &[String]) -> Self {
+        let mut caches = Vec::new();
+        for &kind in kinds {
+            let scopes: Vec<Option<&str>> = if namespaces.is_empty() || !kind.is_namespaced() {
+                vec![None]
+            } else {
+                namespaces.iter().map(|ns| Some(ns.as_str())).collect()
+            };
+            for namespace in scopes {
+                let (cache, writer) = Cache::new(kind, namespace);
+                tokio::spawn(watch(client.clone(), cache.clone(), writer));
+                caches.push(cache);
+            }
+        }
+        Self::new(caches)
+    }
+
+    /// Whether every store has received its first full list, or learnt that
+    /// its kind is not served.
     pub fn is_synced(&self) -> bool {
         if self.synced.load(Ordering::Relaxed) {
             return true;
         }
-        let synced = self.caches.iter().all(Cache::is_ready);
+        let synced = self.caches.iter().all(Cache::is_settled);
         self.synced.store(synced, Ordering::Relaxed);
         synced
     }
 
-    /// Waits until every store has received its first full list.
+    /// Waits until [`ClusterIndex::is_synced`].
     pub async fn wait_until_synced(&self) {
-        for cache in &self.caches {
-            // An error means the watcher is gone, which only happens at exit.
-            let _ = cache.store.wait_until_ready().await;
+        // A 404 comes as a watcher error, not a store event: polled.
+        while !self.is_synced() {
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
 
@@ -371,33 +496,18 @@ impl ClusterIndex {
         sizes
     }
 
-    /// The labels of a namespace; `None` when unknown (not synced, offline).
-    pub fn namespace_labels(&self, namespace: &str) -> Option<Map<String, Value>> {
-        let Lookup::Found(object) = self.get(&RuleRef {
-            group: String::new(),
-            kind: "Namespace".to_owned(),
-            namespace: String::new(),
-            name: namespace.to_owned(),
-        }) else {
-            return None;
-        };
-        match object.value.pointer("/metadata/labels") {
-            Some(Value::Object(labels)) => Some(labels.clone()),
-            _ => Some(Map::new()),
-        }
-    }
-
-    /// The stores that hold objects of `group` and `kind` in `namespace`.
-    fn caches_for<'a>(
-        &'a self,
-        group: &str,
-        kind: &str,
-        namespace: &'a str,
-    ) -> impl Iterator<Item = &'a Cache> + 'a {
-        let kind = Kind::of(group, kind);
-        self.caches
+    /// The stores that hold the objects of `group` and `kind` in
+    /// `namespace`; `None` when they cannot tell: none does, the kind is not
+    /// served, or the stores have not all settled.
+    fn stores_for(&self, group: &str, kind: &str, namespace: &str) -> Option<Vec<&Cache>> {
+        let kind = Kind::of(group, kind)?;
+        let stores: Vec<&Cache> = self
+            .caches
             .iter()
-            .filter(move |c| Some(c.kind) == kind && c.covers(namespace))
+            .filter(|c| c.kind == kind && c.covers(namespace))
+            .collect();
+        let answers = self.is_synced() && !stores.is_empty() && stores.iter().all(|c| c.answers());
+        answers.then_some(stores)
     }
 }
 
@@ -407,28 +517,26 @@ fn parse_all(cached: Vec<Arc<Cached>>) -> Vec<Arc<Object>> {
 
 impl Index for ClusterIndex {
     fn get(&self, target: &RuleRef) -> Lookup<Arc<Object>> {
-        if !self.is_synced() {
+        let Some(stores) = self.stores_for(&target.group, &target.kind, &target.namespace) else {
             return Lookup::Unknown;
-        }
-        let mut caches = self
-            .caches_for(&target.group, &target.kind, &target.namespace)
-            .peekable();
-        if caches.peek().is_none() {
-            return Lookup::Unknown;
-        }
-        match caches.find_map(|c| c.get(&target.namespace, &target.name)) {
+        };
+        match stores
+            .iter()
+            .find_map(|c| c.get(&target.namespace, &target.name))
+        {
             Some(cached) => cached.object().map_or(Lookup::Unknown, Lookup::Found),
             None => Lookup::Missing,
         }
     }
 
+    /// The HPAs and, where KEDA is installed, ScaledObjects that scale
+    /// `target`.
     fn scalers_of(&self, target: &RuleRef) -> Arc<Autoscalers> {
-        if !self.is_synced() {
-            return Arc::default();
-        }
         let wanted = Some(fingerprint(target));
-        let scalers: Vec<Arc<Object>> = self
-            .caches_for("autoscaling", "HorizontalPodAutoscaler", &target.namespace)
+        let scalers: Vec<Arc<Object>> = AUTOSCALERS
+            .iter()
+            .filter_map(|kind| self.stores_for(kind.group, kind.kind, &target.namespace))
+            .flatten()
             .flat_map(|c| parse_all(c.store.state_filter(|o| o.scales == wanted)))
             // A fingerprint can collide; the reference cannot.
             .filter(|o| scale_target(o).as_ref() == Some(target))
@@ -437,12 +545,12 @@ impl Index for ClusterIndex {
     }
 
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
-        let mut caches = self.caches_for(group, kind, namespace).peekable();
-        if !self.is_synced() || caches.peek().is_none() {
+        let Some(stores) = self.stores_for(group, kind, namespace) else {
             return Lookup::Unknown;
-        }
+        };
         Lookup::Found(
-            caches
+            stores
+                .iter()
                 .flat_map(|c| parse_all(c.store.state_filter(|o| &*o.namespace == namespace)))
                 .collect(),
         )
@@ -514,6 +622,8 @@ impl Index for RequestIndex<'_> {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    use hpa_lint_rules::source::ALL as ALL_FIELDS;
 
     use super::*;
 
@@ -611,6 +721,147 @@ mod tests {
             offline.get(&reference("apps", "Deployment", "web")),
             Lookup::Unknown
         ));
-        assert_eq!(offline.namespace_labels("shop"), None);
+    }
+
+    #[test]
+    fn watches_what_the_rules_in_force_read() {
+        let needed = |config: &str| Kind::needed(&Policy::parse(config).unwrap());
+        assert_eq!(needed(""), Kind::ALL);
+        let without_vpas = needed("rules:\n  vpa-conflict: off\n");
+        assert!(
+            !without_vpas.contains(&Kind::VerticalPodAutoscaler),
+            "{without_vpas:?}"
+        );
+        assert!(
+            without_vpas.contains(&Kind::ScaledObject),
+            "{without_vpas:?}"
+        );
+        // `implicit-behavior`, which `/mutate` applies, reads namespaces.
+        assert!(!needed("webhook:\n  mutate: []\n").contains(&Kind::Namespace));
+        // No rule that looks anything up: only HPAs.
+        let mut policy = Policy::parse("webhook:\n  mutate: []\n").unwrap();
+        rules::select(&mut policy.settings, &["min-equals-max".to_owned()]).unwrap();
+        assert_eq!(Kind::needed(&policy), [Kind::HorizontalPodAutoscaler]);
+    }
+
+    #[test]
+    fn every_kind_a_rule_reads_can_be_watched() {
+        let mut settings = hpa_lint_rules::Settings::default();
+        rules::select(&mut settings, &["all".to_owned()]).unwrap();
+        settings.live = true;
+        for kind in rules::reads(&settings).kinds() {
+            // See `Kind`: never read at admission.
+            if kind == hpa_lint_rules::model::status::API_SERVICE {
+                continue;
+            }
+            assert!(Kind::of(kind.group, kind.kind).is_some(), "{kind:?}");
+        }
+    }
+
+    /// The Helm chart's ClusterRole grants get, list and watch on every kind
+    /// the webhook may watch.
+    #[test]
+    fn the_chart_grants_every_watch() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../charts/hpa-lint/templates/rbac.yaml"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        // The ClusterRole's rules, which hold no template actions.
+        let start = text.find("\nrules:\n").unwrap();
+        let rules = &text[start..start + text[start..].find("\n---").unwrap()];
+        let document = hpa_lint_rules::source::read_document(rules, &|_, _| &ALL_FIELDS);
+        let granted = &document.values[0].0["rules"];
+        let grants = |kind: Kind, verb: &str| {
+            granted.as_array().unwrap().iter().any(|rule| {
+                let has = |field: &str, value: &str| {
+                    rule[field].as_array().unwrap().iter().any(|v| v == value)
+                };
+                has("apiGroups", kind.group())
+                    && has("resources", kind.plural())
+                    && has("verbs", verb)
+            })
+        };
+        for kind in Kind::ALL {
+            for verb in ["get", "list", "watch"] {
+                assert!(
+                    grants(kind, verb),
+                    "the chart does not grant {verb} on {kind:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_404_means_not_served() {
+        let error = |reason: &str, code: u16| {
+            let status = kube::core::Status::failure("…", reason).with_code(code);
+            watcher::Error::InitialListFailed(kube::Error::Api(status.boxed()))
+        };
+        assert!(is_not_served(&error("NotFound", 404)));
+        // A plain-text 404 (no `Status` body) has no reason.
+        assert!(is_not_served(&error("", 404)));
+        assert!(!is_not_served(&error("Forbidden", 403)));
+        assert!(!is_not_served(&watcher::Error::NoResourceVersion));
+    }
+
+    /// A store of `kind` that received its first list.
+    fn listed(kind: Kind, objects: Vec<Value>) -> Cache {
+        let (cache, mut writer) = Cache::new(kind, None);
+        writer.apply_watcher_event(&Event::Init);
+        for object in objects {
+            writer.apply_watcher_event(&Event::InitApply(Cached::new(kind, &dynamic(object))));
+        }
+        writer.apply_watcher_event(&Event::InitDone);
+        cache
+    }
+
+    #[test]
+    fn a_kind_not_served_is_unknown_and_settled() {
+        let (vpas, _writer) = Cache::new(Kind::VerticalPodAutoscaler, None);
+        let index = ClusterIndex::new(vec![listed(Kind::Deployment, Vec::new()), vpas.clone()]);
+        assert!(!index.is_synced());
+        // The watcher's first list answered 404.
+        assert!(vpas.set_absent(true));
+        assert!(!vpas.set_absent(true), "a change only once");
+        assert!(index.is_synced());
+        assert!(matches!(
+            index.list("shop", "autoscaling.k8s.io", "VerticalPodAutoscaler"),
+            Lookup::Unknown
+        ));
+        assert!(matches!(
+            index.list("shop", "apps", "Deployment"),
+            Lookup::Found(found) if found.is_empty()
+        ));
+    }
+
+    #[test]
+    fn scaled_objects_are_autoscalers() {
+        let scaled_object = json!({
+            "metadata": {"name": "web", "namespace": "shop", "managedFields": [{"manager": "keda"}]},
+            "spec": {"scaleTargetRef": {"name": "web"}, "triggers": [{"type": "cron"}]},
+        });
+        // Only what lookups of autoscalers read is kept.
+        let cached = Cached::new(Kind::ScaledObject, &dynamic(scaled_object.clone()));
+        assert_eq!(
+            cached.object().unwrap().value,
+            json!({
+                "apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
+                "metadata": {"name": "web", "namespace": "shop"},
+                "spec": {"scaleTargetRef": {"name": "web"}},
+            })
+        );
+        let index = ClusterIndex::new(vec![
+            listed(Kind::HorizontalPodAutoscaler, Vec::new()),
+            listed(Kind::ScaledObject, vec![scaled_object]),
+        ]);
+        // KEDA defaults the target's kind to an apps/v1 Deployment.
+        let scalers = index.scalers_of(&reference("apps", "Deployment", "web"));
+        let found: Vec<String> = scalers
+            .all()
+            .iter()
+            .map(|m| m.key.to_ref().to_string())
+            .collect();
+        assert_eq!(found, ["ScaledObject shop/web"]);
     }
 }

@@ -13,7 +13,7 @@ use anyhow::Context;
 use axum_server::Handle;
 use clap::{Parser, ValueEnum};
 use hpa_lint_webhook::app::{AppState, app, metrics_app};
-use hpa_lint_webhook::cache::{Cache, ClusterIndex, Kind, watch};
+use hpa_lint_webhook::cache::{ClusterIndex, Kind};
 use hpa_lint_webhook::policy::{Policy, SharedPolicy};
 use hpa_lint_webhook::reload::{self, Watched};
 use hpa_lint_webhook::server::{
@@ -131,7 +131,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         tracing::info!("offline: no cluster access; cross-object rules stay silent");
         ClusterIndex::offline()
     } else {
-        start_caches(&args, &policy.watch_namespaces).await?
+        start_caches(&args, &policy).await?
     };
     let state = AppState::new(SharedPolicy::new(policy), Arc::new(index));
     if let Some(watched) = watched_config {
@@ -232,9 +232,8 @@ async fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One store per kind, per watched namespace (namespaces themselves are
-/// cluster-wide), each kept current by its own watcher task.
-async fn start_caches(args: &Args, namespaces: &[String]) -> anyhow::Result<ClusterIndex> {
+/// The stores of the kinds the enabled rules read, in the watched namespaces.
+async fn start_caches(args: &Args, policy: &Policy) -> anyhow::Result<ClusterIndex> {
     let config = match &args.kubeconfig {
         Some(path) => {
             let kubeconfig = Kubeconfig::read_from(path)
@@ -246,18 +245,12 @@ async fn start_caches(args: &Args, namespaces: &[String]) -> anyhow::Result<Clus
             .context("finding the cluster (in-cluster configuration or kubeconfig); use --offline to run without one")?,
     };
     let client = kube::Client::try_from(config).context("creating the Kubernetes client")?;
-    let mut caches = Vec::new();
-    for kind in Kind::ALL {
-        let scopes: Vec<Option<String>> = if namespaces.is_empty() || kind == Kind::Namespace {
-            vec![None]
-        } else {
-            namespaces.iter().cloned().map(Some).collect()
-        };
-        for namespace in scopes {
-            let (cache, writer) = Cache::new(kind, namespace.as_deref());
-            tokio::spawn(watch(client.clone(), kind, namespace, writer));
-            caches.push(cache);
-        }
-    }
-    Ok(ClusterIndex::new(caches))
+    let kinds = Kind::needed(policy);
+    let names: Vec<&str> = kinds.iter().map(|kind| kind.name()).collect();
+    tracing::info!(kinds = %names.join(","), "watching");
+    Ok(ClusterIndex::watch(
+        &client,
+        &kinds,
+        &policy.watch_namespaces,
+    ))
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use axum_server::tls_rustls::RustlsConfig;
 
+use crate::cache::Kind;
 use crate::metrics::Metrics;
 use crate::policy::{Policy, SharedPolicy};
 use crate::tls;
@@ -107,9 +108,15 @@ pub async fn policy(mut watched: Watched, shared: SharedPolicy, interval: Durati
         };
         match Policy::parse(&text) {
             Ok(policy) => {
-                if policy.watch_namespaces != shared.current().watch_namespaces {
+                let current = shared.current();
+                if policy.watch_namespaces != current.watch_namespaces {
                     tracing::warn!(
                         "webhook.watchNamespaces changed: the caches keep watching the old namespaces until a restart"
+                    );
+                }
+                if Kind::needed(&policy) != Kind::needed(&current) {
+                    tracing::warn!(
+                        "the rules now enabled read other kinds: the caches keep watching the old ones until a restart"
                     );
                 }
                 shared.replace(policy);

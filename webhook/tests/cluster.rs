@@ -323,3 +323,145 @@ async fn the_namespace_labels_choose_the_mutation_defaults() {
     let offline = call(ClusterIndex::offline(), config, "/mutate", &request).await;
     assert_eq!(window(&offline), 300);
 }
+
+/// A VerticalPodAutoscaler that resizes Deployment shop/web (mode `Auto`).
+fn vpa() -> Value {
+    json!({
+        "apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
+        "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "7"},
+        "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}},
+        "status": {"recommendation": {}},
+    })
+}
+
+#[tokio::test]
+async fn an_hpa_whose_target_a_cached_vpa_resizes_is_warned() {
+    let request = fixture("hpa-create.json");
+    let response = call(
+        cluster(vec![
+            (Kind::Deployment, live_deployment()),
+            (Kind::VerticalPodAutoscaler, vpa()),
+        ]),
+        "",
+        "/validate",
+        &request,
+    )
+    .await;
+    assert_eq!(
+        rules(&response),
+        ["target-replicas-conflict", "vpa-conflict"],
+        "{response}"
+    );
+
+    // Turned off, the rule is not run, and the VPAs are not watched.
+    let config = "rules:\n  vpa-conflict: off\n";
+    let response = call(
+        cluster(vec![
+            (Kind::Deployment, live_deployment()),
+            (Kind::VerticalPodAutoscaler, vpa()),
+        ]),
+        config,
+        "/validate",
+        &request,
+    )
+    .await;
+    assert_eq!(rules(&response), ["target-replicas-conflict"]);
+    let policy = Policy::parse(config).unwrap();
+    assert!(!Kind::needed(&policy).contains(&Kind::VerticalPodAutoscaler));
+}
+
+#[tokio::test]
+async fn vpas_not_cached_or_not_served_are_unknown() {
+    let request = fixture("hpa-create.json");
+    // No VPA store: neither found nor absent, so no finding.
+    let caches = Kind::ALL
+        .into_iter()
+        .filter(|kind| *kind != Kind::VerticalPodAutoscaler)
+        .map(|kind| {
+            let objects = if kind == Kind::Deployment {
+                vec![live_deployment()]
+            } else {
+                Vec::new()
+            };
+            listed(kind, None, objects)
+        });
+    let response = call(
+        ClusterIndex::new(caches.collect()),
+        "",
+        "/validate",
+        &request,
+    )
+    .await;
+    assert_eq!(rules(&response), ["target-replicas-conflict"]);
+
+    // A store whose watcher was told 404 (the CRD is not installed): the
+    // webhook is ready, and VPAs are unknown.
+    let (absent, _writer) = Cache::new(Kind::VerticalPodAutoscaler, None);
+    let caches = Kind::ALL
+        .into_iter()
+        .filter(|kind| *kind != Kind::VerticalPodAutoscaler)
+        .map(|kind| listed(kind, None, Vec::new()))
+        .chain([absent.clone()])
+        .collect();
+    let state = AppState::new(SharedPolicy::default(), Arc::new(ClusterIndex::new(caches)));
+    let ready = || async {
+        app(state.clone())
+            .oneshot(Request::get("/readyz").body(Body::empty()).unwrap())
+            .await
+            .unwrap()
+            .status()
+    };
+    assert_eq!(ready().await, 503);
+    absent.set_absent(true);
+    assert_eq!(ready().await, 200);
+    let response = call_state(state.clone(), "/validate", &request).await;
+    assert_eq!(rules(&response), ["target-not-found"]);
+}
+
+/// The KEDA ScaledObject `web` on Deployment shop/web (KEDA's default kind).
+fn scaled_object() -> Value {
+    json!({
+        "apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
+        "metadata": {"name": "web", "namespace": "shop", "uid": "so-1"},
+        "spec": {"scaleTargetRef": {"name": "web"}, "triggers": [{"type": "cpu", "metadata": {"value": "60"}}]},
+    })
+}
+
+/// The HPA KEDA creates for [`scaled_object`], which owns it.
+fn keda_hpa() -> Value {
+    let mut hpa = live_hpa("keda-hpa-web");
+    hpa["metadata"]["ownerReferences"] = json!([{
+        "apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "name": "web",
+        "uid": "so-1", "controller": true, "blockOwnerDeletion": true,
+    }]);
+    hpa
+}
+
+#[tokio::test]
+async fn a_cached_scaled_object_is_another_autoscaler_but_not_its_own_hpa() {
+    let index = || {
+        cluster(vec![
+            (Kind::Deployment, live_deployment()),
+            (Kind::ScaledObject, scaled_object()),
+            (Kind::HorizontalPodAutoscaler, keda_hpa()),
+        ])
+    };
+    // A second autoscaler on the Deployment: the ScaledObject, once (its
+    // own HPA is part of it).
+    let request = fixture("hpa-create.json");
+    let response = call(index(), "", "/validate", &request).await;
+    assert_eq!(
+        response["status"]["message"],
+        "hpa-lint denied HorizontalPodAutoscaler shop/web: spec.scaleTargetRef: Deployment `web` is also scaled by ScaledObject `web` (KEDA, which creates an HPA of its own)"
+    );
+
+    // KEDA creating its own HPA is no conflict.
+    let mut own = request.clone();
+    own["request"]["name"] = json!("keda-hpa-web");
+    let metadata = &mut own["request"]["object"]["metadata"];
+    metadata["name"] = json!("keda-hpa-web");
+    metadata["ownerReferences"] = keda_hpa()["metadata"]["ownerReferences"].clone();
+    let response = call(index(), "", "/validate", &own).await;
+    assert_eq!(response["allowed"], true, "{response}");
+    assert_eq!(rules(&response), ["target-replicas-conflict"]);
+}

@@ -1,12 +1,14 @@
-//! A stand-in for the parts of kube-apiserver that `kubectl hpa-lint` reads,
-//! served over HTTP on loopback: `/version`, discovery (`/apis`,
-//! `/apis/{group}/{version}` with `/scale` subresources), and lists, cluster
-//! wide or in a namespace, with the list protocol of the real server: `limit`
-//! and `continue` pages with `remainingItemCount`, `labelSelector` (equality
-//! terms), a `403 Forbidden` `Status` for a resource the caller may not list,
-//! `404 NotFound` for anything not served (an absent CRD), `410 Gone` for an
-//! expired `continue` token, and slow pages. Items are rendered to JSON once,
-//! up front, so the server costs little next to the client it measures.
+//! A stand-in for the parts of kube-apiserver that `kubectl hpa-lint` and the
+//! webhook's watchers read, served over HTTP on loopback: `/version`,
+//! discovery (`/apis`, `/apis/{group}/{version}` with `/scale`
+//! subresources), and lists, cluster wide or in a namespace, with the list
+//! protocol of the real server: `limit` and `continue` pages with
+//! `remainingItemCount`, `labelSelector` (equality terms), a `403 Forbidden`
+//! `Status` for a resource the caller may not list, `404 NotFound` for
+//! anything not served (an absent CRD), `410 Gone` for an expired `continue`
+//! token, and slow pages; and watches, which stay open and silent (nothing
+//! changes). Items are rendered to JSON once, up front, so the server costs
+//! little next to the client it measures.
 //!
 //! For tests and benchmarks only.
 
@@ -16,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
@@ -374,6 +377,14 @@ async fn list(
                 "{qualified} is forbidden: User \"auditor\" cannot list resource \"{plural}\" in API group \"{group}\" {scope}"
             ),
         );
+    }
+    if query.get("watch").is_some_and(|w| w == "true" || w == "1") {
+        let nothing = futures::stream::pending::<Result<Bytes, std::io::Error>>();
+        return (
+            [(CONTENT_TYPE, "application/json")],
+            Body::from_stream(nothing),
+        )
+            .into_response();
     }
     let start: usize = match query.get("continue") {
         None => 0,

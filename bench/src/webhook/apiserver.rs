@@ -1,5 +1,6 @@
 //! A stand-in for the parts of kube-apiserver the webhook's watchers use:
-//! paginated lists and (idle) watches of the seven cached kinds, with objects
+//! paginated lists and (idle) watches of the cached kinds (empty for those it
+//! has no objects of, such as VPAs), with objects
 //! shaped as a cluster serves them (managed fields, the last-applied
 //! annotation, status). The webhook fills its caches from it through the real
 //! kube-runtime watcher and reflector path. Benchmark only.

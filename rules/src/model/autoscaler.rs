@@ -6,7 +6,13 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::object::{Object, ObjectKey, ObjectRef, group_of};
+use crate::object::{HPA, Kind, Object, ObjectKey, ObjectRef, group_of};
+
+/// KEDA's `ScaledObject`.
+pub const SCALED_OBJECT: Kind = Kind::new("keda.sh", "ScaledObject");
+
+/// The kinds of autoscalers: HPAs and KEDA ScaledObjects.
+pub const AUTOSCALERS: [Kind; 2] = [HPA, SCALED_OBJECT];
 
 /// The scale target of an autoscaler, or `None` for other objects.
 pub fn scale_target(object: &Object) -> Option<ObjectRef> {
@@ -33,7 +39,7 @@ pub fn scale_target(object: &Object) -> Option<ObjectRef> {
 
 /// Whether the object is a KEDA `ScaledObject`.
 pub fn is_keda_scaled_object(object: &Object) -> bool {
-    object.key.kind == "ScaledObject" && object.key.group() == "keda.sh"
+    SCALED_OBJECT.is(object.key.group(), &object.key.kind)
 }
 
 /// The objects `object` names in its `ownerReferences`, in its namespace (how
@@ -176,10 +182,8 @@ impl Autoscalers {
     }
 }
 
-/// The API group of `VerticalPodAutoscaler`.
-pub const VPA_GROUP: &str = "autoscaling.k8s.io";
-/// The kind.
-pub const VPA_KIND: &str = "VerticalPodAutoscaler";
+/// `VerticalPodAutoscaler` (a CRD of the autoscaler project).
+pub const VPA: Kind = Kind::new("autoscaling.k8s.io", "VerticalPodAutoscaler");
 
 /// A VerticalPodAutoscaler: which workload it resizes, how, and which
 /// resources of which containers.
@@ -191,7 +195,7 @@ pub struct Vpa<'a> {
 impl<'a> Vpa<'a> {
     /// The VPA view of an object, `None` for other objects.
     pub fn of(object: &'a Object) -> Option<Self> {
-        if object.key.kind != VPA_KIND || object.key.group() != VPA_GROUP {
+        if !VPA.is(object.key.group(), &object.key.kind) {
             return None;
         }
         Some(Self {

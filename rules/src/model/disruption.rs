@@ -7,13 +7,11 @@
 use serde_json::{Map, Value};
 
 use crate::model::selector;
-use crate::object::Object;
+use crate::object::{Kind, Object};
 use crate::path::FieldPath;
 
-/// The API group of `PodDisruptionBudget`.
-pub const PDB_GROUP: &str = "policy";
-/// The kind.
-pub const PDB_KIND: &str = "PodDisruptionBudget";
+/// `PodDisruptionBudget`.
+pub const PDB: Kind = Kind::new("policy", "PodDisruptionBudget");
 
 /// When a budget allows no eviction at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::cluster::Millis;
 use crate::model::hpa::{Hpa, MetricSource, MetricSpec};
 use crate::model::quantity::Quantity;
-use crate::object::Object;
+use crate::object::{Kind, Object};
 use crate::path::FieldPath;
 
 /// `AbleToScale`: whether the controller can read and update the target's scale.
@@ -271,6 +271,9 @@ fn metric_name(source: &MetricSource<'_>, field: &str) -> String {
         MetricSource::External(m) => format!("external metric `{}`", m.metric.name),
     }
 }
+
+/// `APIService`: what serves an aggregated API, such as a metrics API.
+pub const API_SERVICE: Kind = Kind::new("apiregistration.k8s.io", "APIService");
 
 /// The metrics API a failing metric reason points at: `metrics.k8s.io` for
 /// resource metrics, `custom.metrics.k8s.io` for Pods and Object metrics,

@@ -4,6 +4,7 @@ use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
 use crate::model::workload::PodTemplate;
 use crate::quote::code;
+use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
@@ -84,6 +85,7 @@ spec:
 "#,
     fix: FixAvailability::None,
     manifests_only: false,
+    reads: &[Reads::ScaleTarget],
 };
 
 pub(crate) const CHECK: Check = Check::Hpa(check);

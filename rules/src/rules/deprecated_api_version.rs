@@ -76,6 +76,7 @@ server stores is the same; only the version it is written in changes.
 "#,
     fix: FixAvailability::Sometimes,
     manifests_only: true,
+    reads: &[],
 };
 
 pub(crate) const CHECK: Check = Check::Hpa(check);

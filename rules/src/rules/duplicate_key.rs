@@ -48,6 +48,7 @@ spec:
 "#,
     fix: FixAvailability::None,
     manifests_only: true,
+    reads: &[],
 };
 
 pub(crate) const CHECK: Check = Check::Document(check);

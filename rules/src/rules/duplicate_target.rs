@@ -4,6 +4,7 @@ use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
 use crate::model::autoscaler::Member;
 use crate::path::FieldPath;
+use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
@@ -72,6 +73,7 @@ asks for.
 "#,
     fix: FixAvailability::None,
     manifests_only: false,
+    reads: &[Reads::Autoscalers],
 };
 
 pub(crate) const CHECK: Check = Check::Hpa(check);

@@ -8,9 +8,10 @@ use crate::diagnostic::Severity;
 use crate::fix::Fix;
 use crate::index::Lookup;
 use crate::model::hpa::HpaVersion;
-use crate::object::ObjectRef;
+use crate::object::{NAMESPACE, ObjectRef};
 use crate::path::FieldPath;
 use crate::quote::code;
+use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
 
 pub static RULE: Rule = Rule {
@@ -82,6 +83,8 @@ are set are never changed. It is safe: the HPA behaves as before.
 "#,
     fix: FixAvailability::Always,
     manifests_only: false,
+    // The labels of the HPA's namespace choose the defaults.
+    reads: &[Reads::Named(NAMESPACE)],
 };
 
 pub(crate) const CHECK: Check = Check::Hpa(check);
@@ -126,8 +129,8 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
 /// choose the organisation's defaults.
 fn namespace_labels(cx: &Context<'_>) -> Option<Map<String, Value>> {
     let namespace = ObjectRef {
-        group: String::new(),
-        kind: "Namespace".to_owned(),
+        group: NAMESPACE.group.to_owned(),
+        kind: NAMESPACE.kind.to_owned(),
         namespace: String::new(),
         name: cx.object.key.namespace.clone(),
     };

@@ -67,6 +67,7 @@ spec:
 "#,
     fix: FixAvailability::None,
     manifests_only: false,
+    reads: &[],
 };
 
 pub(crate) const CHECK: Check = Check::Hpa(check);

@@ -59,6 +59,7 @@ wrote, in the type the field has.
 "#,
     fix: FixAvailability::Sometimes,
     manifests_only: false,
+    reads: &[],
 };
 
 pub(crate) const CHECK: Check = Check::Decode(check);

@@ -60,6 +60,7 @@ Rejected with HTTP 400: `quantities must match the regular expression '^([+-]?[0
 "#,
     fix: FixAvailability::None,
     manifests_only: false,
+    reads: &[],
 };
 
 pub(crate) const CHECK: Check = Check::Decode(check);

@@ -57,6 +57,7 @@ below zero: `must be greater than or equal to zero`.
 "#,
     fix: FixAvailability::None,
     manifests_only: false,
+    reads: &[],
 };
 
 pub(crate) const CHECK: Check = Check::Hpa(check);

@@ -57,6 +57,7 @@ spec:
 "#,
     fix: FixAvailability::None,
     manifests_only: true,
+    reads: &[],
 };
 
 pub(crate) const CHECK: Check = Check::Object(check);

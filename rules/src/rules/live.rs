@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::cluster::Millis;
 use crate::context::Context;
 use crate::index::Lookup;
+use crate::model::status::API_SERVICE;
 use crate::model::status::{Condition, SCALING_LIMITED, Status};
 use crate::object::ObjectRef;
 
@@ -48,8 +49,8 @@ pub fn metrics_api_problem(cx: &Context<'_>, group: &str) -> Option<String> {
     for version in versions {
         let name = format!("{version}.{group}");
         let reference = ObjectRef {
-            group: "apiregistration.k8s.io".to_owned(),
-            kind: "APIService".to_owned(),
+            group: API_SERVICE.group.to_owned(),
+            kind: API_SERVICE.kind.to_owned(),
             namespace: String::new(),
             name: name.clone(),
         };

@@ -6,6 +6,7 @@ mod live;
 use thiserror::Error;
 
 use crate::context::Check;
+use crate::reads::Needs;
 use crate::registry::{Category, Rule};
 use crate::settings::{Level, Settings};
 
@@ -76,6 +77,16 @@ pub fn by_name(name: &str) -> Option<&'static Rule> {
     ALL.iter().copied().find(|r| r.name == name)
 }
 
+/// What the rules enabled in `settings` read besides the objects they check:
+/// what a front end must hold for them.
+pub fn reads(settings: &Settings) -> Needs {
+    Needs::of(
+        ALL.iter()
+            .filter(|rule| settings.severity(rule).is_some())
+            .flat_map(|rule| rule.reads),
+    )
+}
+
 /// How many typing mistakes a misspelt rule name may have.
 const MAX_MISTAKES: usize = 3;
 
@@ -144,11 +155,23 @@ pub fn ignore(settings: &mut Settings, selectors: &[String]) -> Result<(), Unkno
 
 #[cfg(test)]
 mod tests {
-    use super::{ALL, by_name, select};
+    use std::sync::Mutex;
+
+    use super::{ALL, CHECKS, by_name, reads, select};
+    use crate::context::{Check, LIMIT_RANGE, Operation};
     use crate::diagnostic::Severity;
+    use crate::index::MemoryIndex;
+    use crate::lint::lint;
+    use crate::model::autoscaler::{VPA, scale_target};
+    use crate::model::disruption::PDB;
+    use crate::model::workload::meant_target;
+    use crate::object::Object;
+    use crate::reads::{Needs, Reads};
     use crate::registry::{Category, FixAvailability, Rule};
     use crate::settings::{Level, Settings};
-    use crate::testing::{count_fixes, lint_yaml, only_with, render, rule_fixture};
+    use crate::testing::{
+        Asked, Recording, count_fixes, lint_yaml, objects, only_with, render, rule_fixture,
+    };
 
     /// The first fenced YAML block after `marker` in a rule's docs.
     fn yaml_after<'d>(docs: &'d str, marker: &str) -> Option<&'d str> {
@@ -246,6 +269,89 @@ mod tests {
                 render(&findings)
             );
         }
+    }
+
+    /// Whether `read` covers a question asked while linting `hpa`.
+    fn covers(read: Reads, asked: &Asked, hpa: &Object, settings: &Settings) -> bool {
+        match (read, asked) {
+            (Reads::ScaleTarget, Asked::Get(reference)) => {
+                let target = scale_target(hpa);
+                let meant = target
+                    .as_ref()
+                    .and_then(|t| meant_target(&settings.cluster, t));
+                [target, meant].contains(&Some(reference.clone()))
+            }
+            (Reads::Autoscalers, Asked::ScalersOf) => true,
+            (Reads::Listed(kind), Asked::List(group, name)) => kind.is(group, name),
+            (Reads::Named(kind), Asked::Get(reference)) => {
+                kind.is(&reference.group, &reference.kind)
+            }
+            _ => false,
+        }
+    }
+
+    /// Lints the HPAs of each rule's fixture and doc examples, with the
+    /// rule alone on, through an index that records every question, and
+    /// checks each question against the rule's declared reads, and that each
+    /// declared read is asked somewhere: the declarations, from which the
+    /// front ends choose what to hold, are exact.
+    #[test]
+    fn rules_read_what_they_declare() {
+        for &(rule, check) in CHECKS {
+            let texts = match check {
+                Check::Hpa(_) => [
+                    rule_fixture(rule.name),
+                    yaml_after(rule.docs, "## Example").unwrap().to_owned(),
+                    yaml_after(rule.docs, "Use instead").unwrap().to_owned(),
+                ],
+                _ => {
+                    assert!(rule.reads.is_empty(), "`{}` checks one object", rule.name);
+                    continue;
+                }
+            };
+            let mut settings = example_settings(rule);
+            // The live rules read the cluster's state only on live objects.
+            settings.live = rule.category == Category::Live;
+            let mut used = vec![false; rule.reads.len()];
+            for text in &texts {
+                let all = objects(text);
+                let index = MemoryIndex::new(all.iter().cloned());
+                for hpa in all.iter().filter(|o| o.is_hpa()) {
+                    let recording = Recording {
+                        inner: &index,
+                        asked: Mutex::default(),
+                    };
+                    lint(hpa, Operation::Create, &recording, &settings);
+                    for asked in recording.asked.into_inner().unwrap() {
+                        let Some(i) = rule
+                            .reads
+                            .iter()
+                            .position(|&read| covers(read, &asked, hpa, &settings))
+                        else {
+                            panic!("`{}` asks {asked:?}, which it does not declare", rule.name)
+                        };
+                        used[i] = true;
+                    }
+                }
+            }
+            for (read, used) in rule.reads.iter().zip(used) {
+                assert!(used, "`{}` declares {read:?} but never reads it", rule.name);
+            }
+        }
+    }
+
+    #[test]
+    fn the_enabled_rules_decide_what_is_read() {
+        let mut settings = Settings::default();
+        let needs = reads(&settings);
+        assert!(needs.scale_targets && needs.autoscalers);
+        assert_eq!(needs.listed, [LIMIT_RANGE, PDB, VPA]);
+        // The live rules are off on manifests.
+        assert!(needs.named.is_empty());
+        settings.set_level(by_name("vpa-conflict").unwrap(), Level::Off);
+        assert!(!reads(&settings).listed.contains(&VPA));
+        select(&mut settings, &["min-equals-max".to_owned()]).unwrap();
+        assert_eq!(reads(&settings), Needs::default());
     }
 
     /// What a rule declares about its fixes is what its findings carry, and

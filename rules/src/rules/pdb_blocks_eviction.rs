@@ -2,9 +2,10 @@
 
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
-use crate::model::disruption::{Block, PDB_GROUP, PDB_KIND, blocking_fields, selects};
+use crate::model::disruption::{Block, PDB, blocking_fields, selects};
 use crate::model::workload::PodTemplate;
 use crate::quote::code;
+use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
@@ -95,6 +96,7 @@ spec:
 "#,
     fix: FixAvailability::None,
     manifests_only: false,
+    reads: &[Reads::ScaleTarget, Reads::Listed(PDB)],
 };
 
 pub(crate) const CHECK: Check = Check::Hpa(check);
@@ -111,7 +113,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         return;
     };
     let workload = target.key.describe();
-    for pdb in cx.list(&target.key.namespace, PDB_GROUP, PDB_KIND) {
+    for pdb in cx.list(&target.key.namespace, PDB) {
         if !selects(&pdb, labels) {
             continue;
         }

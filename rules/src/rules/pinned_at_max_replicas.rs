@@ -79,6 +79,7 @@ status:
 "#,
     fix: FixAvailability::None,
     manifests_only: false,
+    reads: &[],
 };
 
 pub(crate) const CHECK: Check = Check::Hpa(check);

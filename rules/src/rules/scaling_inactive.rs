@@ -1,9 +1,10 @@
 //! `scaling-inactive`: the live HPA's conditions say it does not scale.
 
 use crate::diagnostic::Severity;
-use crate::context::{Check, Context, Report};
-use crate::model::status::{Condition, Status, metrics_api_of};
+use crate::context::{Check, Context, LIMIT_RANGE, Report};
+use crate::model::status::{API_SERVICE, Condition, Status, metrics_api_of};
 use crate::rules::live::metrics_api_problem;
+use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
 use crate::rules::{
     container_not_found, duplicate_target, target_missing_requests, target_not_found,
@@ -96,6 +97,14 @@ status:
 "#,
     fix: FixAvailability::None,
     manifests_only: false,
+    // The metrics `APIService`s, and what the rules that explain a failure
+    // read (`explaining_rules`).
+    reads: &[
+        Reads::Named(API_SERVICE),
+        Reads::ScaleTarget,
+        Reads::Listed(LIMIT_RANGE),
+        Reads::Autoscalers,
+    ],
 };
 
 pub(crate) const CHECK: Check = Check::Hpa(check);

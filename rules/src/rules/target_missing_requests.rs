@@ -1,10 +1,11 @@
 //! `target-missing-requests`: a container of the target lacks the request a utilization metric needs.
 
 use crate::diagnostic::Severity;
-use crate::context::{Check, Context, Report};
+use crate::context::{Check, Context, LIMIT_RANGE, Report};
 use crate::model::workload::PodTemplate;
 use crate::path::FieldPath;
 use crate::quote::{code, quoted, shown};
+use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
@@ -100,6 +101,7 @@ To scale on one container only, use a `ContainerResource` metric for it.
 "#,
     fix: FixAvailability::None,
     manifests_only: false,
+    reads: &[Reads::ScaleTarget, Reads::Listed(LIMIT_RANGE)],
 };
 
 pub(crate) const CHECK: Check = Check::Hpa(check);

@@ -6,6 +6,7 @@ use crate::context::{Check, Context, Report};
 use crate::model::workload::TargetKind;
 use crate::path::FieldPath;
 use crate::quote::code;
+use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
@@ -81,6 +82,7 @@ spec:
 "#,
     fix: FixAvailability::None,
     manifests_only: false,
+    reads: &[Reads::ScaleTarget],
 };
 
 pub(crate) const CHECK: Check = Check::Hpa(check);

@@ -67,6 +67,7 @@ meant is the only one the reference can mean.
 "#,
     fix: FixAvailability::Sometimes,
     manifests_only: false,
+    reads: &[],
 };
 
 pub(crate) const CHECK: Check = Check::Hpa(check);

@@ -9,6 +9,7 @@ use crate::model::workload::TargetKind;
 use crate::object::Object;
 use crate::path::FieldPath;
 use crate::quote::{code, shown};
+use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
@@ -97,6 +98,7 @@ last-applied configuration (see the help line).
 "#,
     fix: FixAvailability::Always,
     manifests_only: true,
+    reads: &[Reads::ScaleTarget],
 };
 
 pub(crate) const CHECK: Check = Check::Hpa(check);

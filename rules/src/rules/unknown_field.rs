@@ -70,6 +70,7 @@ the renamed field starts to take effect, which changes how the HPA behaves.
 "#,
     fix: FixAvailability::Sometimes,
     manifests_only: false,
+    reads: &[],
 };
 
 pub(crate) const CHECK: Check = Check::Decode(check);

@@ -2,8 +2,9 @@
 
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
-use crate::model::status::{Status, readings};
+use crate::model::status::{API_SERVICE, Status, readings};
 use crate::rules::live::metrics_api_problem;
+use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
@@ -86,6 +87,7 @@ status:
 "#,
     fix: FixAvailability::None,
     manifests_only: false,
+    reads: &[Reads::Named(API_SERVICE)],
 };
 
 pub(crate) const CHECK: Check = Check::Hpa(check);

@@ -4,6 +4,7 @@ use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
 use crate::model::workload::{PodTemplate, max_utilization};
 use crate::quote::{code, shown};
+use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
 
 /// The HPA controller's default `--horizontal-pod-autoscaler-tolerance`.
@@ -95,6 +96,7 @@ spec:
 "#,
     fix: FixAvailability::None,
     manifests_only: false,
+    reads: &[Reads::ScaleTarget],
 };
 
 pub(crate) const CHECK: Check = Check::Hpa(check);

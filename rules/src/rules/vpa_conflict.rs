@@ -2,9 +2,10 @@
 
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
-use crate::model::autoscaler::{VPA_GROUP, VPA_KIND, Vpa};
+use crate::model::autoscaler::{VPA, Vpa};
 use crate::model::workload::PodTemplate;
 use crate::quote::code;
+use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
@@ -77,6 +78,7 @@ spec:
 "#,
     fix: FixAvailability::None,
     manifests_only: false,
+    reads: &[Reads::ScaleTarget, Reads::Listed(VPA)],
 };
 
 pub(crate) const CHECK: Check = Check::Hpa(check);
@@ -86,7 +88,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if target.kind.is_empty() || target.name.is_empty() {
         return;
     }
-    let objects = cx.list(&target.namespace, VPA_GROUP, VPA_KIND);
+    let objects = cx.list(&target.namespace, VPA);
     let vpas: Vec<(&str, Vpa<'_>)> = objects
         .iter()
         .filter_map(|o| Some((o.key.name.as_str(), Vpa::of(o)?)))
