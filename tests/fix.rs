@@ -417,7 +417,11 @@ fn pointer(field: &str) -> String {
 /// a renamed key's new name.
 fn touched(rule: &str, field: &str, title: &str) -> Vec<String> {
     match rule {
-        "deprecated-api-version" => vec!["/apiVersion".into(), "/spec/metrics".into()],
+        "deprecated-api-version" => vec![
+            "/apiVersion".into(),
+            "/spec/metrics".into(),
+            "/status/currentMetrics".into(),
+        ],
         "target-not-scalable" => vec![
             "/spec/scaleTargetRef/apiVersion".into(),
             "/spec/scaleTargetRef/kind".into(),

@@ -5,7 +5,7 @@ use serde_json::Value;
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
 use crate::context::{Check, Context, Report};
-use crate::model::hpa::{HpaVersion, v2beta1_member_to_v2};
+use crate::model::hpa::{HpaVersion, v2beta1_member_to_v2, v2beta1_status_member_to_v2};
 use crate::path::FieldPath;
 use crate::registry::{Category, FixAvailability, Rule};
 
@@ -107,28 +107,31 @@ fn upgrade(cx: &Context<'_>) -> Fix {
         value: "autoscaling/v2".into(),
     }];
     if matches!(cx.hpa.version, HpaVersion::V2beta1 | HpaVersion::V2alpha1) {
-        let metrics = cx
-            .object
-            .value
-            .pointer("/spec/metrics")
-            .and_then(Value::as_array);
-        for (i, metric) in metrics.into_iter().flatten().enumerate() {
-            for member in MEMBERS {
-                let Some(converted) = metric
-                    .get(member)
-                    .and_then(|m| v2beta1_member_to_v2(member, m))
-                else {
-                    continue;
-                };
-                edits.push(Edit::Set {
-                    path: FieldPath::fields("spec.metrics").index(i).field(member),
-                    value: converted,
-                });
+        // A manifest saved from a cluster carries its status, converted too.
+        let lists = [
+            ("spec.metrics", v2beta1_member_to_v2 as Convert),
+            ("status.currentMetrics", v2beta1_status_member_to_v2),
+        ];
+        for (list, convert) in lists {
+            let path = FieldPath::fields(list);
+            let items = cx.object.value.pointer(&path.pointer()).and_then(Value::as_array);
+            for (i, item) in items.into_iter().flatten().enumerate() {
+                for member in MEMBERS {
+                    if let Some(converted) = item.get(member).and_then(|m| convert(member, m)) {
+                        edits.push(Edit::Set {
+                            path: path.index(i).field(member),
+                            value: converted,
+                        });
+                    }
+                }
             }
         }
     }
     Fix::safe("convert to `autoscaling/v2`", edits)
 }
+
+/// A `v2beta1` metric member (or its status) in the `v2` shape.
+type Convert = fn(&str, &Value) -> Option<Value>;
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     // (deprecated in, not served from, help)

@@ -18,7 +18,7 @@ mod schema;
 mod upgrade;
 mod v2;
 
-pub use upgrade::v2beta1_member_to_v2;
+pub use upgrade::{v2beta1_member_to_v2, v2beta1_status_member_to_v2};
 
 pub use v2::default_scaling_rules;
 

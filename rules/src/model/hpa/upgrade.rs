@@ -91,6 +91,59 @@ pub fn v2beta1_member_to_v2(member: &str, source: &Value) -> Option<Value> {
     Some(Value::Object(out))
 }
 
+/// The member of a `v2beta1` metric status (`status.currentMetrics[i]`) in
+/// the `v2` shape (`Convert_v2beta1_*MetricStatus_To_autoscaling_*MetricStatus`);
+/// `None` for anything that is not such a member, or not a mapping.
+pub fn v2beta1_status_member_to_v2(member: &str, status: &Value) -> Option<Value> {
+    let status = status.as_object()?;
+    let field = |name: &str| status.get(name).filter(|v| !v.is_null()).cloned();
+    // Quantities the `v2beta1` types held by value read as zero when absent.
+    let zero = || Value::from("0");
+    let mut current = Map::new();
+    let mut out = Map::new();
+    match member {
+        "object" => {
+            current.insert("value".into(), field("currentValue").unwrap_or_else(zero));
+            current.extend(field("averageValue").map(|v| ("averageValue".into(), v)));
+            out.extend(field("target").map(|v| ("describedObject".into(), v)));
+            out.insert(
+                "metric".into(),
+                identifier(field("metricName"), field("selector")),
+            );
+        }
+        "pods" => {
+            let average = field("currentAverageValue").unwrap_or_else(zero);
+            current.insert("averageValue".into(), average);
+            out.insert(
+                "metric".into(),
+                identifier(field("metricName"), field("selector")),
+            );
+        }
+        "resource" | "containerResource" => {
+            out.extend(field("name").map(|v| ("name".into(), v)));
+            if member == "containerResource" {
+                out.extend(field("container").map(|v| ("container".into(), v)));
+            }
+            let average = field("currentAverageValue").unwrap_or_else(zero);
+            current.insert("averageValue".into(), average);
+            current.extend(
+                field("currentAverageUtilization").map(|v| ("averageUtilization".into(), v)),
+            );
+        }
+        "external" => {
+            current.insert("value".into(), field("currentValue").unwrap_or_else(zero));
+            current.extend(field("currentAverageValue").map(|v| ("averageValue".into(), v)));
+            out.insert(
+                "metric".into(),
+                identifier(field("metricName"), field("metricSelector")),
+            );
+        }
+        _ => return None,
+    }
+    out.insert("current".into(), Value::Object(current));
+    Some(Value::Object(out))
+}
+
 /// A `MetricIdentifier`: the name, and the selector when there is one.
 fn identifier(name: Option<Value>, selector: Option<Value>) -> Value {
     let mut out = Map::new();
@@ -160,5 +213,40 @@ mod tests {
             )
         );
         assert_eq!(v2beta1_member_to_v2("type", &json!("Resource")), None);
+    }
+
+    #[test]
+    fn converts_each_status_as_the_server_did() {
+        assert_eq!(
+            v2beta1_status_member_to_v2(
+                "resource",
+                &json!({"name": "cpu", "currentAverageUtilization": 45, "currentAverageValue": "90m"})
+            ),
+            Some(
+                json!({"name": "cpu", "current": {"averageValue": "90m", "averageUtilization": 45}})
+            )
+        );
+        assert_eq!(
+            v2beta1_status_member_to_v2(
+                "external",
+                &json!({"metricName": "queue", "metricSelector": {"matchLabels": {"q": "a"}}, "currentValue": "7"})
+            ),
+            Some(
+                json!({"metric": {"name": "queue", "selector": {"matchLabels": {"q": "a"}}}, "current": {"value": "7"}})
+            )
+        );
+        assert_eq!(
+            v2beta1_status_member_to_v2(
+                "object",
+                &json!({"target": {"kind": "Ingress", "name": "main"}, "metricName": "hits", "currentValue": "2k"})
+            ),
+            Some(
+                json!({"describedObject": {"kind": "Ingress", "name": "main"}, "metric": {"name": "hits"}, "current": {"value": "2k"}})
+            )
+        );
+        assert_eq!(
+            v2beta1_status_member_to_v2("pods", &json!({"metricName": "rps"})),
+            Some(json!({"metric": {"name": "rps"}, "current": {"averageValue": "0"}}))
+        );
     }
 }
