@@ -24,6 +24,14 @@ pub struct ObjectKey {
     pub name: String,
 }
 
+/// The cluster-scoped kinds rules look up (by name, without a namespace).
+fn is_cluster_scoped(group: &str, kind: &str) -> bool {
+    matches!(
+        (group, kind),
+        ("", "Namespace") | ("apiregistration.k8s.io", "APIService")
+    )
+}
+
 impl ObjectKey {
     /// The identity of an object; `None` when `value` has no string `apiVersion`
     /// and `kind` (it is not a Kubernetes object).
@@ -37,10 +45,16 @@ impl ObjectKey {
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
         };
+        // A cluster-scoped object has no namespace, whatever is written.
+        let namespace = if is_cluster_scoped(group_of(&api_version), &kind) {
+            ""
+        } else {
+            text("namespace").unwrap_or(default_namespace)
+        };
         Some(Self {
             api_version,
             kind,
-            namespace: text("namespace").unwrap_or(default_namespace).to_owned(),
+            namespace: namespace.to_owned(),
             name: text("name")
                 .or_else(|| text("generateName"))
                 .unwrap_or_default()

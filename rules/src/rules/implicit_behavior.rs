@@ -150,7 +150,9 @@ fn namespace_labels(cx: &Context<'_>) -> Option<Map<String, Value>> {
 #[cfg(test)]
 mod tests {
     use super::RULE;
-    use crate::testing::{check_fix_fixture, check_fixture};
+    use crate::config::Config;
+    use crate::settings::Settings;
+    use crate::testing::{check_fix_fixture, check_fixes, check_fixture};
 
     #[test]
     fn fixture() {
@@ -160,5 +162,39 @@ mod tests {
     #[test]
     fn fix() {
         insta::assert_snapshot!(check_fix_fixture(&RULE));
+    }
+
+    /// The organisation's defaults for the HPA's namespace, chosen by the
+    /// labels of the `Namespace` in the input.
+    #[test]
+    fn writes_the_defaults_of_the_namespace() {
+        let mut settings = Settings::default();
+        Config::parse(
+            "webhook:\n  defaults:\n  - namespaceSelector: {matchLabels: {env: production}}\n    behavior: {scaleDown: {stabilizationWindowSeconds: 900}}\n",
+        )
+        .unwrap()
+        .apply(&mut settings)
+        .unwrap();
+        let hpa = |namespace: &str| {
+            format!(
+                "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: {namespace}}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 10\n  behavior:\n    scaleUp: {{selectPolicy: Max}}\n"
+            )
+        };
+        let text = format!(
+            "apiVersion: v1\nkind: Namespace\nmetadata: {{name: shop, labels: {{env: production}}}}\n---\n{}---\n{}",
+            hpa("shop"),
+            hpa("dev")
+        );
+        let fixed = check_fixes(&RULE, &text, settings);
+        let windows: Vec<&str> = fixed
+            .lines()
+            .filter(|l| l.contains("stabilizationWindowSeconds: 900") || l.contains("stabilizationWindowSeconds: 300"))
+            .map(str::trim)
+            .collect();
+        assert_eq!(
+            windows,
+            ["stabilizationWindowSeconds: 900", "stabilizationWindowSeconds: 300"],
+            "{fixed}"
+        );
     }
 }
