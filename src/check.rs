@@ -13,17 +13,17 @@
 //! outlives its reading, and a finding keeps only a short excerpt of its line.
 //! The output is sorted, so it does not depend on the number of threads.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use hpa_lint::report::{
     Excerpt, FileEdit, Finding, Location, Outcome, Position, Summary, sort_findings,
 };
-use hpa_lint_rules::fix::Fix;
-use hpa_lint_rules::source::lines::count_breaks;
+use hpa_lint_rules::fix::{Fix, TextEdit};
+use hpa_lint_rules::source::lines::positions;
 use hpa_lint_rules::source::{ALL, Chunk, Pos, read_document, split_documents};
 use hpa_lint_rules::workspace::{
-    Found, Scan, fix_document, lint_document, locate, scan_document, template_finding,
+    Found, Scan, fix_edits, lint_document, locate, scan_document, template_finding,
 };
 use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Object, Origin, Settings};
 use rayon::prelude::*;
@@ -76,38 +76,28 @@ impl Place {
         }
     }
 
-    /// `fix` (on the paths of the object here) as changes to the file, in
-    /// order; none when the document's text cannot take it.
-    fn file_edits(&self, text: &str, fix: &Fix) -> Vec<FileEdit> {
-        let at = |offset| {
-            let Position { line, column } = position(text, offset);
+    /// Text edits of the document here as changes to the file, placed by
+    /// `at` (an offset's line and column in the document).
+    fn file_edits(
+        &self,
+        edits: Vec<TextEdit>,
+        at: &mut impl Iterator<Item = (usize, usize)>,
+    ) -> Vec<FileEdit> {
+        let mut at = || {
+            let (line, column) = at.next().expect("a position for each offset");
             Position {
                 line: self.line_offset + line,
                 column,
             }
         };
-        fix_document(text, &[(&self.prefix, fix)])
-            .edits
+        edits
             .into_iter()
             .map(|e| FileEdit {
-                start: at(e.range.start),
-                end: at(e.range.end),
+                start: at(),
+                end: at(),
                 content: e.text,
             })
             .collect()
-    }
-}
-
-/// The position of byte `offset` in `text`.
-fn position(text: &str, offset: usize) -> Position {
-    let before = &text[..offset];
-    Position {
-        line: count_breaks(before) + 1,
-        column: before
-            .rsplit(['\n', '\r'])
-            .next()
-            .map_or(0, |l| l.chars().count())
-            + 1,
     }
 }
 
@@ -162,7 +152,9 @@ fn scan_file(id: usize, source: &SourceFile, settings: &Settings) -> FileScan {
         for (place, text, scan) in scans {
             // A template is not YAML: the file is reported once and skipped.
             if let Some(at) = scan.template {
-                let Position { line, column } = position(text, at);
+                let [(line, column)] = positions(text, &[at])[..] else {
+                    unreachable!("one position for one offset")
+                };
                 let pos = Pos {
                     line,
                     column,
@@ -214,16 +206,33 @@ fn locate_in(
         .iter()
         .map(|d| (&places[d.subject.origin.0 as usize].prefix, d))
         .collect();
-    let positions = locate(document, &about);
+    let located = locate(document, &about);
+    let fixes: Vec<(&FieldPath, &Fix)> = about
+        .iter()
+        .filter_map(|(prefix, d)| Some((*prefix, d.fix.as_ref()?)))
+        .filter(|_| !source.context)
+        .collect();
+    let mut edits = fix_edits(document, &fixes).into_iter();
+    let edits: Vec<Vec<TextEdit>> = diagnostics
+        .iter()
+        .map(|d| match d.fix {
+            Some(_) if !source.context => edits.next().flatten().unwrap_or_default(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let offsets: Vec<usize> = edits
+        .iter()
+        .flatten()
+        .flat_map(|e| [e.range.start, e.range.end])
+        .collect();
+    let mut at = positions(document, &offsets).into_iter();
     diagnostics
         .into_iter()
-        .zip(positions)
-        .map(|(d, pos)| {
+        .zip(located)
+        .zip(edits)
+        .map(|((d, pos), edits)| {
             let place = &places[d.subject.origin.0 as usize];
-            let edits = match &d.fix {
-                Some(fix) if !source.context => place.file_edits(document, fix),
-                _ => Vec::new(),
-            };
+            let edits = place.file_edits(edits, &mut at);
             let mut finding = place.finding(d, &source.name, document, pos);
             if let Some(location) = &mut finding.location {
                 location.edits = edits;
@@ -364,11 +373,12 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
                     .iter()
                     .map(|&o| (&places[o.0 as usize].prefix, o))
                     .collect();
+                let here: HashSet<Origin> = origins.iter().copied().collect();
                 let (own, others): (Vec<Diagnostic>, Vec<Diagnostic>) =
                     lint_document(&document, &objects, &index, settings)
                         .into_iter()
                         .filter(|d| !(source.context && in_context(d.subject.origin)))
-                        .partition(|d| origins.contains(&d.subject.origin));
+                        .partition(|d| here.contains(&d.subject.origin));
                 (locate_in(&document, own, &places, source), others)
             };
             let documents: Vec<Vec<Origin>> = documents.into_values().collect();

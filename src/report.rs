@@ -76,6 +76,11 @@ pub struct Excerpt {
 impl Excerpt {
     /// The line of `text` at byte `offset`, underlining `len` bytes from there.
     pub fn at(text: &str, offset: usize, len: usize) -> Self {
+        // Only a window around the caret is shown: the line is looked for no
+        // further (one byte more each side tells whether the line goes on).
+        let window = floor_char_boundary(text, offset.saturating_sub(EXCERPT_REACH + 1))
+            ..ceil_char_boundary(text, offset.saturating_add(2 * EXCERPT_REACH + 1));
+        let (text, offset) = (&text[window.clone()], offset.min(window.end) - window.start);
         let offset = floor_char_boundary(text, offset);
         let line = line_around(text, offset);
         let caret = offset - line.start;

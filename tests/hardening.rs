@@ -115,6 +115,56 @@ fn findings_on_one_long_line_stay_small() {
 }
 
 #[test]
+fn fixes_on_one_long_line_are_each_their_own() {
+    // 1,000 HPAs with a quoted `maxReplicas` each, as one line of JSON: each
+    // finding's fix edits its own item, and `--fix` makes them all.
+    let hpa = r#"{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"}, "spec": {"maxReplicas": "2", "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"}}}"#;
+    let items: Vec<String> = (0..1000)
+        .map(|i| hpa.replace("\"h\"", &format!("\"h{i}\"")))
+        .collect();
+    let list = format!(
+        r#"{{"apiVersion": "v1", "kind": "List", "items": [{}]}}"#,
+        items.join(", ")
+    );
+    let (_, json) = run(list.clone(), "json");
+    let report: Value = serde_json::from_str(&json).unwrap();
+    let edits: Vec<(u64, u64, &str)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "invalid-field-type")
+        .flat_map(|d| d["fix"]["edits"].as_array().unwrap())
+        .map(|e| {
+            let end = &e["end"];
+            (
+                end["line"].as_u64().unwrap(),
+                end["column"].as_u64().unwrap(),
+                e["content"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(edits.len(), 1000);
+    assert!(
+        edits
+            .iter()
+            .all(|&(line, _, content)| line == 1 && content == "2")
+    );
+    let mut columns: Vec<u64> = edits.iter().map(|&(_, column, _)| column).collect();
+    columns.dedup();
+    assert_eq!(columns.len(), 1000, "each fix edits its own item");
+    let output = hpa_lint()
+        .args(["--fix", "-"])
+        .write_stdin(list.clone())
+        .output()
+        .unwrap();
+    let fixed = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(
+        fixed,
+        list.replace(r#""maxReplicas": "2""#, r#""maxReplicas": 2"#)
+    );
+}
+
+#[test]
 fn many_autoscalers_of_one_workload_are_each_reported_once() {
     let hpa = |name: String| {
         format!(

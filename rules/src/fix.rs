@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::path::{FieldPath, Segment};
-pub use crate::source::{Edit, EditError, TextEdit, apply, text_edits};
+pub use crate::source::{Edit, EditError, Editor, TextEdit, apply, text_edits};
 
 /// A JSON Patch (RFC 6902) operation a fix makes.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -10,9 +10,11 @@
 //! 3. [`lint_document`] reads one HPA's document again, whole, and runs the
 //!    rules on it.
 
+use std::collections::HashMap;
+
 use crate::context::{Check, Operation};
 use crate::diagnostic::{Diagnostic, Subject};
-use crate::fix::{Edit, Fix, TextEdit, text_edits};
+use crate::fix::{Edit, Editor, Fix, TextEdit};
 use crate::index::{Index, Stored};
 use crate::lint::{lint_hpa, lint_object};
 use crate::model::autoscaler::scale_target;
@@ -171,9 +173,10 @@ pub fn lint_document(
     settings: &Settings,
 ) -> Vec<Diagnostic> {
     let document = source::read_document(text, &|_, _| &ALL);
+    let origins: HashMap<&FieldPath, Origin> = objects.iter().copied().collect();
     let mut out = Vec::new();
     for (value, prefix) in document.values {
-        let Some(&(_, origin)) = objects.iter().find(|(p, _)| **p == prefix) else {
+        let Some(&origin) = origins.get(&prefix) else {
             continue;
         };
         if let Some(object) = Object::new(value, origin, &settings.cluster.default_namespace) {
@@ -206,20 +209,36 @@ pub struct Fixed {
     pub failed: usize,
 }
 
+/// Each fix's text edits on a document's text, read once: each fix given with
+/// the path of its object in the document (`items[i]` in a `List`); in
+/// order, and `None` for a fix that cannot be made to this text (a field it
+/// needs is gone).
+pub fn fix_edits(text: &str, fixes: &[(&FieldPath, &Fix)]) -> Vec<Option<Vec<TextEdit>>> {
+    let editor = Editor::new(text);
+    fixes
+        .iter()
+        .map(|(prefix, fix)| {
+            let mut edits: Vec<Edit> = fix.edits.iter().map(|e| e.under(prefix)).collect();
+            // Where several insertions meet (the end of a mapping and of the one
+            // around it), the inner ones come first.
+            edits.sort_by_key(|e| std::cmp::Reverse(e.path().segments().len()));
+            let mut edits = editor.text_edits(&edits).ok()?;
+            // Stable: insertions at one place stay in order.
+            edits.sort_by_key(|e| (e.range.start, e.range.end));
+            Some(edits)
+        })
+        .collect()
+}
+
 /// Makes fixes to a document's text, in one pass: each given with the path of
-/// its object in the document (`items[i]` in a `List`). The text edits of a
-/// fix are made only if none overlaps one already taken, so fixes that touch
-/// the same field wait for the next pass, where the document is linted again
-/// and they are found again if still wanted. Apply [`Fixed::edits`] with
-/// [`crate::fix::apply`].
+/// its object in the document. The text edits of a fix are made only if none
+/// overlaps one already taken, so fixes that touch the same field wait for
+/// the next pass, where the document is linted again and they are found again
+/// if still wanted. Apply [`Fixed::edits`] with [`crate::fix::apply`].
 pub fn fix_document(text: &str, fixes: &[(&FieldPath, &Fix)]) -> Fixed {
     let mut fixed = Fixed::default();
-    for (prefix, fix) in fixes {
-        let mut edits: Vec<Edit> = fix.edits.iter().map(|e| e.under(prefix)).collect();
-        // Where several insertions meet (the end of a mapping and of the one
-        // around it), the inner ones come first.
-        edits.sort_by_key(|e| std::cmp::Reverse(e.path().segments().len()));
-        let Ok(mut edits) = text_edits(text, &edits) else {
+    for edits in fix_edits(text, fixes) {
+        let Some(mut edits) = edits else {
             fixed.failed += 1;
             continue;
         };
@@ -228,10 +247,7 @@ pub fn fix_document(text: &str, fixes: &[(&FieldPath, &Fix)]) -> Fixed {
         // Insertions at one place by two fixes clash too: their order would be
         // a guess. Those of one fix keep the fix's order.
         let clash = |a: &TextEdit, b: &TextEdit| overlap(a, b) || a.range.start == b.range.start;
-        let conflicting = edits
-            .iter()
-            .enumerate()
-            .any(|(i, a)| edits[i + 1..].iter().any(|b| overlap(a, b)))
+        let conflicting = edits.windows(2).any(|pair| overlap(&pair[0], &pair[1]))
             || edits
                 .iter()
                 .any(|a| fixed.edits.iter().any(|b| clash(a, b)));

@@ -9,7 +9,7 @@ use granit_parser::{Event, Parser};
 use serde_json::Value;
 
 use super::compose::parser_options;
-use super::lines::line_around;
+use super::lines::{LineStarts, line_around};
 use super::pos_of;
 use super::scalar::{self, Scalar};
 use crate::path::{FieldPath, Segment};
@@ -128,7 +128,8 @@ fn read_tree(text: &str) -> Result<Node, EditError> {
     }
     let mut stack: Vec<Open> = Vec::new();
     let mut root = None;
-    let column = |offset: usize| offset - line_around(text, offset).start;
+    let starts = LineStarts::new(text);
+    let column = |offset: usize| offset - starts.start_of(offset);
     for next in Parser::new_from_str_with_options(text, parser_options(text)) {
         let (event, span) = next.map_err(|_| EditError::Unreadable)?;
         let at = pos_of(&span);
@@ -451,13 +452,33 @@ fn nest(rest: &[Segment], value: &Value) -> Result<(String, Value), EditError> {
 /// The text edits that make `edits` to a document's `text`. Edits must not
 /// overlap (the caller applies overlapping ones in a later round).
 pub fn text_edits(text: &str, edits: &[Edit]) -> Result<Vec<TextEdit>, EditError> {
-    let root = read_tree(text)?;
-    let style = Style::of(text, &root);
-    let mut out = Vec::new();
-    for edit in edits {
-        out.push(text_edit(&root, &style, edit)?);
+    Editor::new(text).text_edits(edits)
+}
+
+/// A document read once, for the edits of many fixes: reading is what costs.
+pub struct Editor<'t> {
+    read: Result<(Node, Style<'t>), EditError>,
+}
+
+impl<'t> Editor<'t> {
+    /// Reads `text`.
+    pub fn new(text: &'t str) -> Self {
+        Self {
+            read: read_tree(text).map(|root| {
+                let style = Style::of(text, &root);
+                (root, style)
+            }),
+        }
     }
-    Ok(out)
+
+    /// The text edits that make `edits` ([`text_edits`]).
+    pub fn text_edits(&self, edits: &[Edit]) -> Result<Vec<TextEdit>, EditError> {
+        let (root, style) = self.read.as_ref().map_err(Clone::clone)?;
+        edits
+            .iter()
+            .map(|edit| text_edit(root, style, edit))
+            .collect()
+    }
 }
 
 fn text_edit(root: &Node, style: &Style<'_>, edit: &Edit) -> Result<TextEdit, EditError> {

@@ -48,6 +48,53 @@ pub fn count_breaks(text: &str) -> usize {
         .count()
 }
 
+/// The offsets at which a text's lines start, for finding the line of many
+/// offsets without reading the text again for each.
+pub struct LineStarts(Vec<usize>);
+
+impl LineStarts {
+    pub fn new(text: &str) -> Self {
+        let bytes = text.as_bytes();
+        let breaks = memchr::memchr2_iter(b'\n', b'\r', bytes)
+            .filter(|&i| !(bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n')));
+        Self(std::iter::once(0).chain(breaks.map(|i| i + 1)).collect())
+    }
+
+    /// The line (from 0) `offset` is on; an offset inside a CRLF is on the
+    /// line the CRLF ends.
+    pub fn line(&self, offset: usize) -> usize {
+        self.0.partition_point(|&start| start <= offset) - 1
+    }
+
+    /// The start of the line `offset` is on.
+    pub fn start_of(&self, offset: usize) -> usize {
+        self.0[self.line(offset)]
+    }
+}
+
+/// The (line, column) of each offset in `text`, both from 1, the column in
+/// characters; in one pass however many offsets share a line.
+pub fn positions(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
+    let starts = LineStarts::new(text);
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_by_key(|&i| offsets[i]);
+    let mut out = vec![(0, 0); offsets.len()];
+    // The last offset placed: (offset, line, column).
+    let mut last: Option<(usize, usize, usize)> = None;
+    for i in order {
+        let offset = offsets[i];
+        let line = starts.line(offset);
+        let (from, column) = match last {
+            Some((at, on, column)) if on == line => (at, column),
+            _ => (starts.0[line], 1),
+        };
+        let column = column + text[from..offset].chars().count();
+        last = Some((offset, line, column));
+        out[i] = (line + 1, column);
+    }
+    out
+}
+
 /// The byte range of the line around `offset`, without its line break.
 pub fn line_around(text: &str, offset: usize) -> Range<usize> {
     let offset = floor_char_boundary(text, offset.min(text.len()));
@@ -90,6 +137,33 @@ mod tests {
         assert_eq!(line_around(text, 5), 5..6);
         assert_eq!(line_around(text, 3), 2..3);
         assert_eq!(line_around(text, 8), 7..8);
+    }
+
+    #[test]
+    fn positions_count_lines_and_characters() {
+        let text = "a\nbé\r\nc\rdé€x";
+        let offsets = [16, 0, 12, 2, 7, 5, 10, 3, 9, 15];
+        assert_eq!(
+            positions(text, &offsets),
+            [
+                (4, 5),
+                (1, 1),
+                (4, 3),
+                (2, 1),
+                (3, 1),
+                (2, 3),
+                (4, 2),
+                (2, 2),
+                (4, 1),
+                (4, 4)
+            ]
+        );
+        let starts = LineStarts::new(text);
+        // Inside a CRLF is on the line it ends.
+        assert_eq!(starts.start_of(6), 2);
+        assert_eq!(starts.line(text.len()), 3);
+        // After a final line break, a new (empty) line starts.
+        assert_eq!(positions("a\n", &[2]), [(2, 1)]);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! again: no tree is kept, so locating costs no more memory than reading.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use granit_parser::{Event, Parser};
 
@@ -10,41 +11,37 @@ use super::scalar;
 use super::{Pos, pos_of};
 use crate::path::{FieldPath, Segment};
 
-/// One step of the path being walked.
-#[derive(Debug, PartialEq)]
-enum Step<'a> {
-    Key(Cow<'a, str>),
-    Index(usize),
+/// The wanted paths that lead into a node, grouped by their next step (a
+/// key or an index), so that each child finds its own in one lookup however
+/// many paths there are.
+#[derive(Default)]
+struct Onward<'p> {
+    keys: HashMap<&'p str, Vec<usize>>,
+    indices: HashMap<usize, Vec<usize>>,
 }
 
-impl Step<'_> {
-    fn matches(&self, segment: &Segment) -> bool {
-        match (self, segment) {
-            (Step::Key(key), Segment::Field(name) | Segment::Key(name)) => key.as_ref() == &**name,
-            (Step::Index(i), Segment::Index(j)) => i == j,
-            _ => false,
+impl<'p> Onward<'p> {
+    fn new(paths: &'p [FieldPath], through: &[usize], depth: usize) -> Self {
+        let mut onward = Self::default();
+        for &i in through {
+            match paths[i].segments().get(depth) {
+                Some(Segment::Field(name) | Segment::Key(name)) => {
+                    onward.keys.entry(name).or_default().push(i);
+                }
+                Some(Segment::Index(index)) => onward.indices.entry(*index).or_default().push(i),
+                None => {}
+            }
         }
+        onward
     }
 }
 
-struct Frame<'a> {
+struct Frame<'t, 'p> {
     is_map: bool,
-    /// Whether its path leads to some wanted path (else nothing inside matters).
-    relevant: bool,
+    onward: Onward<'p>,
     /// The key waiting for its value (mappings).
-    key: Option<(Step<'a>, Pos)>,
+    key: Option<(Cow<'t, str>, Pos)>,
     index: usize,
-}
-
-fn leads_to(steps: &[Step<'_>], next: Option<&Step<'_>>, path: &FieldPath) -> bool {
-    let segments = path.segments();
-    let len = steps.len() + usize::from(next.is_some());
-    len <= segments.len()
-        && steps
-            .iter()
-            .chain(next)
-            .zip(segments)
-            .all(|(step, segment)| step.matches(segment))
 }
 
 /// For each path, where it is in `text` (a document): the key of the deepest
@@ -54,8 +51,8 @@ fn leads_to(steps: &[Step<'_>], next: Option<&Step<'_>>, path: &FieldPath) -> bo
 /// found at its last occurrence, the one that counts.
 pub fn locate(text: &str, paths: &[FieldPath]) -> Vec<Pos> {
     let mut found: Vec<Option<(usize, Pos)>> = vec![None; paths.len()];
-    let mut frames: Vec<Frame<'_>> = Vec::new();
-    let mut steps: Vec<Step<'_>> = Vec::new();
+    let everything: Vec<usize> = (0..paths.len()).collect();
+    let mut frames: Vec<Frame<'_, '_>> = Vec::new();
     for next in Parser::new_from_str_with_options(text, parser_options(text)) {
         let Ok((event, span)) = next else { break };
         let at = pos_of(&span);
@@ -82,52 +79,43 @@ pub fn locate(text: &str, paths: &[FieldPath]) -> Vec<Pos> {
                     // A mapping or list as a key: kubectl cannot read the document.
                     _ => break,
                 };
-                frame.key = Some((Step::Key(key), at));
+                frame.key = Some((key, at));
                 continue;
             }
-            let (step, anchor_pos) = match frames.last_mut() {
-                None => (None, at),
+            let depth = frames.len();
+            let (through, anchor_pos) = match frames.last_mut() {
+                None => (Some(&everything), at),
                 Some(frame) if frame.is_map => {
-                    let (step, key_pos) = frame.key.take().expect("checked above");
-                    (Some(step), key_pos)
+                    let (key, key_pos) = frame.key.take().expect("checked above");
+                    (frame.onward.keys.get(key.as_ref()), key_pos)
                 }
                 Some(frame) => {
                     frame.index += 1;
-                    (Some(Step::Index(frame.index - 1)), at)
+                    (frame.onward.indices.get(&(frame.index - 1)), at)
                 }
             };
-            let relevant = frames.last().is_none_or(|f| f.relevant);
+            let through = through.map_or(&[][..], Vec::as_slice);
             let is_scalar = matches!(event, Event::Scalar(..) | Event::Alias(_));
             let mut here = anchor_pos;
             if is_scalar && at.line == anchor_pos.line && at.offset >= anchor_pos.offset {
                 here.len = at.offset + at.len - anchor_pos.offset;
             }
-            let mut leads_anywhere = false;
-            if relevant {
-                let depth = steps.len() + usize::from(step.is_some());
-                for (path, best) in paths.iter().zip(&mut found) {
-                    if leads_to(&steps, step.as_ref(), path) {
-                        leads_anywhere = true;
-                        if best.is_none_or(|(d, _)| depth >= d) {
-                            *best = Some((depth, here));
-                        }
-                    }
+            for &i in through {
+                if found[i].is_none_or(|(d, _)| depth >= d) {
+                    found[i] = Some((depth, here));
                 }
             }
             if !is_scalar {
+                let onward = Onward::new(paths, through, depth);
                 frames.push(Frame {
                     is_map: matches!(event, Event::MappingStart(..)),
-                    relevant: leads_anywhere,
+                    onward,
                     key: None,
                     index: 0,
                 });
-                steps.extend(step);
             }
         } else if matches!(event, Event::MappingEnd | Event::SequenceEnd) {
             frames.pop();
-            if !frames.is_empty() {
-                steps.pop();
-            }
         } else if matches!(event, Event::DocumentEnd) {
             break;
         }
