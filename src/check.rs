@@ -21,9 +21,10 @@ use hpa_lint::report::{
 };
 use hpa_lint_rules::fix::{Fix, TextEdit};
 use hpa_lint_rules::source::lines::positions;
-use hpa_lint_rules::source::{ALL, Chunk, Pos, read_document, split_documents};
+use hpa_lint_rules::source::{Chunk, Pos, split_documents};
 use hpa_lint_rules::workspace::{
-    Found, Scan, fix_edits, lint_document, locate, scan_document, template_finding,
+    Catalog, Found, Scan, fix_edits, lint_document, locate, objects_of, scan_document,
+    template_finding,
 };
 use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Object, Origin, Settings};
 use rayon::prelude::*;
@@ -248,7 +249,7 @@ pub struct Inventory {
     pub index: MemoryIndex,
     places: Vec<Place>,
     /// The HPAs, by file and document.
-    hpas: BTreeMap<usize, BTreeMap<usize, Vec<Origin>>>,
+    hpas: BTreeMap<(usize, usize), Vec<Origin>>,
     findings: Vec<Finding>,
     summary: Summary,
     pub input_errors: Vec<String>,
@@ -263,29 +264,28 @@ impl Inventory {
         settings: &Settings,
     ) -> Vec<(Object, &'s str)> {
         let mut out = Vec::new();
-        for (&file, documents) in &self.hpas {
+        for (&(file, _), origins) in &self.hpas {
             let source = &sources[file];
             let Ok(opened) = source.open() else {
                 continue;
             };
-            for origins in documents.values() {
-                let Some(document) = self.places[origins[0].0 as usize].text(&opened) else {
-                    continue;
-                };
-                for (value, prefix) in read_document(&document, &|_, _| &ALL).values {
-                    let found = origins
-                        .iter()
-                        .find(|o| self.places[o.0 as usize].prefix == prefix);
-                    if let Some(&origin) = found {
-                        let object =
-                            Object::new(value, origin, &settings.cluster.default_namespace);
-                        out.extend(object.map(|o| (o, &*source.name)));
-                    }
-                }
-            }
+            let Some(document) = self.places[origins[0].0 as usize].text(&opened) else {
+                continue;
+            };
+            let objects = objects_at(&self.places, origins);
+            let hpas = objects_of(&document, &objects, settings);
+            out.extend(hpas.into_iter().map(|hpa| (hpa, &*source.name)));
         }
         out
     }
+}
+
+/// Origins with the paths of their objects in their document.
+fn objects_at<'p>(places: &'p [Place], origins: &[Origin]) -> Vec<(&'p FieldPath, Origin)> {
+    origins
+        .iter()
+        .map(|&o| (&places[o.0 as usize].prefix, o))
+        .collect()
 }
 
 /// Step 1: reads every file.
@@ -302,10 +302,7 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
     };
     let mut findings = Vec::new();
     let mut input_errors = Vec::new();
-    let mut places = Vec::new();
-    let mut entries = Vec::new();
-    // The HPAs, by file and document.
-    let mut hpas: BTreeMap<usize, BTreeMap<usize, Vec<Origin>>> = BTreeMap::new();
+    let mut catalog = Catalog::default();
     for (scan, source) in scans.into_iter().zip(sources) {
         // Context files only feed the lookups; their problems are not this run's.
         if !source.context {
@@ -318,19 +315,10 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
             }
         }
         for (place, found) in scan.found {
-            let origin = Origin(u32::try_from(places.len()).unwrap_or(u32::MAX));
-            if found.is_hpa {
-                hpas.entry(place.file)
-                    .or_default()
-                    .entry(place.document)
-                    .or_default()
-                    .push(origin);
-            }
-            places.push(place);
-            entries.push((found.stored.with_origin(origin), found.target));
+            catalog.add((place.file, place.document), place, found);
         }
     }
-    let index = MemoryIndex::with_scale_targets(entries);
+    let (index, places, hpas) = catalog.finish();
     Inventory {
         index,
         places,
@@ -357,7 +345,11 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
     // it: with `--context`, a new HPA is checked against the workload it
     // targets, and a changed workload against its HPAs.
     let in_context = |origin: Origin| sources[places[origin.0 as usize].file].context;
-    let linted: Vec<(Vec<Finding>, Vec<Diagnostic>)> = hpas
+    let mut by_file: BTreeMap<usize, Vec<Vec<Origin>>> = BTreeMap::new();
+    for ((file, _), origins) in hpas {
+        by_file.entry(file).or_default().push(origins);
+    }
+    let linted: Vec<(Vec<Finding>, Vec<Diagnostic>)> = by_file
         .into_par_iter()
         .map(|(file, documents)| {
             let source = &sources[file];
@@ -369,10 +361,7 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
                 let Some(document) = place.text(&opened) else {
                     return (Vec::new(), Vec::new());
                 };
-                let objects: Vec<(&FieldPath, Origin)> = origins
-                    .iter()
-                    .map(|&o| (&places[o.0 as usize].prefix, o))
-                    .collect();
+                let objects = objects_at(&places, origins);
                 let here: HashSet<Origin> = origins.iter().copied().collect();
                 let (own, others): (Vec<Diagnostic>, Vec<Diagnostic>) =
                     lint_document(&document, &objects, &index, settings)
@@ -381,7 +370,6 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
                         .partition(|d| here.contains(&d.subject.origin));
                 (locate_in(&document, own, &places, source), others)
             };
-            let documents: Vec<Vec<Origin>> = documents.into_values().collect();
             let results: Vec<_> = if documents.len() > 64 {
                 documents.par_iter().map(lint_one).collect()
             } else {

@@ -4,14 +4,16 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::fix::{Fix, TextEdit, apply};
-use crate::index::{Index, Lookup, MemoryIndex};
+use crate::index::{Index, Lookup};
 use crate::model::autoscaler::Autoscalers;
 use crate::object::{Object, ObjectRef, Origin};
 use crate::path::FieldPath;
 use crate::registry::{Category, Rule};
 use crate::settings::Settings;
 use crate::source::{ALL, read_document, split_documents};
-use crate::workspace::{fix_document, lint_document, locate, scan_document, template_finding};
+use crate::workspace::{
+    Catalog, fix_document, lint_document, locate, scan_document, template_finding,
+};
 
 /// One located finding.
 #[derive(Debug)]
@@ -62,8 +64,7 @@ fn lint_with_fixes(text: &str, settings: &Settings) -> (Vec<Finding>, Vec<Fixabl
     }
     let mut findings = Vec::new();
     let mut fixes = Vec::new();
-    let mut places = Vec::new();
-    let mut entries = Vec::new();
+    let mut catalog = Catalog::default();
     for (i, scan) in scans.into_iter().enumerate() {
         for (d, pos) in scan.findings {
             findings.push(Finding {
@@ -74,21 +75,17 @@ fn lint_with_fixes(text: &str, settings: &Settings) -> (Vec<Finding>, Vec<Fixabl
             });
         }
         for found in scan.found {
-            let origin = Origin(u32::try_from(places.len()).unwrap());
-            places.push((i, found.prefix, found.is_hpa));
-            entries.push((found.stored.with_origin(origin), found.target));
+            catalog.add(i, (i, found.prefix.clone()), found);
         }
     }
-    let index = MemoryIndex::with_scale_targets(entries);
-    for (i, chunk) in chunks.iter().enumerate() {
-        let hpas: Vec<(&FieldPath, Origin)> = places
+    let (index, places, hpas) = catalog.finish();
+    for (i, origins) in hpas {
+        let objects: Vec<(&FieldPath, Origin)> = origins
             .iter()
-            .enumerate()
-            .filter(|(_, (j, _, is_hpa))| *j == i && *is_hpa)
-            .map(|(n, (_, prefix, _))| (prefix, Origin(u32::try_from(n).unwrap())))
+            .map(|&o| (&places[o.0 as usize].1, o))
             .collect();
-        for d in lint_document(chunk.text, &hpas, &index, settings) {
-            let (j, prefix, _) = &places[d.subject.origin.0 as usize];
+        for d in lint_document(chunks[i].text, &objects, &index, settings) {
+            let (j, prefix) = &places[d.subject.origin.0 as usize];
             let pos = locate(chunks[*j].text, &[(prefix, &d)])[0];
             findings.push(Finding {
                 line: line_of(*j, pos.line),

@@ -6,16 +6,17 @@
 //!    suppression annotations become findings at once; of every object only
 //!    what the enabled rules look up is kept ([`crate::reads::Needs`]): the
 //!    index of a whole repository stays small;
-//! 2. the front end indexes what all documents kept ([`crate::MemoryIndex`]);
+//! 2. a [`Catalog`] gathers what all documents kept, numbers the objects
+//!    and indexes them ([`crate::MemoryIndex`]);
 //! 3. [`lint_document`] reads one HPA's document again, whole, and runs the
-//!    rules on it.
+//!    rules on it; [`locate`] and [`fix_edits`] place its findings and fixes.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::context::{Check, Operation};
 use crate::diagnostic::{Diagnostic, Subject};
 use crate::fix::{Edit, Editor, Fix, TextEdit};
-use crate::index::{Index, Stored};
+use crate::index::{Index, MemoryIndex, Stored};
 use crate::lint::{lint_hpa, lint_object};
 use crate::model::autoscaler::scale_target;
 use crate::object::{Object, ObjectKey, ObjectRef, Origin};
@@ -162,6 +163,68 @@ pub fn template_finding(settings: &Settings) -> Option<Diagnostic> {
     document_findings(&template, &ObjectKey::default(), settings).pop()
 }
 
+/// Everything step 1 found in an input, gathered for step 2: each object
+/// kept for lookups under its [`Origin`] (its number here), the front end's
+/// place for it (`P`: where it is), and the HPAs by the document they are in
+/// (`D`: a key the front end chooses, such as file and document).
+pub struct Catalog<D, P> {
+    places: Vec<P>,
+    entries: Vec<(Stored, Option<ObjectRef>)>,
+    hpas: BTreeMap<D, Vec<Origin>>,
+}
+
+impl<D, P> Default for Catalog<D, P> {
+    fn default() -> Self {
+        Self {
+            places: Vec::new(),
+            entries: Vec::new(),
+            hpas: BTreeMap::new(),
+        }
+    }
+}
+
+impl<D: Ord, P> Catalog<D, P> {
+    /// Adds an object found in `document`, at `place`; its origin.
+    pub fn add(&mut self, document: D, place: P, found: Found) -> Origin {
+        let origin = Origin(u32::try_from(self.places.len()).unwrap_or(u32::MAX));
+        if found.is_hpa {
+            self.hpas.entry(document).or_default().push(origin);
+        }
+        self.places.push(place);
+        self.entries
+            .push((found.stored.with_origin(origin), found.target));
+        origin
+    }
+
+    /// The index the rules look objects up in, the places by origin, and the
+    /// HPAs' origins by document (in the order of `D`).
+    pub fn finish(self) -> (MemoryIndex, Vec<P>, BTreeMap<D, Vec<Origin>>) {
+        (
+            MemoryIndex::with_scale_targets(self.entries),
+            self.places,
+            self.hpas,
+        )
+    }
+}
+
+/// The objects at the given paths of a document (`items[i]` in a `List`),
+/// read again whole, each with its origin.
+pub fn objects_of(
+    text: &str,
+    objects: &[(&FieldPath, Origin)],
+    settings: &Settings,
+) -> Vec<Object> {
+    let origins: HashMap<&FieldPath, Origin> = objects.iter().copied().collect();
+    source::read_document(text, &|_, _| &ALL)
+        .values
+        .into_iter()
+        .filter_map(|(value, prefix)| {
+            let origin = *origins.get(&prefix)?;
+            Object::new(value, origin, &settings.cluster.default_namespace)
+        })
+        .collect()
+}
+
 /// Lints objects of a document read again whole: each given by where it is
 /// in the document and how the index knows it (the findings of [`lint_hpa`]).
 /// Findings about these objects are located in `text` by [`locate`]; the
@@ -172,18 +235,10 @@ pub fn lint_document(
     index: &dyn Index,
     settings: &Settings,
 ) -> Vec<Diagnostic> {
-    let document = source::read_document(text, &|_, _| &ALL);
-    let origins: HashMap<&FieldPath, Origin> = objects.iter().copied().collect();
-    let mut out = Vec::new();
-    for (value, prefix) in document.values {
-        let Some(&origin) = origins.get(&prefix) else {
-            continue;
-        };
-        if let Some(object) = Object::new(value, origin, &settings.cluster.default_namespace) {
-            out.extend(lint_hpa(&object, Operation::Create, index, settings));
-        }
-    }
-    out
+    objects_of(text, objects, settings)
+        .iter()
+        .flat_map(|object| lint_hpa(object, Operation::Create, index, settings))
+        .collect()
 }
 
 /// Where findings are in their document's text, each about the object at the
