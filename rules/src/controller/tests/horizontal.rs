@@ -4,7 +4,8 @@
 //! stamped now with a one-minute window; a pod's Ready transition is its
 //! start time (Go's zero time when unset); the flags are tolerance 0.1, a
 //! 5 min scale-down window, CPU initialization 2 min, readiness delay 10 s,
-//! and the legacy scale-up factor 8 (`init()`).
+//! and the legacy scale-up factor 8 (`init()`). Go's `lastScaleTime` is not
+//! an input: the controller's decision no longer reads it.
 
 use super::{MINUTE, NOW, SECOND, ZERO_TIME};
 use crate::controller::normalize::{EffectiveBehavior, Recommendation, Rules};
@@ -35,6 +36,12 @@ struct Tc {
     down: Option<ScalingRules>,
     recommendations: Option<Vec<Recommendation>>,
     tolerance_gate_off: bool,
+    /// `HPAScaleToZero` is enabled.
+    scale_to_zero: bool,
+    /// The HPA starts with `ScaledToZero: True` (Go's `initialConditions`).
+    scaled_to_zero: bool,
+    /// The external metrics API fails ("something went wrong").
+    external_fails: bool,
     expected: i32,
     conditions: Option<Vec<(&'static str, &'static str)>>,
 }
@@ -105,12 +112,57 @@ fn cpu(percent: i32) -> MetricKind {
     }
 }
 
+fn container_cpu(percent: i32) -> MetricKind {
+    MetricKind::Resource {
+        resource: "cpu".into(),
+        container: Some("container1".into()),
+        target: ResourceTarget::Utilization(percent),
+    }
+}
+
 fn invalid() -> MetricKind {
     MetricKind::Invalid {
         reason: "InvalidMetricSourceType",
         message: "unknown metric source type \"CheddarCheese\"".into(),
     }
 }
+
+fn pods_qps(target: i64) -> MetricKind {
+    MetricKind::Pods {
+        name: "qps".into(),
+        target,
+    }
+}
+
+/// An `Object` (or `External`) `qps` metric with a `Value` target.
+fn object_qps(external: bool, target: i64) -> MetricKind {
+    MetricKind::Value {
+        name: "qps".into(),
+        external,
+        target,
+    }
+}
+
+/// An `Object` (or `External`) `qps` metric with an `AverageValue` target.
+fn per_pod_qps(external: bool, target: i64) -> MetricKind {
+    MetricKind::AverageOfTotal {
+        name: "qps".into(),
+        external,
+        target,
+    }
+}
+
+const OBJECT: bool = false;
+const EXTERNAL: bool = true;
+
+/// The order the port lists conditions in; Go keeps the order they were
+/// first set in (an initial `ScaledToZero` comes first there).
+const CONDITION_ORDER: [&str; 4] = [
+    "AbleToScale",
+    "ScalingActive",
+    "ScalingLimited",
+    "ScaledToZero",
+];
 
 const STATUS_OK: [(&str, &str); 3] = [
     ("AbleToScale", "SucceededRescale"),
@@ -166,7 +218,7 @@ impl Tc {
             behavior,
             tolerances,
             flags,
-            scale_to_zero: false,
+            scale_to_zero: self.scale_to_zero,
         };
         let requests: Vec<i64> = match &self.requests {
             Some(list) => list.iter().map(|q| 2 * (milli(q) / 2)).collect(),
@@ -223,6 +275,12 @@ impl Tc {
                     unlisted: &[],
                     requests: Ok(&requests),
                 }),
+                MetricKind::Value { external: true, .. }
+                | MetricKind::AverageOfTotal { external: true, .. }
+                    if self.external_fails =>
+                {
+                    Reading::Failed("something went wrong")
+                }
                 MetricKind::Value { external: true, .. } => {
                     Reading::Total(external_sum(&self.levels, false))
                 }
@@ -237,6 +295,12 @@ impl Tc {
             .memory
             .recommendations
             .clone_from(&self.recommendations);
+        if self.scaled_to_zero {
+            state.conditions.scaled_to_zero = Some(Condition {
+                status: true,
+                reason: "ScaledToZero",
+            });
+        }
         let observation = Observation {
             now: NOW,
             spec_replicas: self.spec,
@@ -251,10 +315,11 @@ impl Tc {
             self.expected != self.spec,
             "{name}: rescaled"
         );
-        let expected = self
+        let mut expected = self
             .conditions
             .clone()
             .unwrap_or_else(|| STATUS_OK.to_vec());
+        expected.sort_by_key(|(kind, _)| CONDITION_ORDER.iter().position(|k| k == kind));
         let got: Vec<(&str, &str)> = state
             .conditions
             .list()
@@ -263,6 +328,16 @@ impl Tc {
             .collect();
         assert_eq!(got, expected, "{name}: conditions");
     }
+}
+
+/// Go's `HPAScaleToZero=true|false` subtests: `on` with the gate, `off` without.
+fn gated(name: &str, on: Tc, off: Tc) {
+    Tc {
+        scale_to_zero: true,
+        ..on
+    }
+    .run(&format!("{name}/HPAScaleToZero=true"));
+    off.run(&format!("{name}/HPAScaleToZero=false"));
 }
 
 fn base(
@@ -294,13 +369,8 @@ const F: bool = false;
 fn scale_up() {
     let ones3 = ["1.0"; 3];
     base(2, 6, 3, 5, 30, &[300, 500, 700], &ones3).run("TestScaleUp");
-    let container = MetricKind::Resource {
-        resource: "cpu".into(),
-        container: Some("container1".into()),
-        target: ResourceTarget::Utilization(30),
-    };
     Tc {
-        metrics: vec![container],
+        metrics: vec![container_cpu(30)],
         ..base(2, 6, 3, 5, 0, &[300, 500, 700], &ones3)
     }
     .run("TestScaleUpContainer");
@@ -345,27 +415,30 @@ fn scale_up() {
     base(2, 6, 3, 5, 30, &[300, 500, 700], &ones3).run("TestScaleUpReplicaSet");
 }
 
+/// A custom-metrics case: `replicas` pods with the default requests.
+fn no_requests(
+    min: i32,
+    max: i32,
+    replicas: i32,
+    expected: i32,
+    levels: &[i64],
+    metric: MetricKind,
+) -> Tc {
+    Tc {
+        metrics: vec![metric],
+        requests: None,
+        ..base(min, max, replicas, expected, 0, levels, &[])
+    }
+}
+
 #[test]
 fn scale_up_custom_metrics() {
-    let no_requests = |levels: &[i64], metric: MetricKind, expected| Tc {
-        min: 2,
-        max: 6,
-        spec: 3,
-        status: 3,
-        expected,
-        levels: levels.to_vec(),
-        metrics: vec![metric],
-        ..Tc::default()
-    };
-    let pods = MetricKind::Pods {
-        name: "qps".into(),
-        target: 15_000,
-    };
-    no_requests(&[20000, 10000, 30000], pods.clone(), 4).run("TestScaleUpCM");
+    let up = |levels: &[i64], metric, expected| no_requests(2, 6, 3, expected, levels, metric);
+    up(&[20000, 10000, 30000], pods_qps(15_000), 4).run("TestScaleUpCM");
     Tc {
         readiness: vec![T, T, F],
         start: vec![COOL, COOL, HOT],
-        ..no_requests(&[50000, 10000, 30000], pods.clone(), 6)
+        ..up(&[50000, 10000, 30000], pods_qps(15_000), 6)
     }
     .run("TestScaleUpCMUnreadyAndHotCpuNoLessScale");
     let too_many = ok_with(&[
@@ -376,40 +449,67 @@ fn scale_up_custom_metrics() {
         readiness: vec![T, T, F],
         start: vec![HOT, COOL, HOT],
         conditions: too_many.clone(),
-        ..no_requests(&[50000, 15000, 30000], pods.clone(), 6)
+        ..up(&[50000, 15000, 30000], pods_qps(15_000), 6)
     }
     .run("TestScaleUpCMUnreadyandCpuHot");
     Tc {
         readiness: vec![T, T, F],
         start: vec![HOT, COOL, HOT],
         conditions: too_many,
-        ..no_requests(&[50000, 15000, 30000], pods, 6)
+        ..up(&[50000, 15000, 30000], pods_qps(15_000), 6)
     }
     .run("TestScaleUpHotCpuNoScaleWouldScaleDown");
-    let object = MetricKind::Value {
-        name: "qps".into(),
-        external: false,
-        target: 15_000,
+    up(&[20000], object_qps(OBJECT, 15_000), 4).run("TestScaleUpCMObject");
+    up(&[40000], per_pod_qps(OBJECT, 10_000), 4).run("TestScaleUpPerPodCMObject");
+    up(&[8600], object_qps(EXTERNAL, 6666), 4).run("TestScaleUpCMExternal");
+    up(&[8600], per_pod_qps(EXTERNAL, 2222), 4).run("TestScaleUpPerPodCMExternal");
+    // A recent lastScaleTime does not hold a scale-up back.
+    let backoff = Tc {
+        conditions: ok_with(&[
+            ("AbleToScale", "ReadyForNewScale"),
+            ("AbleToScale", "SucceededRescale"),
+            ("ScalingLimited", "DesiredWithinRange"),
+        ]),
+        ..no_requests(1, 5, 3, 4, &[20000, 10000, 30000], pods_qps(15_000))
     };
-    no_requests(&[20000], object, 4).run("TestScaleUpCMObject");
-    let per_pod_object = MetricKind::AverageOfTotal {
-        name: "qps".into(),
-        external: false,
-        target: 10_000,
+    backoff.clone().run("TestNoBackoffUpscaleCM");
+    Tc {
+        cpu_target: 10,
+        expected: 5,
+        conditions: ok_with(&[
+            ("AbleToScale", "ReadyForNewScale"),
+            ("AbleToScale", "SucceededRescale"),
+            ("ScalingLimited", "TooManyReplicas"),
+        ]),
+        ..backoff
+    }
+    .run("TestNoBackoffUpscaleCMNoBackoffCpu");
+}
+
+#[test]
+fn scale_down_custom_metrics() {
+    let down = |levels: &[i64], metric| Tc {
+        recommendations: Some(vec![]),
+        ..no_requests(2, 6, 5, 3, levels, metric)
     };
-    no_requests(&[40000], per_pod_object, 4).run("TestScaleUpPerPodCMObject");
-    let external = MetricKind::Value {
-        name: "qps".into(),
-        external: true,
-        target: 6666,
+    down(&[12000; 5], pods_qps(20_000)).run("TestScaleDownCM");
+    down(&[12000], object_qps(OBJECT, 20_000)).run("TestScaleDownCMObject");
+    down(&[60000], per_pod_qps(OBJECT, 20_000)).run("TestScaleDownPerPodCMObject");
+    down(&[8600], object_qps(EXTERNAL, 14_400)).run("TestScaleDownCMExternal");
+    down(&[8600], per_pod_qps(EXTERNAL, 3000)).run("TestScaleDownPerPodCMExternal");
+}
+
+#[test]
+fn tolerance_custom_metrics() {
+    let within = |min, max, replicas, levels: &[i64], metric| Tc {
+        conditions: ok_with(&[("AbleToScale", "ReadyForNewScale")]),
+        ..no_requests(min, max, replicas, replicas, levels, metric)
     };
-    no_requests(&[8600], external, 4).run("TestScaleUpCMExternal");
-    let per_pod_external = MetricKind::AverageOfTotal {
-        name: "qps".into(),
-        external: true,
-        target: 2222,
-    };
-    no_requests(&[8600], per_pod_external, 4).run("TestScaleUpPerPodCMExternal");
+    within(1, 5, 3, &[20000, 20001, 21000], pods_qps(20_000)).run("TestToleranceCM");
+    within(1, 5, 3, &[20050], object_qps(OBJECT, 20_000)).run("TestToleranceCMObject");
+    within(2, 6, 4, &[8600], object_qps(EXTERNAL, 8666)).run("TestToleranceCMExternal");
+    within(2, 6, 4, &[8600], per_pod_qps(OBJECT, 2200)).run("TestTolerancePerPodCMObject");
+    within(2, 6, 4, &[8600], per_pod_qps(EXTERNAL, 2200)).run("TestTolerancePerPodCMExternal");
 }
 
 #[test]
@@ -445,6 +545,28 @@ fn scale_down() {
         ..base(2, 6, 5, 2, 50, &levels, &five)
     }
     .run("TestScaleDownIgnoreHotCpuPods");
+    // Go names container2; both containers report and request half.
+    Tc {
+        metrics: vec![container_cpu(50)],
+        recommendations: Some(vec![]),
+        ..base(2, 6, 5, 3, 0, &levels, &five)
+    }
+    .run("TestScaleDownContainerResource");
+    let seven = ["1.0"; 7];
+    Tc {
+        readiness: vec![T, T, T, T, T, F, F],
+        phase: [[Phase::Running; 5].as_slice(), &[Phase::Failed; 2]].concat(),
+        recommendations: Some(vec![]),
+        ..base(2, 6, 5, 3, 50, &levels, &seven)
+    }
+    .run("TestScaleDownIgnoresFailedPods");
+    Tc {
+        readiness: vec![T, T, T, T, T, F, F],
+        deleting: vec![F, F, F, F, F, T, T],
+        recommendations: Some(vec![]),
+        ..base(2, 6, 5, 3, 50, &levels, &seven)
+    }
+    .run("TestScaleDownIgnoresDeletionPods");
     // C8.6: recommendations (10, −10 min) and (4, −1 min) hold the count at 4.
     let recs = vec![
         Recommendation {
@@ -534,10 +656,21 @@ fn tolerance_and_bounds() {
     }
     .run("TestTooFewReplicas");
     Tc {
-        conditions: rescaled,
+        conditions: rescaled.clone(),
         ..base(3, 5, 10, 5, 90, &[], &[])
     }
     .run("TestTooManyReplicas");
+    // Out-of-bounds counts are corrected whatever lastScaleTime says.
+    Tc {
+        conditions: rescaled.clone(),
+        ..base(2, 6, 1, 2, 0, &[0; 4], &["1.0"; 4])
+    }
+    .run("TestScaleUpRCImmediately");
+    Tc {
+        conditions: rescaled,
+        ..base(2, 5, 6, 5, 50, &[8000, 9500, 1000], &uneven)
+    }
+    .run("TestScaleDownRCImmediately");
     let too_many = ok_with(&[("ScalingLimited", "TooManyReplicas")]);
     Tc {
         conditions: too_many.clone(),
@@ -572,6 +705,130 @@ fn tolerance_and_bounds() {
         ..base(1, 8, 4, 4, 50, &[500; 5], &["1"; 5])
     }
     .run("TestMoreReplicasThanSpecNoScale");
+}
+
+/// Go: `TestComputedToleranceAlgImplementation`. Ten pods use 150m each and
+/// request 300m ± {100, 10, 2, 1, 0}m (2,998m in all once halved per
+/// container): 50 %. Go derives the targets as `int32(100 × (1/(2 × 0.9) + δ))`:
+/// 56 % for δ = 0.01 (ratio 0.893, out of tolerance: ⌈8.93⌉ = 9 pods) and
+/// 55 % for δ = 0.004 (ratio 0.909, within it: 10 stay).
+#[test]
+fn computed_tolerance() {
+    let requests = [
+        "400m", "200m", "310m", "290m", "302m", "298m", "301m", "299m", "300m", "300m",
+    ];
+    let case = |target, expected| Tc {
+        recommendations: Some(vec![]),
+        ..base(0, 1000, 10, expected, target, &[150; 10], &requests)
+    };
+    case(56, 9).run("TestComputedToleranceAlgImplementation: tc1");
+    Tc {
+        conditions: ok_with(&[("AbleToScale", "ReadyForNewScale")]),
+        ..case(55, 10)
+    }
+    .run("TestComputedToleranceAlgImplementation: tc2");
+}
+
+#[test]
+fn scale_to_zero() {
+    let disabled = Some(vec![
+        ("AbleToScale", "SucceededGetScale"),
+        ("ScalingActive", "ScalingDisabled"),
+    ]);
+    let not_scaled_to_zero = |limited| {
+        Some(vec![
+            ("ScaledToZero", "NotScaledToZero"),
+            ("AbleToScale", "SucceededRescale"),
+            ("ScalingActive", "ValidMetricFound"),
+            ("ScalingLimited", limited),
+        ])
+    };
+    // From zero: only with the gate, the ScaledToZero condition and an
+    // Object or External metric (or minReplicas raised above zero).
+    let from_zero = |min, target, level, expected| {
+        let tc = Tc {
+            scaled_to_zero: true,
+            ..no_requests(min, 6, 0, 0, &[level], object_qps(OBJECT, target))
+        };
+        let limited = if min > 0 {
+            "TooFewReplicas"
+        } else {
+            "DesiredWithinRange"
+        };
+        let on = Tc {
+            expected,
+            conditions: not_scaled_to_zero(limited),
+            ..tc.clone()
+        };
+        let off = Tc {
+            conditions: disabled.clone(),
+            ..tc
+        };
+        (on, off)
+    };
+    let (on, off) = from_zero(0, 15_000, 20000, 2);
+    gated("TestScaleUpFromZeroCMObject", on, off);
+    // ⌈1000 / 1000⌉ = 1: no tolerance from zero.
+    let (on, off) = from_zero(0, 1000, 1000, 1);
+    gated("TestScaleUpFromZeroIgnoresToleranceCMObject", on, off);
+    let (on, off) = from_zero(2, 15_000, 10000, 2);
+    gated("TestScaleUpFromZeroWhenMinReplicasIncreased", on, off);
+    let without = Tc {
+        scaled_to_zero: false,
+        conditions: disabled.clone(),
+        ..from_zero(0, 15_000, 20000, 0).1
+    };
+    gated(
+        "TestScaleUpFromZeroWithoutCondition",
+        without.clone(),
+        without,
+    );
+    // A CPU metric never scales from zero.
+    let cpu_only = Tc {
+        metrics: vec![invalid()],
+        recommendations: Some(vec![]),
+        conditions: disabled.clone(),
+        ..base(0, 6, 0, 0, 30, &[300, 400, 500], &["1.0"; 3])
+    };
+    gated(
+        "TestScaleUpFromZeroOneMetricInvalid",
+        cpu_only.clone(),
+        cpu_only,
+    );
+    let manual = Tc {
+        conditions: disabled,
+        ..base(1, 6, 0, 0, 50, &[], &[])
+    };
+    gated("TestManualScaleToZeroDisablesHPA", manual.clone(), manual);
+    // To zero: a zero reading with minReplicas 0; the condition only with the gate.
+    let to_zero = |metric| {
+        let off = Tc {
+            recommendations: Some(vec![]),
+            ..no_requests(0, 6, 5, 0, &[0], metric)
+        };
+        let on = Tc {
+            conditions: ok_with(&[("ScaledToZero", "ScaledToZero")]),
+            ..off.clone()
+        };
+        (on, off)
+    };
+    let (on, off) = to_zero(object_qps(OBJECT, 20_000));
+    gated("TestScaleDownToZeroCMObject", on, off);
+    let (on, off) = to_zero(object_qps(EXTERNAL, 14_400));
+    gated("TestScaleDownToZeroCMExternal", on, off);
+    let normal = Tc {
+        scaled_to_zero: true,
+        ..base(1, 6, 3, 5, 30, &[300, 500, 700], &["1.0"; 3])
+    };
+    let on = Tc {
+        conditions: not_scaled_to_zero("DesiredWithinRange"),
+        ..normal.clone()
+    };
+    gated(
+        "TestScaledToZeroConditionHandledOnNormalRescale",
+        on,
+        normal,
+    );
 }
 
 #[test]
@@ -632,4 +889,31 @@ fn failing_metrics() {
         ..base(2, 6, 5, 5, 50, &[100, 300, 500, 250, 250], &["1.0"; 5])
     }
     .run("TestNoScaleDownOneMetricInvalid");
+    Tc {
+        metrics: vec![invalid()],
+        conditions: failed("InvalidMetricSourceType"),
+        ..base(2, 6, 3, 3, 0, &[], &["1.0"; 3])
+    }
+    .run("TestScaleUpBothMetricsEmpty");
+    // The external metrics API fails: the same as an invalid metric.
+    let external_fails = |replicas, expected, levels: &[i64], cpu, target| Tc {
+        metrics: vec![object_qps(EXTERNAL, target)],
+        external_fails: true,
+        ..base(
+            2,
+            6,
+            replicas,
+            expected,
+            cpu,
+            levels,
+            &vec!["1.0"; levels.len()],
+        )
+    };
+    external_fails(3, 4, &[300, 400, 500], 30, 100).run("TestScaleUpOneMetricEmpty");
+    Tc {
+        recommendations: Some(vec![]),
+        conditions: failed("FailedGetExternalMetric"),
+        ..external_fails(5, 5, &[100, 300, 500, 250, 250], 50, 1000)
+    }
+    .run("TestNoScaleDownOneMetricEmpty");
 }
