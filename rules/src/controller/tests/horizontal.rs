@@ -40,10 +40,40 @@ struct Tc {
     scale_to_zero: bool,
     /// The HPA starts with `ScaledToZero: True` (Go's `initialConditions`).
     scaled_to_zero: bool,
-    /// The external metrics API fails ("something went wrong").
-    external_fails: bool,
+    /// The metrics APIs that fail ("something went wrong").
+    failing: &'static [Api],
     expected: i32,
     conditions: Option<Vec<(&'static str, &'static str)>>,
+}
+
+/// The metrics APIs Go's harness fakes, each with its own client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Api {
+    /// `metrics.k8s.io` (Resource, ContainerResource).
+    Resource,
+    /// `custom.metrics.k8s.io` (Pods, Object).
+    Custom,
+    /// `external.metrics.k8s.io`.
+    External,
+}
+
+impl Api {
+    /// The API that serves a metric's readings.
+    fn of(kind: &MetricKind) -> Option<Api> {
+        match kind {
+            MetricKind::Resource { .. } => Some(Api::Resource),
+            MetricKind::Pods { .. }
+            | MetricKind::Value {
+                external: false, ..
+            }
+            | MetricKind::AverageOfTotal {
+                external: false, ..
+            } => Some(Api::Custom),
+            MetricKind::Value { external: true, .. }
+            | MetricKind::AverageOfTotal { external: true, .. } => Some(Api::External),
+            MetricKind::Invalid { .. } => None,
+        }
+    }
 }
 
 fn flags() -> ControllerFlags {
@@ -263,6 +293,9 @@ impl Tc {
             .metrics
             .iter()
             .map(|kind| match kind {
+                _ if Api::of(kind).is_some_and(|api| self.failing.contains(&api)) => {
+                    Reading::Failed("something went wrong")
+                }
                 MetricKind::Resource { .. } => Reading::PerPod(PodMetrics {
                     pods: &pods,
                     samples: &cpu_samples,
@@ -275,12 +308,6 @@ impl Tc {
                     unlisted: &[],
                     requests: Ok(&requests),
                 }),
-                MetricKind::Value { external: true, .. }
-                | MetricKind::AverageOfTotal { external: true, .. }
-                    if self.external_fails =>
-                {
-                    Reading::Failed("something went wrong")
-                }
                 MetricKind::Value { external: true, .. } => {
                     Reading::Total(external_sum(&self.levels, false))
                 }
@@ -898,7 +925,7 @@ fn failing_metrics() {
     // The external metrics API fails: the same as an invalid metric.
     let external_fails = |replicas, expected, levels: &[i64], cpu, target| Tc {
         metrics: vec![object_qps(EXTERNAL, target)],
-        external_fails: true,
+        failing: &[Api::External],
         ..base(
             2,
             6,
@@ -916,4 +943,32 @@ fn failing_metrics() {
         ..external_fails(5, 5, &[100, 300, 500, 250, 250], 50, 1000)
     }
     .run("TestNoScaleDownOneMetricEmpty");
+}
+
+/// Go: `TestConditionFailedGetMetrics`. Every metrics API fails; each metric
+/// source type stops the sync with its own `ScalingActive` reason.
+#[test]
+fn failed_get_metrics() {
+    let cases = [
+        ("FailedGetResourceMetric", 10, None),
+        ("FailedGetPodsMetric", 0, Some(pods_qps(15_000))),
+        ("FailedGetObjectMetric", 0, Some(object_qps(OBJECT, 15_000))),
+        (
+            "FailedGetExternalMetric",
+            0,
+            Some(object_qps(EXTERNAL, 300)),
+        ),
+    ];
+    for (reason, cpu_target, metric) in cases {
+        Tc {
+            metrics: metric.into_iter().collect(),
+            failing: &[Api::Resource, Api::Custom, Api::External],
+            conditions: Some(vec![
+                ("AbleToScale", "SucceededGetScale"),
+                ("ScalingActive", reason),
+            ]),
+            ..base(1, 100, 3, 3, cpu_target, &[100, 200, 300], &["0.1"; 3])
+        }
+        .run(&format!("TestConditionFailedGetMetrics/{reason}"));
+    }
 }
