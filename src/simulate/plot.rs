@@ -3,11 +3,14 @@
 //! held the count back. Written to a temporary file and renamed, so a failed
 //! run leaves no half-written picture.
 
+use std::ops::Range;
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
 use hpa_lint_rules::controller::flags::format_duration;
 use hpa_lint_rules::controller::reconcile::{MetricKind, MetricResult, ResourceTarget};
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use super::Run;
@@ -15,6 +18,8 @@ use super::output::{has_metrics, units};
 
 const WIDTH: u32 = 960;
 const PANEL: u32 = 260;
+/// Room right of each plot for its legend.
+const LEGEND_WIDTH: u32 = 170;
 const COLORS: [RGBColor; 4] = [
     RGBColor(31, 119, 180),
     RGBColor(44, 160, 44),
@@ -44,6 +49,80 @@ fn x(ms: i64) -> f64 {
     ms as f64 / 1000.0
 }
 
+/// The most tick marks an axis gets.
+const MAX_TICKS: f64 = 10.0;
+
+/// Steps between time marks, in seconds: round durations, then weeks.
+fn time_steps() -> impl Iterator<Item = f64> {
+    const ROUND: [f64; 15] = [
+        15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0, 10800.0, 21600.0,
+        43200.0, 86400.0, 172_800.0,
+    ];
+    ROUND
+        .into_iter()
+        .chain((1..).map(|weeks| f64::from(weeks) * 604_800.0))
+}
+
+/// Steps between value marks: 1, 2 and 5 times the powers of ten.
+fn decimal_steps() -> impl Iterator<Item = f64> {
+    (-3..).flat_map(|exponent| [1.0, 2.0, 5.0].map(|m| m * 10_f64.powi(exponent)))
+}
+
+/// Marks from 0 to `top` at multiples of the first step that needs at most
+/// [`MAX_TICKS`] of them.
+fn ticks(top: f64, mut steps: impl Iterator<Item = f64>) -> Vec<f64> {
+    let step = steps
+        .find(|step| top / step <= MAX_TICKS)
+        .expect("steps grow without bound");
+    (0..)
+        .map(|i| f64::from(i) * step)
+        .take_while(|tick| *tick <= top)
+        .collect()
+}
+
+/// An axis from 0 with the marks given: plotters' own `with_key_points`
+/// loses the value formatting a mesh needs on an `f64` axis.
+struct Marked {
+    axis: RangedCoordf64,
+    marks: Vec<f64>,
+}
+
+impl Marked {
+    fn new(top: f64, steps: impl Iterator<Item = f64>) -> Self {
+        Self {
+            axis: (0.0..top).into(),
+            marks: ticks(top, steps),
+        }
+    }
+}
+
+impl Ranged for Marked {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.axis.map(value, limit)
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        // No light mesh lines: the marks are the grid.
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.marks.clone()
+        }
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.axis.range()
+    }
+}
+
+/// A value mark without trailing zeros: `6`, `0.5`, `140`.
+fn value_label(value: &f64) -> String {
+    format!("{}", (value * 1000.0).round() / 1000.0)
+}
+
 /// Points of a value that holds from one sync to the next.
 fn steps(times: &[i64], values: &[f64]) -> Vec<(f64, f64)> {
     let mut points = Vec::with_capacity(values.len() * 2);
@@ -63,52 +142,62 @@ type Marks<'l> = (&'l str, RGBColor, Vec<(f64, f64)>);
 
 type Panel<'a, 'b> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
+/// The vertical axis of a panel: its label and whether it counts (replicas).
+struct Axis<'l> {
+    label: &'l str,
+    whole: bool,
+}
+
 fn panel<'a>(
     area: &Panel<'a, '_>,
     title: &str,
-    y_label: &str,
+    axis: Axis<'_>,
     end: f64,
     top: f64,
     series: Vec<Line>,
     marks: Vec<Marks<'_>>,
 ) -> Result<(), Box<dyn std::error::Error>> {
+    let (end, top) = (end.max(1.0), (top * 1.1).max(1.0));
+    let y_steps = decimal_steps().filter(|step| !axis.whole || *step >= 1.0);
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 16))
         .margin(8)
+        .margin_right(LEGEND_WIDTH)
         .x_label_area_size(28)
         .y_label_area_size(56)
-        .build_cartesian_2d(0.0..end.max(1.0), 0.0..(top * 1.1).max(1.0))?;
+        .build_cartesian_2d(Marked::new(end, time_steps()), Marked::new(top, y_steps))?;
     chart
         .configure_mesh()
-        .light_line_style(RGBColor(235, 235, 235))
+        .bold_line_style(RGBColor(225, 225, 225))
         .x_label_formatter(&|s| format_duration((*s * 1000.0) as i64))
-        .y_desc(y_label)
+        .y_label_formatter(&value_label)
+        .y_desc(axis.label)
         .draw()?;
-    for (label, color, points) in series {
-        chart
-            .draw_series(LineSeries::new(points, color.stroke_width(2)))?
-            .label(label)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
-            });
+    // The legend goes right of the plot, where it hides nothing.
+    let x = i32::try_from(area.dim_in_pixel().0 - LEGEND_WIDTH)? + 16;
+    let entry_y = |i: usize| 40 + 16 * i32::try_from(i).unwrap_or(0);
+    let text = |label: &str, i| {
+        Text::new(
+            label.to_owned(),
+            (x + 24, entry_y(i) - 6),
+            ("sans-serif", 12),
+        )
+    };
+    let lines = series.len();
+    for (i, (label, color, points)) in series.into_iter().enumerate() {
+        chart.draw_series(LineSeries::new(points, color.stroke_width(2)))?;
+        let swatch = vec![(x, entry_y(i)), (x + 16, entry_y(i))];
+        area.draw(&PathElement::new(swatch, color.stroke_width(2)))?;
+        area.draw(&text(&label, i))?;
     }
-    for (label, color, points) in marks {
-        chart
-            .draw_series(
-                points
-                    .into_iter()
-                    .map(|p| Circle::new(p, 3, color.filled())),
-            )?
-            .label(label)
-            .legend(move |(x, y)| Circle::new((x + 8, y), 3, color.filled()));
+    for (i, (label, color, points)) in marks.into_iter().enumerate() {
+        let dots = points
+            .into_iter()
+            .map(|p| Circle::new(p, 3, color.filled()));
+        chart.draw_series(dots)?;
+        area.draw(&Circle::new((x + 8, entry_y(lines + i)), 3, color.filled()))?;
+        area.draw(&text(label, lines + i))?;
     }
-    // A see-through legend: the lines stay visible under it.
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(TRANSPARENT)
-        .border_style(TRANSPARENT)
-        .draw()?;
     Ok(())
 }
 
@@ -211,7 +300,10 @@ fn render(run: &Run<'_>) -> Result<String, Box<dyn std::error::Error>> {
             panel(
                 &areas[0],
                 "demand",
-                "total",
+                Axis {
+                    label: "total",
+                    whole: false,
+                },
                 end,
                 demand_top,
                 demand,
@@ -220,7 +312,10 @@ fn render(run: &Run<'_>) -> Result<String, Box<dyn std::error::Error>> {
             panel(
                 &areas[1],
                 "per-pod metric and target",
-                "per pod",
+                Axis {
+                    label: "per pod",
+                    whole: false,
+                },
                 end,
                 per_pod_top,
                 per_pod,
@@ -275,7 +370,11 @@ fn render(run: &Run<'_>) -> Result<String, Box<dyn std::error::Error>> {
             ("limited by a policy", LIMITED, limited),
         ];
         let last = areas.last().expect("one panel at least");
-        panel(last, "replicas", "replicas", end, top, series, marks)?;
+        let axis = Axis {
+            label: "replicas",
+            whole: true,
+        };
+        panel(last, "replicas", axis, end, top, series, marks)?;
         root.present()?;
     }
     Ok(svg)
