@@ -379,3 +379,29 @@ fn render(run: &Run<'_>) -> Result<String, Box<dyn std::error::Error>> {
     }
     Ok(svg)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_fall_on_round_values() {
+        let minutes = |marks: Vec<f64>| marks.iter().map(|s| s / 60.0).collect::<Vec<_>>();
+        assert_eq!(
+            minutes(ticks(2400.0, time_steps())),
+            [0.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 35.0, 40.0]
+        );
+        assert_eq!(minutes(ticks(3.0 * 3600.0, time_steps()))[1], 30.0);
+        assert_eq!(ticks(45.0 * 86400.0, time_steps())[1], 7.0 * 86400.0);
+        let whole = || decimal_steps().filter(|step| *step >= 1.0);
+        assert_eq!(
+            ticks(9.9, whole()),
+            (0..10).map(f64::from).collect::<Vec<_>>()
+        );
+        assert_eq!(ticks(220.0, whole())[1], 50.0);
+        assert_eq!(ticks(1.1, whole()), [0.0, 1.0]);
+        assert_eq!(ticks(0.66, decimal_steps())[1], 0.1);
+        assert_eq!(value_label(&0.1), "0.1");
+        assert_eq!(value_label(&140.0), "140");
+    }
+}
