@@ -7,17 +7,17 @@
 
 pub mod cluster;
 pub mod config;
-pub mod context;
+mod context;
 pub mod controller;
 pub mod defaults;
-pub mod diagnostic;
+mod diagnostic;
 pub mod fix;
 pub mod index;
 pub mod lint;
 pub mod model;
 pub mod mutate;
 pub mod object;
-pub mod path;
+mod path;
 pub mod quote;
 pub mod reads;
 pub mod registry;
