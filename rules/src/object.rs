@@ -1,7 +1,7 @@
 //! Kubernetes objects as the rules see them: a JSON value plus its identity.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::quote::{code, shown};
 
@@ -174,15 +174,20 @@ impl Object {
 
     /// The value of `metadata.annotations[key]`, if it is a string.
     pub fn annotation(&self, key: &str) -> Option<&str> {
-        self.value
-            .pointer("/metadata/annotations")?
-            .get(key)?
-            .as_str()
+        self.annotations()?.get(key)?.as_str()
+    }
+
+    fn annotations(&self) -> Option<&Map<String, Value>> {
+        self.value.get("metadata")?.get("annotations")?.as_object()
     }
 
     /// The reason given in `hpa-lint.io/ignore.<rule>` for suppressing a rule.
     pub fn suppression(&self, rule: &str) -> Option<&str> {
-        self.annotation(&format!("{SUPPRESSION_PREFIX}{rule}"))
+        // Asked for every rule of every object: most have no annotations.
+        let annotations = self.annotations()?;
+        annotations
+            .get(&format!("{SUPPRESSION_PREFIX}{rule}"))?
+            .as_str()
     }
 
     /// Whether this object is a HorizontalPodAutoscaler of the `autoscaling` group.

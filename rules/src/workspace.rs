@@ -269,6 +269,9 @@ pub struct Fixed {
 /// order, and `None` for a fix that cannot be made to this text (a field it
 /// needs is gone).
 pub fn fix_edits(text: &str, fixes: &[(&FieldPath, &Fix)]) -> Vec<Option<Vec<TextEdit>>> {
+    if fixes.is_empty() {
+        return Vec::new();
+    }
     let editor = Editor::new(text);
     fixes
         .iter()

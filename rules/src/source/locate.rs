@@ -50,6 +50,9 @@ struct Frame<'t, 'p> {
 /// the same line; the document's start for the root. A key given twice is
 /// found at its last occurrence, the one that counts.
 pub fn locate(text: &str, paths: &[FieldPath]) -> Vec<Pos> {
+    if paths.is_empty() {
+        return Vec::new();
+    }
     let mut found: Vec<Option<(usize, Pos)>> = vec![None; paths.len()];
     let everything: Vec<usize> = (0..paths.len()).collect();
     let mut frames: Vec<Frame<'_, '_>> = Vec::new();
