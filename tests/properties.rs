@@ -8,6 +8,7 @@
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::*;
@@ -192,14 +193,15 @@ fn run(dir: &Path, format: &str) -> (i32, String) {
     )
 }
 
-#[test]
-fn mutants_of_real_manifests_keep_every_promise() {
+/// Writes `HPA_LINT_FUZZ_CASES` mutants (seeded by `HPA_LINT_FUZZ_SEED`) to a
+/// fresh directory named after `purpose`, under target/ so that a failure can
+/// be replayed: the directory, the texts, and how to find them again.
+fn mutants(purpose: &str) -> (PathBuf, Vec<String>, String) {
     let cases = env_number("HPA_LINT_FUZZ_CASES", 300) as usize;
     let seed = env_number("HPA_LINT_FUZZ_SEED", 0x5eed);
     let seeds = seeds();
     let mut rng = Rng(seed | 1);
-    // Under target/, kept when the test fails, so a failure can be replayed.
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mutants-{seed}"));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{purpose}-{seed}"));
     let _ = std::fs::remove_dir_all(&dir);
     let mut texts = Vec::with_capacity(cases);
     for i in 0..cases {
@@ -210,7 +212,14 @@ fn mutants_of_real_manifests_keep_every_promise() {
         write(&dir, &format!("m{i:05}.yaml"), &text);
         texts.push(text);
     }
-    let keep = || format!("mutants kept in {} (seed {seed})", dir.display());
+    let keep = format!("mutants kept in {} (seed {seed})", dir.display());
+    (dir, texts, keep)
+}
+
+#[test]
+fn mutants_of_real_manifests_keep_every_promise() {
+    let (dir, texts, kept) = mutants("mutants");
+    let keep = || kept.clone();
 
     let (code, json) = run(&dir, "json");
     assert!(code == 0 || code == 1, "exit {code}; {}", keep());
@@ -265,5 +274,51 @@ fn mutants_of_real_manifests_keep_every_promise() {
     // Every object a full read sees is counted.
     let objects: usize = texts.iter().map(|t| objects_in(t)).sum();
     assert_eq!(report["summary"]["objects"], objects, "{}", keep());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The syntax findings (unreadable YAML, repeated keys) of each file of a
+/// JSON report.
+fn syntax_findings(report: &Value) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for d in report["diagnostics"].as_array().unwrap() {
+        if d["rule"] == "invalid-yaml" || d["rule"] == "duplicate-key" {
+            let file = d["file"].as_str().unwrap().to_owned();
+            *counts.entry(file).or_default() += 1;
+        }
+    }
+    counts
+}
+
+#[test]
+fn fixing_mutants_never_breaks_them() {
+    let (dir, _, keep) = mutants("fixed-mutants");
+    let report = |args: &[&str]| -> Value {
+        let output = hpa_lint()
+            .args(["--format", "json", "--select", "all"])
+            .args(args)
+            .arg(&dir)
+            .output()
+            .unwrap();
+        let code = output.status.code().unwrap_or(-1);
+        assert!(code == 0 || code == 1, "exit {code}; {keep}");
+        // With --fix the findings go to standard error when fixing stdin
+        // only; for files they are on standard output.
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}; {keep}"))
+    };
+    let before = syntax_findings(&report(&[]));
+    let fixed = report(&["--fix", "--unsafe-fixes"]);
+    assert!(fixed["summary"]["fixed"].as_u64().unwrap() > 0, "{keep}");
+    // A fix never makes a file unreadable or repeats a key.
+    for (file, after) in syntax_findings(&fixed) {
+        let was = before.get(&file).copied().unwrap_or(0);
+        assert!(
+            after <= was,
+            "{file}: {was} syntax findings became {after}; {keep}"
+        );
+    }
+    // Fixing runs until nothing changes: a second run finds nothing to fix.
+    let again = report(&["--fix", "--unsafe-fixes"]);
+    assert_eq!(again["summary"]["fixed"], 0, "{keep}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -11,7 +11,8 @@
 //! 3. [`lint_document`] reads one HPA's document again, whole, and runs the
 //!    rules on it; [`locate`] and [`fix_edits`] place its findings and fixes.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Range;
 
 use crate::context::{Check, Operation};
 use crate::diagnostic::{Diagnostic, Subject};
@@ -295,24 +296,25 @@ pub fn fix_edits(text: &str, fixes: &[(&FieldPath, &Fix)]) -> Vec<Option<Vec<Tex
 /// if still wanted. Apply [`Fixed::edits`] with [`crate::fix::apply`].
 pub fn fix_document(text: &str, fixes: &[(&FieldPath, &Fix)]) -> Fixed {
     let mut fixed = Fixed::default();
-    for edits in fix_edits(text, fixes) {
+    let mut taken = Taken::default();
+    for ((prefix, fix), edits) in fixes.iter().zip(fix_edits(text, fixes)) {
         let Some(mut edits) = edits else {
             fixed.failed += 1;
             continue;
         };
-        let overlap =
-            |a: &TextEdit, b: &TextEdit| a.range.start < b.range.end && b.range.start < a.range.end;
-        // Insertions at one place by two fixes clash too: their order would be
-        // a guess. Those of one fix keep the fix's order.
-        let clash = |a: &TextEdit, b: &TextEdit| overlap(a, b) || a.range.start == b.range.start;
-        let conflicting = edits.windows(2).any(|pair| overlap(&pair[0], &pair[1]))
-            || edits
-                .iter()
-                .any(|a| fixed.edits.iter().any(|b| clash(a, b)));
-        if conflicting {
+        let writes: Vec<FieldPath> = fix
+            .edits
+            .iter()
+            .flat_map(|e| e.under(prefix).written())
+            .collect();
+        let overlapping = edits
+            .windows(2)
+            .any(|pair| pair[0].range.end > pair[1].range.start);
+        if overlapping || taken.clashes(&edits, &writes) {
             fixed.deferred += 1;
             continue;
         }
+        taken.take(&edits, writes);
         fixed.edits.append(&mut edits);
         fixed.applied += 1;
     }
@@ -321,10 +323,54 @@ pub fn fix_document(text: &str, fixes: &[(&FieldPath, &Fix)]) -> Fixed {
     fixed
 }
 
+/// What the fixes made so far in a pass hold: their text (start → end of
+/// each edit, none overlapping) and the fields they write.
+#[derive(Default)]
+struct Taken {
+    spans: BTreeMap<usize, usize>,
+    fields: BTreeSet<FieldPath>,
+}
+
+impl Taken {
+    /// Whether a fix clashes with those taken: its text overlaps theirs, it
+    /// inserts where they do (the order would be a guess), or it writes a
+    /// field they write, or one inside or around it (a renamed key and the
+    /// same key added touch different text).
+    fn clashes(&self, edits: &[TextEdit], writes: &[FieldPath]) -> bool {
+        let text = edits.iter().any(|edit| {
+            let Range { start, end } = edit.range;
+            let before = self.spans.range(..=start).next_back();
+            before.is_some_and(|(&s, &e)| e > start || s == start)
+                || self.spans.range(start..end.max(start + 1)).next().is_some()
+        });
+        let fields = writes.iter().any(|field| {
+            let around = (0..=field.segments().len()).any(|n| {
+                self.fields
+                    .contains(&FieldPath::from_segments(field.segments()[..n].to_vec()))
+            });
+            let inside = self
+                .fields
+                .range(field.clone()..)
+                .next()
+                .is_some_and(|taken| taken.starts_with(field));
+            around || inside
+        });
+        text || fields
+    }
+
+    fn take(&mut self, edits: &[TextEdit], writes: Vec<FieldPath>) {
+        self.spans
+            .extend(edits.iter().map(|edit| (edit.range.start, edit.range.end)));
+        self.fields.extend(writes);
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::scan_document;
+    use super::{fix_document, scan_document};
+    use crate::fix::{Edit, Fix};
     use crate::index::Stored;
+    use crate::path::FieldPath;
     use crate::rules::{by_name, select};
     use crate::settings::{Level, Settings};
 
@@ -363,5 +409,40 @@ mod tests {
         // No rule looks anything up: only the HPAs, which are linted.
         select(&mut settings, &["min-equals-max".to_owned()]).unwrap();
         assert_eq!(kept(text, &settings), ["HorizontalPodAutoscaler"]);
+    }
+
+    #[test]
+    fn fixes_that_write_one_field_wait_for_the_next_pass() {
+        // A misspelt key renamed, and the same key added by another fix:
+        // their text does not overlap, but made together they repeat a key.
+        let text = "a:\n  polices: [x]\n";
+        let rename = Fix::unsafe_edit(
+            "rename",
+            vec![Edit::Rename {
+                path: FieldPath::fields("a.polices"),
+                to: "policies".into(),
+            }],
+        );
+        let add = Fix::safe(
+            "add",
+            vec![Edit::Set {
+                path: FieldPath::fields("a.policies"),
+                value: serde_json::json!([]),
+            }],
+        );
+        let around = Fix::safe(
+            "replace the parent",
+            vec![Edit::Set {
+                path: FieldPath::fields("a"),
+                value: serde_json::json!({}),
+            }],
+        );
+        let root = FieldPath::root();
+        let fixed = fix_document(text, &[(&root, &rename), (&root, &add), (&root, &around)]);
+        assert_eq!((fixed.applied, fixed.deferred), (1, 2));
+        assert_eq!(
+            crate::fix::apply(text, &fixed.edits),
+            "a:\n  policies: [x]\n"
+        );
     }
 }

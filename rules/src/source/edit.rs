@@ -39,6 +39,24 @@ pub enum Edit {
 }
 
 impl Edit {
+    /// The fields the edit writes: the one it sets, removes or renames, and
+    /// the new name of a renamed one.
+    pub fn written(&self) -> Vec<FieldPath> {
+        match self {
+            Edit::Rename { path, to } => {
+                let renamed = match path.segments().split_last() {
+                    Some((Segment::Key(_), parent)) => {
+                        FieldPath::from_segments(parent.to_vec()).key(to)
+                    }
+                    Some((_, parent)) => FieldPath::from_segments(parent.to_vec()).field(to),
+                    None => FieldPath::root(),
+                };
+                vec![path.clone(), renamed]
+            }
+            _ => vec![self.path().clone()],
+        }
+    }
+
     /// The field the edit changes.
     pub fn path(&self) -> &FieldPath {
         match self {
@@ -85,6 +103,9 @@ pub enum EditError {
     /// The field to remove or rename is not there.
     #[error("`{0}` is not in the document")]
     Missing(String),
+    /// A key would be renamed to one its mapping already has.
+    #[error("`{0}` is already in the document")]
+    Exists(String),
 }
 
 /// A node of a document, with where it is.
@@ -106,9 +127,27 @@ enum Kind {
 struct Entry {
     key: String,
     key_span: Range<usize>,
-    /// Column (in bytes from its line's start) of the key.
+    /// Where the entry starts: its key, or the key's tag or anchor before it
+    /// on its line (`!t &a key: v`).
+    start: usize,
+    /// Column (in bytes from its line's start) of the entry's start.
     indent: usize,
     value: Node,
+}
+
+/// Where an entry whose key starts at `key` starts: before the tag and
+/// anchor of the key when they are on its line.
+fn entry_start(text: &str, key: usize) -> usize {
+    let mut start = key;
+    loop {
+        let before = text[..start].trim_end_matches([' ', '\t']);
+        let token = before.rfind([' ', '\t', '\n', '\r']).map_or(0, |i| i + 1);
+        if before[token..].starts_with(['!', '&']) {
+            start = token;
+        } else {
+            return start;
+        }
+    }
 }
 
 /// Reads a document into its tree of spans.
@@ -217,10 +256,12 @@ fn read_tree(text: &str) -> Result<Node, EditError> {
             Some(Open::Seq { items, .. }) => items.push(node),
             Some(Open::Map { entries, key, .. }) => {
                 let (key, key_span) = key.take().ok_or(EditError::Unreadable)?;
-                let indent = column(key_span.start);
+                let start = entry_start(text, key_span.start);
+                let indent = column(start);
                 entries.push(Entry {
                     key,
                     key_span,
+                    start,
                     indent,
                     value: node,
                 });
@@ -528,6 +569,9 @@ fn text_edit(root: &Node, style: &Style<'_>, edit: &Edit) -> Result<TextEdit, Ed
             let name = last_name.ok_or_else(missing)?;
             let parent = parent?;
             let (_, entry) = parent.entry(&name).ok_or_else(missing)?;
+            if parent.entry(to).is_some() {
+                return Err(EditError::Exists(to.clone()));
+            }
             let in_flow = matches!(parent.kind, Kind::Map { flow: true, .. });
             Ok(TextEdit {
                 range: entry.key_span.clone(),
@@ -547,9 +591,13 @@ fn set_existing(
     style: &Style<'_>,
 ) -> TextEdit {
     let in_flow = matches!(parent.kind, Kind::Map { flow: true, .. }) || style.json;
-    let block_value = matches!(node.kind, Kind::Map { flow: false, .. } | Kind::Seq { .. })
+    // An empty value (`key:` and nothing) has no text of its own.
+    let empty = node.span.is_empty();
+    let block_value = (empty
+        || matches!(node.kind, Kind::Map { flow: false, .. } | Kind::Seq { .. }))
         && !matches!(value, Value::Object(m) if m.is_empty())
-        && !matches!(value, Value::Array(a) if a.is_empty());
+        && !matches!(value, Value::Array(a) if a.is_empty())
+        && (value.is_object() || value.is_array());
     match (name, parent.entry(name.unwrap_or_default())) {
         (Some(name), Some((_, entry))) if block_value && !in_flow => {
             // The whole entry, from the key to its value's last line.
@@ -558,6 +606,25 @@ fn set_existing(
             TextEdit {
                 range: entry.key_span.start..end,
                 text: text[entry.indent..].to_owned(),
+            }
+        }
+        (_, Some((_, entry))) if empty => {
+            // Written after the key's colon, or with one (`{key}` in flow).
+            let after_key = &style.text[entry.key_span.end..];
+            let gap = after_key.len() - after_key.trim_start_matches([' ', '\t']).len();
+            let value = flow_text(value, style.json, in_flow);
+            match after_key[gap..].strip_prefix(':') {
+                Some(_) => {
+                    let at = entry.key_span.end + gap + 1;
+                    TextEdit {
+                        range: at..at,
+                        text: format!(" {value}"),
+                    }
+                }
+                None => TextEdit {
+                    range: entry.key_span.end..entry.key_span.end,
+                    text: format!(": {value}"),
+                },
             }
         }
         _ => TextEdit {
@@ -613,18 +680,16 @@ fn remove(parent: &Node, i: usize, style: &Style<'_>) -> TextEdit {
         // With the comma before it, or after it for the first entry.
         let range = match (i.checked_sub(1).map(|p| &entries[p]), entries.get(i + 1)) {
             (Some(previous), _) => previous.value.span.end..entry.value.span.end,
-            (None, Some(next)) => entry.key_span.start..next.key_span.start,
-            (None, None) => entry.key_span.start..entry.value.span.end,
+            (None, Some(next)) => entry.start..next.start,
+            (None, None) => entry.start..entry.value.span.end,
         };
         return TextEdit {
             range,
             text: String::new(),
         };
     }
-    let line_start = entry.key_span.start - entry.indent;
-    let own_line = style.text[line_start..entry.key_span.start]
-        .trim()
-        .is_empty();
+    let line_start = entry.start - entry.indent;
+    let own_line = style.text[line_start..entry.start].trim().is_empty();
     let end = style.line_end(
         entry
             .value
@@ -640,11 +705,11 @@ fn remove(parent: &Node, i: usize, style: &Style<'_>) -> TextEdit {
         },
         // The first key of a list item (`- name: x`): the next key moves up.
         (false, Some(next)) => TextEdit {
-            range: entry.key_span.start..next.key_span.start,
+            range: entry.start..next.start,
             text: String::new(),
         },
         (false, None) => TextEdit {
-            range: entry.key_span.start..end,
+            range: entry.start..end,
             text: format!("{{}}{}", style.eol),
         },
     }
@@ -802,6 +867,64 @@ mod tests {
                 }]
             ),
             "a:\n  stabilizationWindowSeconds: 60\n"
+        );
+    }
+
+    #[test]
+    fn a_tag_or_anchor_before_a_key_starts_its_entry() {
+        let text = "spec:\n  a: 1\n  !t &x  b: 2\n";
+        assert_eq!(
+            edited(text, &[set("spec.c", json!(3))]),
+            "spec:\n  a: 1\n  !t &x  b: 2\n  c: 3\n"
+        );
+        let remove = Edit::Remove {
+            path: FieldPath::fields("spec.b"),
+        };
+        assert_eq!(edited(text, &[remove]), "spec:\n  a: 1\n");
+        let nested = "spec:\n  !t b:\n      d: 4\n";
+        assert_eq!(
+            edited(nested, &[set("spec.b", json!({"e": 5}))]),
+            "spec:\n  !t b:\n    e: 5\n"
+        );
+    }
+
+    #[test]
+    fn an_empty_value_is_set_after_its_colon() {
+        for eol in ["\n", "\r\n", "\r"] {
+            let text = "a:\n  b:\n  # note\n  c: 1\n".replace('\n', eol);
+            assert_eq!(
+                edited(&text, &[set("a.b", json!({"x": 1}))]),
+                "a:\n  b:\n    x: 1\n  # note\n  c: 1\n".replace('\n', eol),
+                "{eol:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_empty_scalar_value_is_set_after_its_colon() {
+        assert_eq!(
+            edited("a:\n  b:\n", &[set("a.b", json!(3))]),
+            "a:\n  b: 3\n"
+        );
+        assert_eq!(
+            edited("a: {b: , c: 1}\n", &[set("a.b", json!(3))]),
+            "a: {b: 3 , c: 1}\n"
+        );
+        assert_eq!(
+            edited("a: {b, c: 1}\n", &[set("a.b", json!(3))]),
+            "a: {b: 3, c: 1}\n"
+        );
+    }
+
+    #[test]
+    fn a_key_is_never_renamed_onto_another() {
+        let rename = Edit::Rename {
+            path: FieldPath::fields("a.polices"),
+            to: "policies".into(),
+        };
+        assert_eq!(
+            text_edits("a:\n  polices: []\n  policies: []\n", &[rename]),
+            Err(EditError::Exists("policies".into()))
         );
     }
 
