@@ -364,6 +364,44 @@ fn behavior_output_yaml_is_the_webhooks_mutation() {
     assert!(text.contains("selectPolicy: Max"), "{text}");
 }
 
+#[test]
+fn behavior_of_the_largest_range_the_api_server_allows() {
+    // maxReplicas 2^31 - 1 once made the step table walk every count.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hpa.yaml");
+    std::fs::write(
+        &path,
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: wide}\n\
+         spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  \
+         minReplicas: 1\n  maxReplicas: 2147483647\n",
+    )
+    .unwrap();
+    let with_behavior = std::fs::read_to_string(&path).unwrap()
+        + "  behavior:\n    scaleUp:\n      policies: [{type: Pods, value: 4, periodSeconds: 60}, {type: Percent, value: 10, periodSeconds: 60}]\n";
+    std::fs::write(&path, with_behavior).unwrap();
+    let output = hpa_lint("behavior").arg(&path).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("replicas: 1 to 2147483647"), "{text}");
+    assert!(
+        text.contains("    2147483647  to"),
+        "the step table ends at maxReplicas: {text}"
+    );
+    // The simulation follows each pod: no more than a cluster holds.
+    let trace = dir.path().join("trace.csv");
+    std::fs::write(&trace, "time,replicas\n0,1\n15,2147483647\n").unwrap();
+    hpa_lint("simulate")
+        .arg(&path)
+        .arg("--trace")
+        .arg(&trace)
+        .args(["--until", "6h"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "more pods than the simulation follows (150000",
+        ));
+}
+
 /// Runs `simulate` with a trace of this text and checks the error.
 fn bad_trace(text: &[u8], expected: &str) {
     let dir = tempfile::tempdir().unwrap();
@@ -436,6 +474,7 @@ fn a_huge_trace_is_refused_before_it_is_read() {
         .arg("examples/shop/cart/cart.yaml")
         .arg("--trace")
         .arg(&trace)
+        .args(["--until", "6h"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(

@@ -14,7 +14,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use hpa_lint_rules::controller::reconcile::{MetricKind, ResourceTarget};
 use hpa_lint_rules::controller::replicas::pod_request;
-use hpa_lint_rules::controller::simulate::{Demand, Model, Simulation, Step};
+use hpa_lint_rules::controller::simulate::{Demand, MAX_PODS, Model, Simulation, Step};
 use hpa_lint_rules::controller::{Autoscaler, Millis, parse_duration};
 use hpa_lint_rules::model::quantity::Quantity;
 use hpa_lint_rules::model::workload::PodTemplate;
@@ -110,8 +110,10 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
         pod_startup: args.pod_startup,
         metric_window: args.metric_window,
     };
-    if model.replicas < 0 {
-        bail!("--replicas must be at least 0");
+    if !(0..=MAX_PODS).contains(&model.replicas) {
+        bail!(
+            "--replicas must be from 0 to {MAX_PODS} (the simulation follows each pod, and no cluster holds more)"
+        );
     }
     let end = args.until.unwrap_or_else(|| trace.end());
     let period = autoscaler.flags.sync_period;
@@ -145,7 +147,7 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
                     .collect(),
             ),
         };
-        steps.push(simulation.sync(now, &sync_demand));
+        steps.push(simulation.sync(now, &sync_demand)?);
         if matches!(trace.columns, Columns::Metrics(_)) {
             demand.push(values.clone());
         }

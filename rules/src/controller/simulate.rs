@@ -20,6 +20,23 @@ use super::replicas::{Phase, PodMetrics, PodState, ReadyCondition, Sample};
 /// that no arithmetic on it overflows.
 const LONG_AGO: Millis = -(1 << 50);
 
+/// The most pods the model holds: it follows each pod, and 150,000 is the
+/// most a Kubernetes cluster supports.
+pub const MAX_PODS: i32 = 150_000;
+
+/// A sync that would scale past [`MAX_PODS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "at {}s the controller scales to {desired} replicas: more pods than the simulation follows ({MAX_PODS}, the most a Kubernetes cluster supports)",
+    time / 1000
+)]
+pub struct TooManyPods {
+    /// The sync's time.
+    pub time: Millis,
+    /// What the controller set.
+    pub desired: i32,
+}
+
 /// The model's options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Model {
@@ -97,7 +114,7 @@ impl<'a> Simulation<'a> {
     }
 
     /// Runs the sync at `now` with this demand, then scales the pods.
-    pub fn sync(&mut self, now: Millis, demand: &Demand) -> Step {
+    pub fn sync(&mut self, now: Millis, demand: &Demand) -> Result<Step, TooManyPods> {
         let states: Vec<PodState> = self
             .pods
             .iter()
@@ -178,6 +195,12 @@ impl<'a> Simulation<'a> {
             source,
         };
         let outcome = self.autoscaler.reconcile(&mut self.state, &observation);
+        if outcome.desired > MAX_PODS {
+            return Err(TooManyPods {
+                time: now,
+                desired: outcome.desired,
+            });
+        }
         let desired = usize::try_from(outcome.desired).unwrap_or(0);
         if desired > self.pods.len() {
             let pod = Pod {
@@ -188,13 +211,13 @@ impl<'a> Simulation<'a> {
         } else {
             self.pods.truncate(desired);
         }
-        Step {
+        Ok(Step {
             time: now,
             current,
             ready: i32::try_from(ready_count).unwrap_or(i32::MAX),
             outcome,
             conditions: self.state.conditions,
-        }
+        })
     }
 }
 

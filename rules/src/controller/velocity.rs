@@ -157,11 +157,15 @@ pub fn steps(rules: &Rules, up: bool, counts: &[i32]) -> Vec<StepRow> {
 }
 
 /// The counts between `min` and `max` at which the winning policies change,
-/// plus both bounds: where the step table says something.
+/// plus both bounds: where the step table says something. Changes are looked
+/// for among the first [`MAX_COMPARED_COUNTS`] counts from `min`.
 pub fn turning_points(rules: &Rules, up: bool, min: i32, max: i32) -> Vec<i32> {
+    let walked =
+        i32::try_from(i64::from(min) + MAX_COMPARED_COUNTS).map_or(max, |end| end.min(max));
     let mut counts = vec![min];
     let mut previous = None;
-    for row in steps(rules, up, &(min..=max).collect::<Vec<_>>()) {
+    for replicas in min..=walked {
+        let row = steps(rules, up, &[replicas]).remove(0);
         if previous.as_ref().is_some_and(|p| *p != row.winners) {
             counts.push(row.replicas);
         }

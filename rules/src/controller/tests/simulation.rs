@@ -46,7 +46,7 @@ fn simulated(autoscaler: &Autoscaler, from: i32, to: i32, until: Millis) -> Vec<
     let mut now = 0;
     while now <= until {
         let demand = Demand::Replicas(if now == 0 { from } else { to });
-        let step = simulation.sync(now, &demand);
+        let step = simulation.sync(now, &demand).expect("few pods");
         if step.outcome.desired != step.current {
             changes.push((now, step.outcome.desired));
         }
