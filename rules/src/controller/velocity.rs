@@ -156,15 +156,25 @@ pub fn steps(rules: &Rules, up: bool, counts: &[i32]) -> Vec<StepRow> {
         .collect()
 }
 
+/// The most policy limits a walk over replica counts computes (counts ×
+/// policies): the figures below are exact within it, and an admission
+/// review with hundreds of policies over a wide range stays cheap.
+pub const MAX_COMPARISONS: i64 = 2_000_000;
+
+/// The last count from `min` towards `max` that a walk comparing `policies`
+/// policies at each count reaches within [`MAX_COMPARISONS`].
+fn walk_end(min: i32, max: i32, policies: usize) -> i32 {
+    let counts = MAX_COMPARISONS / i64::try_from(policies.max(1)).unwrap_or(i64::MAX);
+    i32::try_from(i64::from(min) + counts - 1).map_or(max, |end| end.min(max))
+}
+
 /// The counts between `min` and `max` at which the winning policies change,
 /// plus both bounds: where the step table says something. Changes are looked
-/// for among the first [`MAX_COMPARED_COUNTS`] counts from `min`.
+/// for as far as [`MAX_COMPARISONS`] allows.
 pub fn turning_points(rules: &Rules, up: bool, min: i32, max: i32) -> Vec<i32> {
-    let walked =
-        i32::try_from(i64::from(min) + MAX_COMPARED_COUNTS).map_or(max, |end| end.min(max));
     let mut counts = vec![min];
     let mut previous = None;
-    for replicas in min..=walked {
+    for replicas in min..=walk_end(min, max, rules.policies.len()) {
         let row = steps(rules, up, &[replicas]).remove(0);
         if previous.as_ref().is_some_and(|p| *p != row.winners) {
             counts.push(row.replicas);
@@ -177,40 +187,90 @@ pub fn turning_points(rules: &Rules, up: bool, min: i32, max: i32) -> Vec<i32> {
     counts
 }
 
-/// Most counts a policy comparison walks; larger ranges are not judged.
-pub const MAX_COMPARED_COUNTS: i64 = 1_000_000;
-
 /// The policies that can never be the one applied (C7.3): at every count
 /// from `min` to `max` at a period's start, a policy with the same period
 /// (which counts the same events, so starts from the same count) allows a
 /// strictly larger change under `Max` (smaller under `Min`). Policies of other
 /// periods are not compared: which of those wins depends on the scale events.
-/// `None` when the direction is disabled or the range is too large to walk.
+/// `None` when the direction is disabled or the walk would take more than
+/// [`MAX_COMPARISONS`].
 pub fn ineffective_policies(rules: &Rules, up: bool, min: i32, max: i32) -> Option<Vec<usize>> {
-    if rules.select == Select::Disabled || i64::from(max) - i64::from(min) > MAX_COMPARED_COUNTS {
+    let policies: &[Policy] = &rules.policies;
+    if rules.select == Select::Disabled || walk_end(min, max, policies.len()) < max {
         return None;
     }
     // A higher limit is a larger change up and a smaller change down.
     let higher_wins = (rules.select == Select::Max) == up;
-    let beats = |a: i32, b: i32| if higher_wins { a > b } else { a < b };
-    let policies: &[Policy] = &rules.policies;
-    Some(
-        (0..policies.len())
-            .filter(|&p| {
-                let rivals: Vec<&Policy> = policies
-                    .iter()
-                    .enumerate()
-                    .filter(|&(q, other)| {
-                        q != p && other.period_seconds == policies[p].period_seconds
-                    })
-                    .map(|(_, other)| other)
-                    .collect();
-                !rivals.is_empty()
-                    && (min..=max).all(|start| {
-                        let own = policies[p].limit(start, up);
-                        rivals.iter().any(|r| beats(r.limit(start, up), own))
-                    })
-            })
-            .collect(),
-    )
+    let better = |a: i32, b: i32| if higher_wins { a.max(b) } else { a.min(b) };
+    // The policies of each period: only they compete with each other.
+    let mut periods: Vec<Vec<usize>> = Vec::new();
+    for (p, policy) in policies.iter().enumerate() {
+        match periods
+            .iter_mut()
+            .find(|group| policies[group[0]].period_seconds == policy.period_seconds)
+        {
+            Some(group) => group.push(p),
+            None => periods.push(vec![p]),
+        }
+    }
+    // Policies beaten at every count walked so far; one without a rival of
+    // its period never is.
+    let mut beaten = vec![false; policies.len()];
+    for group in periods.iter().filter(|group| group.len() > 1) {
+        for &p in group {
+            beaten[p] = true;
+        }
+    }
+    let mut limits = vec![0; policies.len()];
+    for start in min..=max {
+        if !beaten.contains(&true) {
+            break;
+        }
+        for (limit, policy) in limits.iter_mut().zip(policies) {
+            *limit = policy.limit(start, up);
+        }
+        for group in &periods {
+            let best = group.iter().map(|&p| limits[p]).reduce(better);
+            for &p in group {
+                // Beaten: the best limit of its period is not its own.
+                beaten[p] &= best != Some(limits[p]);
+            }
+        }
+    }
+    Some((0..policies.len()).filter(|&p| beaten[p]).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::hpa::{ScalingPolicy, default_scaling_rules};
+
+    /// Scale-up rules with Pods policies of these values, all per minute.
+    fn pods_per_minute(values: impl IntoIterator<Item = i32>) -> Rules {
+        let mut spec = default_scaling_rules("scaleUp");
+        spec.policies = Some(
+            values
+                .into_iter()
+                .map(|value| ScalingPolicy {
+                    type_: "Pods".into(),
+                    value,
+                    period_seconds: 60,
+                })
+                .collect(),
+        );
+        Rules::from_spec(&spec, 0)
+    }
+
+    #[test]
+    fn policy_comparisons_stay_within_their_budget() {
+        // Under Max, every Pods policy but the largest is beaten everywhere.
+        let rules = pods_per_minute(1..=200);
+        let never: Vec<usize> = (0..199).collect();
+        assert_eq!(ineffective_policies(&rules, true, 1, 10_000), Some(never));
+        // 200 policies over a million counts is past the budget: not judged.
+        assert_eq!(ineffective_policies(&rules, true, 1, 1_000_000), None);
+        // The step table still ends at the bounds.
+        let points = turning_points(&rules, true, 1, i32::MAX);
+        assert_eq!((points[0], points[points.len() - 1]), (1, i32::MAX));
+    }
 }

@@ -25,7 +25,9 @@ or a strictly smaller one (`Min`). Policies with the same period count the
 same scale events, so they start from the same count and the comparison is
 exact; a policy whose period no other policy shares is never reported, since
 which one applies then depends on the scale events of each period. Ties count
-as applied.
+as applied. The comparison walks every count, so it is made only while counts ×
+policies stay within two million (a million counts with two policies); wider
+ranges are not judged.
 
 ## Why is this bad?
 A policy that never applies does nothing but mislead: the reader assumes that
