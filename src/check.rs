@@ -208,17 +208,23 @@ fn locate_in(
         .map(|d| (&places[d.subject.origin.0 as usize].prefix, d))
         .collect();
     let located = locate(document, &about);
+    // Files read only for lookups are never changed: no edits for theirs.
+    let fixable = |d: &Diagnostic| d.fix.is_some() && !source.context;
     let fixes: Vec<(&FieldPath, &Fix)> = about
         .iter()
+        .filter(|(_, d)| fixable(d))
         .filter_map(|(prefix, d)| Some((*prefix, d.fix.as_ref()?)))
-        .filter(|_| !source.context)
         .collect();
+    // All fixes of the document at once: it is read once for them.
     let mut edits = fix_edits(document, &fixes).into_iter();
     let edits: Vec<Vec<TextEdit>> = diagnostics
         .iter()
-        .map(|d| match d.fix {
-            Some(_) if !source.context => edits.next().flatten().unwrap_or_default(),
-            _ => Vec::new(),
+        .map(|d| {
+            if fixable(d) {
+                edits.next().flatten().unwrap_or_default()
+            } else {
+                Vec::new()
+            }
         })
         .collect();
     let offsets: Vec<usize> = edits
