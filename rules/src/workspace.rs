@@ -323,8 +323,8 @@ pub fn fix_document(text: &str, fixes: &[(&FieldPath, &Fix)]) -> Fixed {
     fixed
 }
 
-/// What the fixes made so far in a pass hold: their text (start → end of
-/// each edit, none overlapping) and the fields they write.
+/// What the fixes made so far in a pass hold: their text (each start → the
+/// furthest end of the edits starting there) and the fields they write.
 #[derive(Default)]
 struct Taken {
     spans: BTreeMap<usize, usize>,
@@ -359,8 +359,11 @@ impl Taken {
     }
 
     fn take(&mut self, edits: &[TextEdit], writes: Vec<FieldPath>) {
-        self.spans
-            .extend(edits.iter().map(|edit| (edit.range.start, edit.range.end)));
+        for edit in edits {
+            // An insertion and a replacement of one fix may start together.
+            let end = self.spans.entry(edit.range.start).or_default();
+            *end = (*end).max(edit.range.end);
+        }
         self.fields.extend(writes);
     }
 }
