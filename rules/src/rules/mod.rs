@@ -62,6 +62,7 @@ rules! {
     deprecated_api_version,
     tolerance_dropped,
     metric_target_type_mismatch,
+    metric_target_overflow,
     utilization_target_unreachable,
     vpa_conflict,
     single_replica_floor,
