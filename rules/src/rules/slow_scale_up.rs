@@ -24,7 +24,9 @@ default 15 s sync period, and reports the HPA when getting from `minReplicas`
 to `maxReplicas` takes longer than the threshold: 10 minutes, or
 `slowScaleUpThreshold` in the configuration. The message gives the time, the
 steps and the policy that limits them; the help gives the value that would
-meet the threshold. `hpa-lint behavior` shows the whole path.
+meet the threshold. `hpa-lint behavior` shows the whole path. An HPA with
+more than 100 scale-up policies is not judged: its walk costs in proportion,
+and no HPA needs that many.
 
 ## Why is this bad?
 A traffic spike does not wait. A policy such as "1 pod per minute" looks
@@ -91,6 +93,10 @@ fn runs(cx: &Context<'_>) -> bool {
     hpa.decodable && min >= 1 && max > min && rules_valid
 }
 
+/// The most scale-up policies judged: each sync of the walk (and of the
+/// search for the value that would meet the threshold) computes every one.
+const MAX_POLICIES: usize = 100;
+
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if !runs(cx) {
         return;
@@ -101,6 +107,13 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         b.scale_down.select == Select::Disabled && b.scale_up.select == Select::Disabled
     }) {
         return; // scaling-disabled's
+    }
+    if autoscaler
+        .behavior
+        .as_ref()
+        .is_some_and(|b| b.scale_up.policies.len() > MAX_POLICIES)
+    {
+        return;
     }
     let path = velocity::fastest_within(&autoscaler, true, threshold);
     if path.arrival.is_some_and(|t| t <= threshold) {
@@ -247,9 +260,24 @@ fn value_meeting(autoscaler: &Autoscaler, index: usize, threshold: Millis) -> Op
 
 #[cfg(test)]
 mod tests {
-    use super::RULE;
+    use super::{MAX_POLICIES, RULE};
     use crate::settings::Settings;
-    use crate::testing::{check_fixture, check_fixture_with, rule_fixture};
+    use crate::testing::{check_fixture, check_fixture_with, lint_yaml, only, rule_fixture};
+
+    #[test]
+    fn more_policies_than_any_hpa_needs_are_not_judged() {
+        let hpa = |policies: usize| {
+            let one = "{type: Pods, value: 1, periodSeconds: 60}";
+            format!(
+                "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web}}\n\
+                 spec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  \
+                 maxReplicas: 100\n  behavior:\n    scaleUp:\n      policies: [{}]\n",
+                vec![one; policies].join(", ")
+            )
+        };
+        assert_eq!(lint_yaml(&hpa(MAX_POLICIES), &only(&RULE)).len(), 1);
+        assert!(lint_yaml(&hpa(MAX_POLICIES + 1), &only(&RULE)).is_empty());
+    }
 
     #[test]
     fn fixture() {
