@@ -299,7 +299,7 @@ impl<'f> Report<'f> {
         writeln!(out, "    {:>8}  {:<40}  scale-down", "replicas", "scale-up")?;
         for count in counts {
             let cell = |rules: &Rules, up: bool| {
-                let row = &velocity::steps(rules, up, &[count])[0];
+                let row = &velocity::step(rules, up, count);
                 if rules.select == Select::Disabled {
                     return "disabled".to_owned();
                 }

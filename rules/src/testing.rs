@@ -50,11 +50,11 @@ fn lint_with_fixes(text: &str, settings: &Settings) -> (Vec<Finding>, Vec<Fixabl
         .enumerate()
         .find_map(|(i, s)| Some((i, s.template?)))
     {
-        let before = &chunks[i].text[..at];
+        let (line, column) = crate::source::lines::positions(chunks[i].text, &[at])[0];
         let findings = template_finding(settings)
             .map(|d| Finding {
-                line: line_of(i, crate::source::lines::count_breaks(before) + 1),
-                column: 1,
+                line: line_of(i, line),
+                column,
                 rule: d.rule.name,
                 text: d.message,
             })

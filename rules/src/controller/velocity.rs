@@ -135,25 +135,20 @@ pub struct StepRow {
     pub winners: Vec<usize>,
 }
 
-/// The step table of a direction at these counts.
-pub fn steps(rules: &Rules, up: bool, counts: &[i32]) -> Vec<StepRow> {
-    counts
+/// The step table's row of a direction at a count.
+pub fn step(rules: &Rules, up: bool, replicas: i32) -> StepRow {
+    let limits: Vec<i32> = rules
+        .policies
         .iter()
-        .map(|&replicas| {
-            let limits: Vec<i32> = rules
-                .policies
-                .iter()
-                .map(|p| p.limit(replicas, up))
-                .collect();
-            let limit = rules.select_limit(replicas, &limits, up);
-            let winners = (0..limits.len()).filter(|&i| limits[i] == limit).collect();
-            StepRow {
-                replicas,
-                limit,
-                winners,
-            }
-        })
-        .collect()
+        .map(|p| p.limit(replicas, up))
+        .collect();
+    let limit = rules.select_limit(replicas, &limits, up);
+    let winners = (0..limits.len()).filter(|&i| limits[i] == limit).collect();
+    StepRow {
+        replicas,
+        limit,
+        winners,
+    }
 }
 
 /// The most policy limits a walk over replica counts computes (counts ×
@@ -175,7 +170,7 @@ pub fn turning_points(rules: &Rules, up: bool, min: i32, max: i32) -> Vec<i32> {
     let mut counts = vec![min];
     let mut previous = None;
     for replicas in min..=walk_end(min, max, rules.policies.len()) {
-        let row = steps(rules, up, &[replicas]).remove(0);
+        let row = step(rules, up, replicas);
         if previous.as_ref().is_some_and(|p| *p != row.winners) {
             counts.push(row.replicas);
         }

@@ -44,12 +44,10 @@ impl Edit {
     pub fn written(&self) -> Vec<FieldPath> {
         match self {
             Edit::Rename { path, to } => {
-                let renamed = match path.segments().split_last() {
-                    Some((Segment::Key(_), parent)) => {
-                        FieldPath::from_segments(parent.to_vec()).key(to)
-                    }
-                    Some((_, parent)) => FieldPath::from_segments(parent.to_vec()).field(to),
-                    None => FieldPath::root(),
+                let parent = path.parent().unwrap_or_default();
+                let renamed = match path.segments().last() {
+                    Some(Segment::Key(_)) => parent.key(to),
+                    _ => parent.field(to),
                 };
                 vec![path.clone(), renamed]
             }
