@@ -144,7 +144,7 @@ impl History {
     fn noise_pods(&self) -> Vec<Pod> {
         let syncs = i64::try_from(self.cpu.len()).unwrap();
         let pod = |namespace: &str, workload: &str, i: u64| {
-            let hash = random_part(7 + i, 8);
+            let hash = random_part(7, 8);
             Pod {
                 namespace: namespace.to_owned(),
                 name: format!("{workload}-{hash}-{}", random_part(70 + i, 5)),
@@ -157,8 +157,8 @@ impl History {
         let api = format!("{}-api", self.deployment);
         vec![
             pod(&self.namespace, &api, 1),
-            pod(&self.namespace, &api, 1),
-            pod("staging", &self.deployment, 2),
+            pod(&self.namespace, &api, 2),
+            pod("staging", &self.deployment, 3),
         ]
     }
 
@@ -187,7 +187,7 @@ impl History {
     }
 
     /// The history as OpenMetrics text.
-    pub fn write_openmetrics(&self, out: &mut impl Write) -> io::Result<()> {
+    pub fn write_openmetrics(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
         let mut pods = self.pods.clone();
         if self.noise {
             pods.extend(self.noise_pods());
