@@ -7,11 +7,10 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
 
-use common::prometheus::{Certificates, PASSWORD, Prometheus, USER};
+use common::prometheus::{Certificates, PASSWORD, Prometheus, USER, scripted};
 use hpa_lint::prometheus::client::{Client, ClientArgs, Error};
 use hpa_lint::prometheus::time::Range;
 
@@ -193,48 +192,6 @@ fn an_unreachable_prometheus_is_named() {
         message.starts_with("--prometheus-bearer-token-file /nonexistent/token: "),
         "{message}"
     );
-}
-
-/// A server that answers each request with the next of `answers` (status,
-/// extra headers, body) and records the requests it got.
-fn scripted(answers: Vec<(u16, &'static str, String)>) -> (String, Arc<Mutex<Vec<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let requests = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&requests);
-    std::thread::spawn(move || {
-        for (status, headers, body) in answers {
-            let (stream, _) = listener.accept().unwrap();
-            let mut reader = BufReader::new(stream);
-            let mut request = String::new();
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                reader.read_line(&mut line).unwrap();
-                if let Some((name, value)) = line.split_once(':')
-                    && name.eq_ignore_ascii_case("content-length")
-                {
-                    length = value.trim().parse().unwrap();
-                }
-                request += &line;
-                if line == "\r\n" {
-                    break;
-                }
-            }
-            let mut form = vec![0; length];
-            reader.read_exact(&mut form).unwrap();
-            request += &String::from_utf8(form).unwrap();
-            seen.lock().unwrap().push(request);
-            let mut stream = reader.into_inner();
-            write!(
-                stream,
-                "HTTP/1.1 {status} Whatever\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n{headers}\r\n{body}",
-                body.len()
-            )
-            .unwrap();
-        }
-    });
-    (url, requests)
 }
 
 const ANSWER: &str = r#"{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1735689600,"1"]]}]}}"#;

@@ -501,10 +501,10 @@ fn bad_prometheus_traces_and_arguments() {
         ),
         (
             write(
-                "nan.json",
-                r#"{"data": {"resultType": "matrix", "result": [{"values": [[1, "1"], [2, "NaN"]]}]}}"#,
+                "inf.json",
+                r#"{"data": {"resultType": "matrix", "result": [{"values": [[1, "1"], [2, "+Inf"]]}]}}"#,
             ),
-            "data.result[0].values[1]: `NaN` is not a number or quantity",
+            "inf.json: the series {} is +Inf at 1970-01-01T00:00:02Z: a demand is a finite number",
         ),
         (
             write(

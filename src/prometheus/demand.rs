@@ -65,6 +65,19 @@ pub enum DemandError {
     },
 }
 
+impl DemandError {
+    /// The metric the error is about, if one.
+    pub fn metric(&self) -> Option<&str> {
+        match self {
+            DemandError::Empty { name }
+            | DemandError::Negative { name, .. }
+            | DemandError::TooLarge { name, .. }
+            | DemandError::Gap { name, .. } => Some(name),
+            DemandError::Disjoint { .. } => None,
+        }
+    }
+}
+
 /// Why a value is no demand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NotDemand {

@@ -4,6 +4,7 @@
 
 mod output;
 mod plot;
+mod source;
 mod trace;
 
 use std::collections::BTreeMap;
@@ -12,6 +13,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
+use hpa_lint::prometheus::replay::ReplayArgs;
+use hpa_lint::prometheus::time::{TimeArg, UnixMillis, parse_time_arg};
 use hpa_lint_rules::controller::reconcile::{MetricKind, ResourceTarget};
 use hpa_lint_rules::controller::replicas::pod_request;
 use hpa_lint_rules::controller::simulate::{Demand, MAX_PODS, Model, Simulation, Step};
@@ -20,7 +23,7 @@ use hpa_lint_rules::model::quantity::Quantity;
 use hpa_lint_rules::model::workload::PodTemplate;
 
 use crate::hpas::{self, ControllerArgs, Found, InputArgs};
-use trace::{Columns, Trace};
+use trace::Columns;
 
 /// The most syncs one simulation runs.
 const MAX_STEPS: i64 = 10_000_000;
@@ -33,12 +36,21 @@ pub struct SimulateArgs {
     pub controller: ControllerArgs,
     /// The load: a CSV file (`time,replicas` or `time,<metric>,…`), or
     /// `METRIC=FILE.json` with a Prometheus `query_range` response, once per metric.
-    #[arg(long, required = true, value_name = "[METRIC=]FILE")]
+    #[arg(
+        long,
+        value_name = "[METRIC=]FILE",
+        required_unless_present = "prometheus",
+        conflicts_with = "prometheus"
+    )]
     pub trace: Vec<String>,
+    /// The load from Prometheus: `--prometheus URL --since 7d`.
+    #[command(flatten)]
+    pub replay: ReplayArgs,
     /// Pod requests when the target is not in the input, e.g. `cpu=250m,memory=256Mi`.
     #[arg(long, value_name = "RESOURCE=QUANTITY,…", value_delimiter = ',')]
     pub requests: Vec<String>,
-    /// Replicas at time 0 [default: minReplicas].
+    /// Replicas at time 0 [default: the observed replicas with --prometheus,
+    /// else minReplicas].
     #[arg(long, value_name = "N")]
     pub replicas: Option<i32>,
     /// From a scale-up until the new pods are Ready.
@@ -47,9 +59,11 @@ pub struct SimulateArgs {
     /// The metric samples' window (metrics-server's resolution).
     #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration)]
     pub metric_window: Millis,
-    /// Simulate until this time [default: the trace's last time].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub until: Option<Millis>,
+    /// Simulate until this time: a duration from the start, or (with
+    /// --prometheus or Prometheus files) an RFC 3339 time [default: the
+    /// trace's last time; with --prometheus, now].
+    #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
+    pub until: Option<TimeArg>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = SimulateFormat::Text)]
     pub format: SimulateFormat,
@@ -76,6 +90,10 @@ pub struct Run<'a> {
     /// The demand per sync, per column (empty in `replicas` mode).
     pub demand: Vec<Vec<i64>>,
     pub steps: Vec<Step>,
+    /// The Unix time of time 0, when the trace has dates.
+    pub start: Option<UnixMillis>,
+    /// The replicas kube-state-metrics saw at each sync (empty: none).
+    pub observed: Vec<Option<i32>>,
 }
 
 impl Run<'_> {
@@ -103,10 +121,22 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
     };
     let autoscaler = Autoscaler::new(&found.hpa, flags, &settings.cluster);
     let metric_names = column_names(&autoscaler);
-    let trace = read_trace(&args.trace, &metric_names)?;
+    let source = source::load(
+        &args.trace,
+        &args.replay,
+        args.until,
+        found,
+        &autoscaler,
+        &metric_names,
+    )?;
+    let trace = source.trace;
     let requests = requests(found, &autoscaler, &args.requests, &trace.columns)?;
+    let observed_start = source.observed.first().copied().flatten();
     let model = Model {
-        replicas: args.replicas.unwrap_or(autoscaler.min_replicas),
+        replicas: args
+            .replicas
+            .or(observed_start)
+            .unwrap_or(autoscaler.min_replicas),
         pod_startup: args.pod_startup,
         metric_window: args.metric_window,
     };
@@ -115,7 +145,7 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
             "--replicas must be from 0 to {MAX_PODS} (the simulation follows each pod, and no cluster holds more)"
         );
     }
-    let end = args.until.unwrap_or_else(|| trace.end());
+    let end = source.end;
     let period = autoscaler.flags.sync_period;
     if end / period >= MAX_STEPS {
         bail!(
@@ -153,12 +183,18 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
         }
         now += period;
     }
+    let mut observed = source.observed;
+    if !observed.is_empty() {
+        observed.resize(steps.len(), None);
+    }
     let run = Run {
         found,
         autoscaler: &autoscaler,
         columns: trace.columns,
         demand,
         steps,
+        start: source.start,
+        observed,
     };
     if let Some(path) = &args.plot {
         plot::write(&run, path)?;
@@ -183,29 +219,6 @@ fn column_names(autoscaler: &Autoscaler) -> Vec<String> {
         }
     }
     names
-}
-
-fn read_trace(specs: &[String], metrics: &[String]) -> Result<Trace> {
-    if let [single] = specs
-        && !single.contains('=')
-    {
-        return trace::read_csv(single.as_ref(), metrics);
-    }
-    let mut files = BTreeMap::new();
-    for spec in specs {
-        let Some((name, path)) = spec.split_once('=') else {
-            bail!(
-                "--trace {spec}: with several traces, name each one's metric: --trace cpu=cpu.json"
-            );
-        };
-        if files
-            .insert(name.to_owned(), std::path::Path::new(path))
-            .is_some()
-        {
-            bail!("--trace {name}=…: given twice");
-        }
-    }
-    trace::read_prometheus(&files, metrics)
 }
 
 /// Each metric's per-pod request, for utilization targets: from `--requests`,

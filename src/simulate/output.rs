@@ -3,6 +3,8 @@
 
 use std::io::{self, Write};
 
+use hpa_lint::prometheus::replay::Fidelity;
+use hpa_lint::prometheus::time;
 use hpa_lint_rules::controller::flags::format_duration;
 use hpa_lint_rules::controller::reconcile::{MetricKind, MetricResult, ResourceTarget};
 use hpa_lint_rules::controller::simulate::Step;
@@ -93,9 +95,12 @@ fn optional(value: Option<i32>) -> String {
 pub fn text(run: &Run<'_>, out: &mut impl Write) -> io::Result<()> {
     let a = run.autoscaler;
     let last = run.steps.last().map_or(0, |s| s.time);
+    let from = run
+        .start
+        .map_or_else(String::new, |t| format!(" (0s is {})", time::format(t)));
     writeln!(
         out,
-        "HorizontalPodAutoscaler {}: {} to {} replicas, a sync every {}, {} syncs from 0s to {}",
+        "HorizontalPodAutoscaler {}: {} to {} replicas, a sync every {}, {} syncs from 0s to {}{from}",
         run.found.key(),
         a.min_replicas,
         a.max_replicas,
@@ -114,10 +119,12 @@ pub fn text(run: &Run<'_>, out: &mut impl Write) -> io::Result<()> {
             );
         }
     }
-    header += &format!(
-        "  {:>4}  {:>6}  {:>8}  {}",
-        "rec", "stable", "replicas", "reason"
-    );
+    let observed = !run.observed.is_empty();
+    header += &format!("  {:>4}  {:>6}  {:>8}", "rec", "stable", "replicas");
+    if observed {
+        header += &format!("  {:>8}", "observed");
+    }
+    header += "  reason";
     writeln!(out, "{header}")?;
     let mut previous: Option<(&Step, String)> = None;
     for (i, step) in run.steps.iter().enumerate() {
@@ -127,6 +134,7 @@ pub fn text(run: &Run<'_>, out: &mut impl Write) -> io::Result<()> {
                 || p.outcome.recommendation != step.outcome.recommendation
                 || *r != reason
                 || run.demand.get(i) != run.demand.get(i - 1)
+                || run.observed.get(i) != run.observed.get(i - 1)
         });
         if changed || i + 1 == run.steps.len() {
             let mut line = format!("{:>8}", format_duration(step.time));
@@ -148,17 +156,36 @@ pub fn text(run: &Run<'_>, out: &mut impl Write) -> io::Result<()> {
                 format!("{} → {}", step.current, step.outcome.desired)
             };
             line += &format!(
-                "  {:>4}  {:>6}  {:>8}  {reason}",
+                "  {:>4}  {:>6}  {:>8}",
                 optional(step.outcome.recommendation),
                 optional(stable),
                 replicas
             );
+            if observed {
+                line += &format!("  {:>8}", optional(run.observed[i]));
+            }
+            line += &format!("  {reason}");
             writeln!(out, "{}", line.trim_end())?;
         }
         previous = Some((step, reason));
     }
+    if let Some(fidelity) = fidelity(run) {
+        writeln!(
+            out,
+            "\nobserved (kube-state-metrics): the simulated replicas equal the observed at {:.1} % of {} syncs; mean absolute difference {:.2} replicas",
+            fidelity.equal * 100.0,
+            fidelity.syncs,
+            fidelity.mean_absolute_difference
+        )?;
+    }
     writeln!(out)?;
     chart(run, out)
+}
+
+/// The simulated `currentReplicas` against the observed, when there are any.
+pub fn fidelity(run: &Run<'_>) -> Option<Fidelity> {
+    let simulated: Vec<i32> = run.steps.iter().map(|s| s.current).collect();
+    Fidelity::of(&simulated, &run.observed)
 }
 
 /// Replicas over time in the terminal: one column per time slice (its highest count).
@@ -253,21 +280,35 @@ pub fn json(run: &Run<'_>, out: &mut impl Write) -> io::Result<()> {
                 }
                 metrics.insert(kind.name().to_owned(), Value::Object(entry));
             }
-            json!({
+            let mut entry = json!({
                 "time": seconds(step.time),
                 "currentReplicas": step.current,
                 "recommendation": step.outcome.recommendation,
                 "desiredReplicas": step.outcome.desired,
                 "conditions": conditions,
                 "metrics": metrics,
-            })
+            });
+            if !run.observed.is_empty() {
+                entry["observedReplicas"] = json!(run.observed[i]);
+            }
+            entry
         })
         .collect();
-    let document = json!({
+    let mut document = json!({
         "hpa": {"namespace": key.namespace, "name": key.name},
         "syncPeriod": seconds(run.autoscaler.flags.sync_period),
-        "steps": steps,
     });
+    if let Some(start) = run.start {
+        document["start"] = json!(time::format(start));
+    }
+    if let Some(fidelity) = fidelity(run) {
+        document["fidelity"] = json!({
+            "syncs": fidelity.syncs,
+            "equal": fidelity.equal,
+            "meanAbsoluteDifference": fidelity.mean_absolute_difference,
+        });
+    }
+    document["steps"] = Value::Array(steps);
     serde_json::to_writer(&mut *out, &document)?;
     writeln!(out)
 }
@@ -282,6 +323,9 @@ pub fn csv(run: &Run<'_>, out: &mut impl Write) -> io::Result<()> {
     for &(m, _) in &metrics {
         let name = run.autoscaler.metrics[m].name();
         header += &format!(",{name}.demand,{name}.current,{name}.replicas");
+    }
+    if !run.observed.is_empty() {
+        header += ",observedReplicas";
     }
     writeln!(out, "{header}")?;
     for (i, step) in run.steps.iter().enumerate() {
@@ -315,6 +359,9 @@ pub fn csv(run: &Run<'_>, out: &mut impl Write) -> io::Result<()> {
                 None => (String::new(), String::new()),
             };
             line += &format!(",{},{current},{replicas}", units(run.demand[i][column]));
+        }
+        if let Some(observed) = run.observed.get(i) {
+            line += &format!(",{}", observed.map_or_else(String::new, |o| o.to_string()));
         }
         writeln!(out, "{line}")?;
     }

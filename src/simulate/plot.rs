@@ -29,6 +29,7 @@ const COLORS: [RGBColor; 4] = [
 const LIMITED: RGBColor = RGBColor(214, 39, 40);
 const STABILIZED: RGBColor = RGBColor(255, 127, 14);
 const BOUND: RGBColor = RGBColor(150, 150, 150);
+const OBSERVED: RGBColor = RGBColor(40, 40, 40);
 
 pub fn write(run: &Run<'_>, path: &Path) -> Result<()> {
     let svg = render(run).map_err(|e| anyhow!("drawing {}: {e}", path.display()))?;
@@ -183,13 +184,20 @@ fn panel<'a>(
             ("sans-serif", 12),
         )
     };
-    let lines = series.len();
-    for (i, (label, color, points)) in series.into_iter().enumerate() {
+    // A line in several pieces (one with gaps) has one legend entry.
+    let mut labels: Vec<String> = Vec::new();
+    for (label, color, points) in series {
         chart.draw_series(LineSeries::new(points, color.stroke_width(2)))?;
+        if labels.contains(&label) {
+            continue;
+        }
+        let i = labels.len();
         let swatch = vec![(x, entry_y(i)), (x + 16, entry_y(i))];
         area.draw(&PathElement::new(swatch, color.stroke_width(2)))?;
         area.draw(&text(&label, i))?;
+        labels.push(label);
     }
+    let lines = labels.len();
     for (i, (label, color, points)) in marks.into_iter().enumerate() {
         let dots = points
             .into_iter()
@@ -330,6 +338,7 @@ fn render(run: &Run<'_>) -> Result<String, Box<dyn std::error::Error>> {
         let top = replicas
             .iter()
             .copied()
+            .chain(run.observed.iter().flatten().map(|o| f64::from(*o)))
             .fold(f64::from(a.max_replicas), f64::max);
         // The bounds first, so that the replicas are drawn over them.
         let mut series: Vec<_> = [
@@ -353,6 +362,25 @@ fn render(run: &Run<'_>) -> Result<String, Box<dyn std::error::Error>> {
                 COLORS[1],
                 steps(&times, &recommended),
             ));
+        }
+        // What kube-state-metrics saw at a sync held since the sync before,
+        // as the simulated count does: drawn under it, in pieces around gaps.
+        let period = a.flags.sync_period;
+        let mut piece: Vec<(f64, f64)> = Vec::new();
+        for (time, observed) in times.iter().zip(&run.observed) {
+            match observed {
+                Some(count) => {
+                    let count = f64::from(*count);
+                    piece.extend([(x((time - period).max(0)), count), (x(*time), count)]);
+                }
+                None if !piece.is_empty() => {
+                    series.push(("observed".to_owned(), OBSERVED, std::mem::take(&mut piece)));
+                }
+                None => {}
+            }
+        }
+        if !piece.is_empty() {
+            series.push(("observed".to_owned(), OBSERVED, piece));
         }
         series.push(("replicas".to_owned(), COLORS[0], steps(&times, &replicas)));
         let mark = |wanted: &dyn Fn(&hpa_lint_rules::controller::normalize::Normalized) -> bool| -> Vec<(f64, f64)> {
