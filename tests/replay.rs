@@ -530,3 +530,157 @@ fn thirty_days_at_fifteen_seconds() {
     let rows = output.stdout.iter().filter(|b| **b == b'\n').count() - 1;
     assert_eq!(rows, 172_801);
 }
+
+/// The raw answer of Prometheus' `query_range` API (as `curl` saves it).
+fn query_range_json(url: &str, query: &str, syncs: usize) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let encoded: String = query
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    let end = START + 15 * (syncs as i64 - 1);
+    let address = url.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    write!(
+        stream,
+        "GET /api/v1/query_range?query={encoded}&start={START}&end={end}&step=15 HTTP/1.0\r\nHost: {address}\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).unwrap();
+    let body = answer.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    answer.split_off(body)
+}
+
+#[test]
+fn prometheus_files_follow_the_same_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hpa.yaml"), MANIFESTS).unwrap();
+    // The answers of a live replay saved in files give the same simulation.
+    let syncs = 120;
+    let desired = vec![3; syncs];
+    let history = history(&desired, true);
+    let prometheus = Prometheus::start(|out| history.write_openmetrics(out));
+    let target = Target {
+        namespace: "shop",
+        kind: "Deployment",
+        name: "web",
+    };
+    let mut traces = Vec::new();
+    for (name, metric) in [
+        (
+            "cpu",
+            MetricKind::Resource {
+                resource: "cpu".to_owned(),
+                container: None,
+                target: ResourceTarget::Utilization(60),
+            },
+        ),
+        (
+            "memory",
+            MetricKind::Resource {
+                resource: "memory".to_owned(),
+                container: Some("web".to_owned()),
+                target: ResourceTarget::AverageValue(1),
+            },
+        ),
+    ] {
+        let query = builtin(&metric, &target, PodMatch::Owner, 60_000).unwrap();
+        let path = dir.path().join(format!("{name}.json"));
+        std::fs::write(&path, query_range_json(&prometheus.url, &query, syncs)).unwrap();
+        traces.extend(["--trace".to_owned(), format!("{name}={}", path.display())]);
+    }
+    let from_files = stdout(simulate(dir.path()).args(&traces).args(["--format", "csv"]));
+    let live = stdout(
+        simulate(dir.path())
+            .args([
+                "--prometheus",
+                &prometheus.url,
+                "--format",
+                "csv",
+                "--replicas",
+                "2",
+            ])
+            .args(range_args(syncs)),
+    );
+    let without_observed: Vec<&str> = live
+        .lines()
+        .map(|l| l.rsplit_once(',').unwrap().0)
+        .collect();
+    assert_eq!(from_files.lines().collect::<Vec<_>>(), without_observed);
+    assert_eq!(from_files.lines().count(), syncs + 1);
+
+    // Several series summed where they have numbers: `b` starts late (it does
+    // not move the start), `a` is NaN at 30 s and gone after 45 s, and at
+    // 60 s nothing has a number: a gap, held.
+    let file = dir.path().join("cpu.json");
+    std::fs::write(
+        &file,
+        r#"{"status":"success","data":{"resultType":"matrix","result":[
+            {"metric":{"pod":"a"},"values":[[1735689600,"1"],[1735689615,"1"],[1735689630,"NaN"],[1735689645,"1"]]},
+            {"metric":{"pod":"b"},"values":[[1735689615,"0.5"],[1735689630,"0.5"],[1735689645,"0.5"],[1735689660,"NaN"],[1735689675,"2"]]}]}}"#,
+    )
+    .unwrap();
+    let cart = "examples/shop/cart/cart.yaml";
+    let run = |args: &[&str]| {
+        Command::cargo_bin("hpa-lint")
+            .unwrap()
+            .args(["simulate", "--isolated", cart])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let output = run(&[
+        "--trace",
+        &format!("cpu={}", file.display()),
+        "--format",
+        "json",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(document["start"], "2025-01-01T00:00:00Z");
+    let demand: Vec<f64> = document["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["metrics"]["cpu"]["demand"].as_f64().unwrap())
+        .collect();
+    assert_eq!(demand, [1.0, 1.5, 0.5, 1.5, 1.5, 2.0]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "hpa-lint: note: `cpu` misses 1 sample in one gap of 15s from 2025-01-01T00:01:00Z"
+        ),
+        "{stderr}"
+    );
+
+    // Prometheus' own error, and a file without the metric's name.
+    std::fs::write(&file, r#"{"status":"error","errorType":"bad_data","error":"invalid parameter \"query\": 1:5: parse error"}"#).unwrap();
+    let output = run(&["--trace", &format!("cpu={}", file.display())]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "hpa-lint: {}: Prometheus answered with an error: bad_data: invalid parameter \"query\": 1:5: parse error\n",
+            file.display()
+        )
+    );
+    let output = run(&["--trace", file.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "hpa-lint: {0}: a Prometheus `query_range` answer, not a CSV trace: name the metric it gives, e.g. --trace cpu={0} (the HPA's metrics are cpu)\n",
+            file.display()
+        )
+    );
+}

@@ -6,6 +6,7 @@ use hpa_lint_rules::controller::Millis;
 use hpa_lint_rules::controller::flags::format_duration;
 
 use super::time::{UnixMillis, format};
+use crate::emit::plural;
 
 /// One metric's values over time (the sum of its series), times increasing.
 #[derive(Clone, Debug, PartialEq)]
@@ -224,7 +225,8 @@ fn held_gaps(
         _ => format!("{count} gaps (the longest {longest} from {longest_from})"),
     };
     Ok(Some(format!(
-        "`{name}` misses {missing} samples in {gaps}; the value before each gap holds (up to --max-gap {})",
+        "`{name}` misses {} in {gaps}; the value before each gap holds (up to --max-gap {})",
+        plural(usize::try_from(missing).unwrap_or(0), "sample"),
         format_duration(max_gap)
     )))
 }
