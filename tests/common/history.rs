@@ -162,152 +162,38 @@ impl History {
         ]
     }
 
-    /// Each scaled pod's share of `total` during interval k (integer shares
-    /// that add up to the total), keyed like `self.pods`.
-    fn shares(&self, total: &[i64]) -> Vec<Vec<i64>> {
-        let mut shares = vec![vec![0; total.len()]; self.pods.len()];
-        for (k, &demand) in total.iter().enumerate() {
-            let k64 = i64::try_from(k).unwrap();
-            let alive: Vec<usize> = (0..self.pods.len())
-                .filter(|&p| {
-                    self.pods[p].scaled && (self.pods[p].first..=self.pods[p].last).contains(&k64)
-                })
-                .collect();
-            assert!(
-                !alive.is_empty() || demand == 0,
-                "no pod carries the demand of sync {k}"
-            );
-            let count = i64::try_from(alive.len()).unwrap().max(1);
-            for (i, &p) in alive.iter().enumerate() {
-                shares[p][k] =
-                    demand / count + i64::from(i64::try_from(i).unwrap() < demand % count);
-            }
-        }
-        shares
-    }
-
     /// The history as OpenMetrics text.
     pub fn write_openmetrics(&self, out: &mut (impl Write + ?Sized)) -> io::Result<()> {
+        let syncs = i64::try_from(self.cpu.len()).unwrap();
+        self.writer().write(out, 0..syncs)
+    }
+
+    /// A writer of consecutive windows of the history, each a complete
+    /// OpenMetrics text (`promtool` reads its whole input once per 2 h
+    /// block: one file per block keeps long histories quick to load).
+    pub fn writer(&self) -> Writer<'_> {
         let mut pods = self.pods.clone();
         if self.noise {
             pods.extend(self.noise_pods());
         }
-        let cpu_shares = self.shares(&self.cpu);
-        let memory_shares = self.shares(&self.memory);
-        let share = |shares: &Vec<Vec<i64>>, p: usize, k: usize| shares.get(p).map_or(0, |s| s[k]);
-        let syncs = self.cpu.len();
         let mut containers = vec!["web", "sidecar"];
         if self.noise {
             containers.extend(["", "POD"]);
         }
-        // The usage of a container of pod p in interval k: millicores, bytes.
-        let usage = |p: usize, container: &str, k: usize| -> (i64, i64) {
-            let (cpu, memory) = if pods[p].scaled {
-                (share(&cpu_shares, p, k), share(&memory_shares, p, k))
-            } else {
-                (300, 200 << 20)
-            };
-            let (sidecar_cpu, sidecar_memory, pause_cpu, pause_memory) =
-                (cpu / 5, 30 << 20, 2, 1 << 20);
-            match container {
-                "web" => (cpu - sidecar_cpu, memory),
-                "sidecar" => (sidecar_cpu, sidecar_memory),
-                "POD" => (pause_cpu, pause_memory),
-                _ => (cpu + pause_cpu, memory + sidecar_memory + pause_memory),
-            }
-        };
-        let samples = |pod: &Pod| {
-            let (first, last) = (
-                pod.first.max(0),
-                pod.last.min(i64::try_from(syncs).unwrap() - 1),
-            );
-            (first..=last).flat_map(move |k| {
-                self.scrapes
-                    .iter()
-                    .map(move |&before| (k, self.start + SYNC * k - before))
-            })
-        };
-        for (p, pod) in pods.iter().enumerate() {
-            for &container in &containers {
-                let labels = format!(
-                    "namespace=\"{}\",pod=\"{}\",container=\"{container}\"",
-                    pod.namespace, pod.name
-                );
-                // A counter that has run before its first sample, so that
-                // Prometheus' extrapolation to zero does not cut the first rate.
-                let mut seconds = 0.0;
-                let mut previous: Option<i64> = None;
-                for (k, time) in samples(pod) {
-                    let millicores = usage(p, container, usize::try_from(k).unwrap()).0;
-                    let elapsed = previous.map_or(5, |t| time - t);
-                    seconds += millicores as f64 * elapsed as f64 / 1000.0;
-                    previous = Some(time);
-                    writeln!(
-                        out,
-                        "container_cpu_usage_seconds_total{{{labels}}} {seconds} {time}"
-                    )?;
-                }
-            }
-        }
-        for (p, pod) in pods.iter().enumerate() {
-            for &container in &containers {
-                let labels = format!(
-                    "namespace=\"{}\",pod=\"{}\",container=\"{container}\"",
-                    pod.namespace, pod.name
-                );
-                for (k, time) in samples(pod) {
-                    let bytes = usage(p, container, usize::try_from(k).unwrap()).1;
-                    writeln!(
-                        out,
-                        "container_memory_working_set_bytes{{{labels}}} {bytes} {time}"
-                    )?;
-                }
-            }
-        }
-        for pod in &pods {
-            for (_, time) in samples(pod) {
-                writeln!(
-                    out,
-                    "kube_pod_owner{{namespace=\"{}\",pod=\"{}\",owner_kind=\"ReplicaSet\",owner_name=\"{}\",owner_is_controller=\"true\"}} 1 {time}",
-                    pod.namespace, pod.name, pod.replicaset
-                )?;
-            }
-        }
-        let mut replicasets: Vec<(&str, &str)> = pods
+        let mut replicasets: Vec<(String, String)> = pods
             .iter()
-            .map(|p| (p.namespace.as_str(), p.replicaset.as_str()))
+            .map(|p| (p.namespace.clone(), p.replicaset.clone()))
             .collect();
         replicasets.sort_unstable();
         replicasets.dedup();
-        let whole = Pod {
-            namespace: String::new(),
-            name: String::new(),
-            replicaset: String::new(),
-            first: 0,
-            last: i64::try_from(syncs).unwrap() - 1,
-            scaled: false,
-        };
-        for (namespace, replicaset) in replicasets {
-            let deployment = replicaset.rsplit_once('-').unwrap().0;
-            for (_, time) in samples(&whole) {
-                writeln!(
-                    out,
-                    "kube_replicaset_owner{{namespace=\"{namespace}\",replicaset=\"{replicaset}\",owner_kind=\"Deployment\",owner_name=\"{deployment}\",owner_is_controller=\"true\"}} 1 {time}"
-                )?;
-            }
+        Writer {
+            counters: vec![vec![(0.0, None); containers.len()]; pods.len()],
+            history: self,
+            pods,
+            containers,
+            replicasets,
         }
-        for (k, time) in samples(&whole) {
-            writeln!(
-                out,
-                "kube_horizontalpodautoscaler_status_current_replicas{{namespace=\"{}\",horizontalpodautoscaler=\"{}\"}} {} {time}",
-                self.namespace,
-                self.hpa,
-                self.observed[usize::try_from(k).unwrap()]
-            )?;
-        }
-        writeln!(out, "# EOF")
     }
-
     /// The same demand as a CSV trace: `time,cpu,memory`.
     pub fn csv(&self) -> String {
         let mut csv = String::from("time,cpu,memory\n");
@@ -315,5 +201,167 @@ impl History {
             csv += &format!("{},{cpu}m,{memory}\n", k as i64 * SYNC);
         }
         csv
+    }
+}
+
+/// A pod alive through an interval, with its shares of the demand
+/// (millicores, bytes).
+type Alive = (usize, (i64, i64));
+
+/// Writes a history window by window; CPU counters carry over.
+pub struct Writer<'h> {
+    history: &'h History,
+    pods: Vec<Pod>,
+    containers: Vec<&'static str>,
+    replicasets: Vec<(String, String)>,
+    /// Per pod and container: CPU seconds so far, and the last sample's time.
+    counters: Vec<Vec<(f64, Option<i64>)>>,
+}
+
+impl Writer<'_> {
+    /// The usage of a container of pod p when the scaled pods' shares are
+    /// `cpu` millicores and `memory` bytes: (millicores, bytes).
+    fn usage(&self, p: usize, container: &str, (cpu, memory): (i64, i64)) -> (i64, i64) {
+        let (cpu, memory) = if self.pods[p].scaled {
+            (cpu, memory)
+        } else {
+            (300, 200 << 20)
+        };
+        let (sidecar_cpu, sidecar_memory, pause_cpu, pause_memory) =
+            (cpu / 5, 30 << 20, 2, 1 << 20);
+        match container {
+            "web" => (cpu - sidecar_cpu, memory),
+            "sidecar" => (sidecar_cpu, sidecar_memory),
+            "POD" => (pause_cpu, pause_memory),
+            _ => (cpu + pause_cpu, memory + sidecar_memory + pause_memory),
+        }
+    }
+
+    /// The pods alive through interval k, each with its shares of the
+    /// demand of sync k (integer shares that add up to the demand).
+    fn alive(&self, k: i64) -> Vec<Alive> {
+        let history = self.history;
+        let index = usize::try_from(k).unwrap();
+        let alive: Vec<usize> = (0..self.pods.len())
+            .filter(|&p| (self.pods[p].first..=self.pods[p].last).contains(&k))
+            .collect();
+        let scaled = alive.iter().filter(|&&p| self.pods[p].scaled).count();
+        assert!(scaled > 0, "no pod carries the demand of sync {k}");
+        let count = i64::try_from(scaled).unwrap();
+        let share = |total: i64, i: usize| {
+            total / count + i64::from(i64::try_from(i).unwrap() < total % count)
+        };
+        let mut i = 0;
+        alive
+            .into_iter()
+            .map(|p| {
+                if !self.pods[p].scaled {
+                    return (p, (0, 0));
+                }
+                i += 1;
+                (
+                    p,
+                    (
+                        share(history.cpu[index], i - 1),
+                        share(history.memory[index], i - 1),
+                    ),
+                )
+            })
+            .collect()
+    }
+
+    /// The samples of syncs `window` (after those of the windows before).
+    pub fn write(
+        &mut self,
+        out: &mut (impl Write + ?Sized),
+        window: std::ops::Range<i64>,
+    ) -> io::Result<()> {
+        let history = self.history;
+        let mut scrapes = history.scrapes.clone();
+        scrapes.sort_unstable_by(|a, b| b.cmp(a));
+        let times = |k: i64| {
+            scrapes
+                .iter()
+                .map(move |before| history.start + SYNC * k - before)
+        };
+        let alive: Vec<(i64, Vec<Alive>)> = window.clone().map(|k| (k, self.alive(k))).collect();
+        let labels = |pod: &Pod, container: &str| {
+            format!(
+                "namespace=\"{}\",pod=\"{}\",container=\"{container}\"",
+                pod.namespace, pod.name
+            )
+        };
+        for (k, pods) in &alive {
+            for time in times(*k) {
+                for &(p, shares) in pods {
+                    for c in 0..self.containers.len() {
+                        let container = self.containers[c];
+                        let millicores = self.usage(p, container, shares).0;
+                        // A counter that has run before its first sample, so
+                        // that Prometheus' extrapolation towards zero does not
+                        // cut the first rate.
+                        let (seconds, last) = &mut self.counters[p][c];
+                        *seconds +=
+                            millicores as f64 * last.map_or(5, |t| time - t) as f64 / 1000.0;
+                        *last = Some(time);
+                        let seconds = *seconds;
+                        let labels = labels(&self.pods[p], container);
+                        writeln!(
+                            out,
+                            "container_cpu_usage_seconds_total{{{labels}}} {seconds} {time}"
+                        )?;
+                    }
+                }
+            }
+        }
+        for (k, pods) in &alive {
+            for time in times(*k) {
+                for &(p, shares) in pods {
+                    for &container in &self.containers {
+                        let bytes = self.usage(p, container, shares).1;
+                        let labels = labels(&self.pods[p], container);
+                        writeln!(
+                            out,
+                            "container_memory_working_set_bytes{{{labels}}} {bytes} {time}"
+                        )?;
+                    }
+                }
+            }
+        }
+        for (k, pods) in &alive {
+            for time in times(*k) {
+                for &(p, _) in pods {
+                    let pod = &self.pods[p];
+                    writeln!(
+                        out,
+                        "kube_pod_owner{{namespace=\"{}\",pod=\"{}\",owner_kind=\"ReplicaSet\",owner_name=\"{}\",owner_is_controller=\"true\"}} 1 {time}",
+                        pod.namespace, pod.name, pod.replicaset
+                    )?;
+                }
+            }
+        }
+        for (k, _) in &alive {
+            for time in times(*k) {
+                for (namespace, replicaset) in &self.replicasets {
+                    let deployment = replicaset.rsplit_once('-').unwrap().0;
+                    writeln!(
+                        out,
+                        "kube_replicaset_owner{{namespace=\"{namespace}\",replicaset=\"{replicaset}\",owner_kind=\"Deployment\",owner_name=\"{deployment}\",owner_is_controller=\"true\"}} 1 {time}"
+                    )?;
+                }
+            }
+        }
+        for (k, _) in &alive {
+            for time in times(*k) {
+                writeln!(
+                    out,
+                    "kube_horizontalpodautoscaler_status_current_replicas{{namespace=\"{}\",horizontalpodautoscaler=\"{}\"}} {} {time}",
+                    history.namespace,
+                    history.hpa,
+                    history.observed[usize::try_from(*k).unwrap()]
+                )?;
+            }
+        }
+        writeln!(out, "# EOF")
     }
 }
