@@ -238,6 +238,20 @@ fn the_summary_counts_only_the_files_read() {
 }
 
 #[test]
+fn a_tab_in_indentation_is_reported_at_the_tab() {
+    let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: x\n";
+    let (code, out) = run(text, "json");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(code, 1);
+    let finding = &report["diagnostics"][0];
+    assert_eq!(
+        (finding["line"].as_u64(), finding["column"].as_u64()),
+        (Some(4), Some(1))
+    );
+    assert!(run(text, "text").1.contains("--> <stdin>:4:1"));
+}
+
+#[test]
 fn indented_documents_are_read() {
     let broken = HPA_MAX_ZERO.replace("maxReplicas: 1", "maxReplicas: 0");
     let indented: String = broken.lines().map(|l| format!("  {l}\n")).collect();
