@@ -277,3 +277,28 @@ fn sends_the_token_the_headers_and_the_range() {
         assert!(request.contains(expected), "{expected:?} in {request}");
     }
 }
+
+#[test]
+fn a_server_that_refuses_post_gets_the_query_in_the_url() {
+    let (url, requests) = scripted(vec![
+        (405, "", "method not allowed".to_owned()),
+        (200, "", ANSWER.to_owned()),
+        (200, "", ANSWER.to_owned()),
+    ]);
+    let client = Client::new(&args(&url)).unwrap();
+    for _ in 0..2 {
+        client.query_range("up", range(0), &mut |_, _| {}).unwrap();
+    }
+    let requests = requests.lock().unwrap();
+    assert!(
+        requests[0].starts_with("POST /api/v1/query_range HTTP/1.1\r\n"),
+        "{}",
+        requests[0]
+    );
+    for request in &requests[1..] {
+        assert!(
+            request.starts_with("GET /api/v1/query_range?query=up&start=1735689600&end=1735689600&step=15 HTTP/1.1\r\n"),
+            "{request}"
+        );
+    }
+}

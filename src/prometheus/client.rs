@@ -2,12 +2,14 @@
 //! ring; Mozilla's roots or `--prometheus-ca-file`), bearer token or basic
 //! auth read from files, extra headers, a timeout per request, retries with
 //! backoff on 429, 502 and 503, and ranges split into requests of at most
-//! 11,000 points (Prometheus' limit per series). `HTTPS_PROXY`, `HTTP_PROXY`
-//! and `NO_PROXY` apply.
+//! 11,000 points (Prometheus' limit per series), a few at a time on threads
+//! (no async runtime). `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` apply.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use base64::prelude::{BASE64_STANDARD, Engine as _};
@@ -23,6 +25,10 @@ use super::time::Range;
 /// Prometheus answers at most this many points per series (`query_range`'s
 /// "exceeded maximum resolution of 11,000 points per timeseries").
 pub const MAX_POINTS: i64 = 11_000;
+
+/// The requests of one query under way at once: a range's chunks come
+/// faster from a Prometheus with cores to spare, and no server is flooded.
+pub const PARALLEL_REQUESTS: usize = 4;
 
 /// Larger answers are refused rather than read into memory.
 pub const MAX_RESPONSE_BYTES: u64 = 256 << 20;
@@ -107,6 +113,8 @@ pub enum Error {
     },
     #[error("--prometheus-header {header}: expected NAME=VALUE, e.g. X-Scope-OrgID=team-a")]
     Header { header: String },
+    #[error("--prometheus-timeout must be longer than 0s")]
+    NoTimeout,
     #[error("cannot reach Prometheus at {url}: {cause}")]
     Unreachable { url: String, cause: String },
     #[error(
@@ -147,6 +155,8 @@ pub enum Error {
 /// A connection to one Prometheus.
 pub struct Client {
     agent: Agent,
+    /// Whether the server refused POST (405): then the query goes in the URL.
+    get: AtomicBool,
     /// `…/api/v1/query_range`.
     endpoint: String,
     /// The URL as given, for messages.
@@ -242,10 +252,7 @@ impl Client {
             return Err(Error::Url { url });
         }
         if args.prometheus_timeout <= 0 {
-            return Err(Error::Timeout {
-                url,
-                timeout: args.prometheus_timeout,
-            });
+            return Err(Error::NoTimeout);
         }
         let mut headers = Vec::new();
         if let Some(path) = &args.prometheus_bearer_token_file {
@@ -293,6 +300,7 @@ impl Client {
             .into();
         Ok(Client {
             agent,
+            get: AtomicBool::new(false),
             endpoint: format!("{}/api/v1/query_range", url.trim_end_matches('/')),
             url,
             headers,
@@ -307,7 +315,8 @@ impl Client {
     }
 
     /// `query` over `range`, in as many requests as the 11,000-point limit
-    /// needs; `progress` hears `(done, total)` after each request.
+    /// needs, [`PARALLEL_REQUESTS`] at a time; `progress` hears
+    /// `(done, total)` after each request. The first error ends the query.
     pub fn query_range(
         &self,
         query: &str,
@@ -315,25 +324,56 @@ impl Client {
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Matrix, Error> {
         let chunks = chunks(range);
+        let next = AtomicUsize::new(0);
+        let mut answers: Vec<Option<Matrix>> = chunks.iter().map(|_| None).collect();
+        let mut failure = None;
+        std::thread::scope(|scope| {
+            let (sender, receiver) = mpsc::channel();
+            for _ in 0..PARALLEL_REQUESTS.min(chunks.len()) {
+                let (sender, next, chunks) = (sender.clone(), &next, &chunks);
+                scope.spawn(move || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(chunk) = chunks.get(i) else {
+                            break;
+                        };
+                        let answer = self.post(query, *chunk).and_then(|body| {
+                            matrix::parse(&body).map_err(|error| self.answer_error(error, &body))
+                        });
+                        let failed = answer.is_err();
+                        if sender.send((i, answer)).is_err() || failed {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(sender);
+            for (done, (i, answer)) in receiver.into_iter().enumerate() {
+                match answer {
+                    Ok(matrix) => answers[i] = Some(matrix),
+                    Err(error) => {
+                        // No more requests; those under way end on their own.
+                        next.store(chunks.len(), Ordering::Relaxed);
+                        failure.get_or_insert(error);
+                    }
+                }
+                progress(done + 1, chunks.len());
+            }
+        });
+        if let Some(error) = failure {
+            return Err(error);
+        }
         let mut matrix = Matrix::default();
-        for (i, chunk) in chunks.iter().enumerate() {
-            let body = self.post(query, *chunk)?;
-            let answer = matrix::parse(&body).map_err(|error| self.answer_error(error, &body))?;
+        for answer in answers.into_iter().flatten() {
             matrix.extend(answer);
-            progress(i + 1, chunks.len());
         }
         Ok(matrix)
     }
 
     fn answer_error(&self, error: ParseError, body: &[u8]) -> Error {
         let start = if matches!(error, ParseError::NotJson { .. }) {
-            format!(
-                " (the answer starts with `{}`; is the URL Prometheus' API?)",
-                {
-                    let text = error_text(body);
-                    text.chars().take(80).collect::<String>()
-                }
-            )
+            let text: String = error_text(body).chars().take(80).collect();
+            format!(" (the answer starts with `{text}`; is the URL Prometheus' API?)")
         } else {
             String::new()
         };
@@ -344,7 +384,9 @@ impl Client {
         }
     }
 
-    /// One request, retried on 429, 502 and 503; the body of a 200.
+    /// One request, retried on 429, 502 and 503; the body of a 200. The
+    /// form is POSTed (long queries do not fit every URL), or sent as a GET
+    /// to a server that refuses POST (some proxies allow GET only).
     fn post(&self, query: &str, range: Range) -> Result<Vec<u8>, Error> {
         let form = [
             ("query", query.to_owned()),
@@ -352,15 +394,23 @@ impl Client {
             ("end", seconds(range.end)),
             ("step", seconds(range.step)),
         ];
+        let fields = || form.iter().map(|(k, v)| (*k, v.as_str()));
         let mut attempt = 0;
         loop {
-            let mut request = self.agent.post(&self.endpoint);
-            for (name, value) in &self.headers {
-                request = request.header(name, value);
-            }
-            let mut response = request
-                .send_form(form.iter().map(|(k, v)| (*k, v.as_str())))
-                .map_err(|e| self.transport_error(e))?;
+            let response = if self.get.load(Ordering::Relaxed) {
+                let mut request = self.agent.get(&self.endpoint).query_pairs(fields());
+                for (name, value) in &self.headers {
+                    request = request.header(name, value);
+                }
+                request.call()
+            } else {
+                let mut request = self.agent.post(&self.endpoint);
+                for (name, value) in &self.headers {
+                    request = request.header(name, value);
+                }
+                request.send_form(fields())
+            };
+            let mut response = response.map_err(|e| self.transport_error(e))?;
             let status = response.status().as_u16();
             let retry_after = response
                 .headers()
@@ -371,6 +421,9 @@ impl Client {
             let body = self.read_body(response.body_mut())?;
             if status == 200 {
                 return Ok(body);
+            }
+            if status == 405 && !self.get.swap(true, Ordering::Relaxed) {
+                continue;
             }
             // Prometheus answers 503 to a query that ran out of time too: no use
             // running it again.

@@ -13,11 +13,12 @@ use std::io::{BufWriter, Read as _};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
 use history::{Events, History, SYNC};
-use hpa_lint::prometheus::client::chunks;
+use hpa_lint::prometheus::client::{PARALLEL_REQUESTS, chunks};
 use hpa_lint::prometheus::query::{self, PodMatch, Target};
 use hpa_lint::prometheus::time::{Range, format};
 use hpa_lint_rules::controller::reconcile::{MetricKind, ResourceTarget};
@@ -252,32 +253,52 @@ impl Drop for Prometheus {
 }
 
 /// The floor: the requests `hpa-lint` makes (its built-in queries and the
-/// observed replicas, chunked alike, gzip on), bodies read and dropped.
-/// Returns the bytes read.
+/// observed replicas, chunked alike and as many at once, gzip on), bodies
+/// read and dropped. Returns the bytes read.
 fn fetch(agent: &ureq::Agent, url: &str, queries: &[String], range: Range) -> Result<u64, String> {
     let seconds = |ms: i64| (ms / 1000).to_string();
     let mut bytes = 0;
     for query in queries {
-        for chunk in chunks(range) {
-            let mut response = agent
-                .post(format!("{url}/api/v1/query_range"))
-                .send_form([
-                    ("query", query.as_str()),
-                    ("start", &seconds(chunk.start)),
-                    ("end", &seconds(chunk.end)),
-                    ("step", &seconds(chunk.step)),
-                ])
-                .map_err(|e| e.to_string())?;
-            let mut body = Vec::new();
-            response
-                .body_mut()
-                .with_config()
-                .limit(1 << 30)
-                .reader()
-                .read_to_end(&mut body)
-                .map_err(|e| e.to_string())?;
-            bytes += body.len() as u64;
-        }
+        let chunks = chunks(range);
+        let next = AtomicUsize::new(0);
+        let read = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..PARALLEL_REQUESTS.min(chunks.len()))
+                .map(|_| {
+                    scope.spawn(|| -> Result<u64, String> {
+                        let mut bytes = 0;
+                        while let Some(chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) {
+                            let mut response = agent
+                                .post(format!("{url}/api/v1/query_range"))
+                                .send_form([
+                                    ("query", query.as_str()),
+                                    ("start", &seconds(chunk.start)),
+                                    ("end", &seconds(chunk.end)),
+                                    ("step", &seconds(chunk.step)),
+                                ])
+                                .map_err(|e| e.to_string())?;
+                            let mut body = Vec::new();
+                            response
+                                .body_mut()
+                                .with_config()
+                                .limit(1 << 30)
+                                .reader()
+                                .read_to_end(&mut body)
+                                .map_err(|e| e.to_string())?;
+                            bytes += body.len() as u64;
+                        }
+                        Ok(bytes)
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| {
+                    w.join()
+                        .map_err(|_| "a request thread panicked".to_owned())?
+                })
+                .sum::<Result<u64, String>>()
+        })?;
+        bytes += read;
     }
     Ok(bytes)
 }
