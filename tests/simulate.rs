@@ -1264,3 +1264,123 @@ fn traces_skip_a_byte_order_mark_and_escape_control_characters() {
     );
     assert!(!errors.contains('\x1b'));
 }
+
+mod random_traces {
+    //! Traces made of what once went wrong (byte order marks, lone carriage
+    //! returns, escape sequences, quotes, times past Go's longest duration,
+    //! huge and negative numbers) with sync periods from 1 s to the longest:
+    //! every run either simulates, with times from 0 up in steps of the sync
+    //! period, or is refused with a clear error (exit 2), and no message
+    //! carries a control character. The test command runs 48 traces;
+    //! `HPA_LINT_FUZZ_CASES` runs more.
+    use proptest::prelude::*;
+
+    use super::*;
+
+    const TIMES: [&str; 10] = [
+        "0",
+        "15",
+        "1m",
+        "90s",
+        "1.5",
+        "2562047h47m16.854s",
+        "2562047788015h",
+        "99999999999999999999",
+        "-5",
+        "\u{feff}0",
+    ];
+    const VALUES: [&str; 12] = [
+        "1",
+        "1.2",
+        "250m",
+        "0",
+        "-1",
+        "1e3",
+        "NaN",
+        "99999999999999999999",
+        "\"2\"",
+        "1\r2",
+        "\u{1b}[1m",
+        "\"a,\"\"b\"",
+    ];
+    const LINE_ENDS: [&str; 3] = ["\n", "\r\n", "\r"];
+
+    /// Mostly a good trace (a row every 15 s from 0, good values), with
+    /// what once went wrong mixed in.
+    fn trace() -> impl Strategy<Value = String> {
+        let row = (
+            prop::option::weighted(0.15, prop::sample::select(TIMES.to_vec())),
+            prop_oneof![
+                3 => prop::sample::select(VALUES[..4].to_vec()),
+                1 => prop::sample::select(VALUES.to_vec()),
+            ],
+        );
+        (
+            any::<bool>(),
+            prop::sample::select(vec!["time,cpu", "time, cpu", "time,replicas", "time,rps"]),
+            prop::collection::vec(row, 0..6),
+            prop::sample::select(LINE_ENDS.to_vec()),
+        )
+            .prop_map(|(bom, header, rows, end)| {
+                let mut text = if bom {
+                    "\u{feff}".to_owned()
+                } else {
+                    String::new()
+                };
+                text += header;
+                text += end;
+                for (i, (time, value)) in rows.into_iter().enumerate() {
+                    let time = time.map_or_else(|| (15 * i).to_string(), str::to_owned);
+                    text += &format!("{time},{value}{end}");
+                }
+                text
+            })
+    }
+
+    fn cases() -> u32 {
+        std::env::var("HPA_LINT_FUZZ_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(48)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+        #[test]
+        fn any_trace_is_simulated_or_refused_clearly(
+            trace in trace(),
+            period in prop::sample::select(vec!["1s", "15s", "7s", "2562047h47m16.854s"]),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = write(dir.path(), "trace.csv", &trace);
+            let output = hpa_lint("simulate")
+                .args(["examples/shop/cart/cart.yaml", "--trace", &path])
+                .args(["--sync-period", period, "--format", "csv"])
+                .output()
+                .unwrap();
+            let errors = String::from_utf8(output.stderr).unwrap();
+            prop_assert!(
+                !errors.chars().any(|c| c.is_control() && c != '\n'),
+                "{errors:?}"
+            );
+            match output.status.code() {
+                Some(0) => {
+                    let period = hpa_lint_rules::controller::parse_duration(period).unwrap();
+                    let text = String::from_utf8(output.stdout).unwrap();
+                    let times: Vec<f64> = text
+                        .lines()
+                        .skip(1)
+                        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+                        .collect();
+                    for (i, time) in times.iter().enumerate() {
+                        let expected = (i as i64 * period) as f64 / 1000.0;
+                        prop_assert_eq!(*time, expected);
+                    }
+                }
+                Some(2) => prop_assert!(errors.contains("hpa-lint: "), "{errors}"),
+                code => prop_assert!(false, "exit {code:?}: {errors}"),
+            }
+        }
+    }
+}
