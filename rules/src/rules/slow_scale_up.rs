@@ -291,6 +291,25 @@ mod tests {
     }
 
     #[test]
+    fn a_path_past_the_horizon_is_not_called_endless() {
+        // One pod per 1800 s after a 3600 s window: 100 replicas take 50 h,
+        // past the day a path is followed for; it is not "forever".
+        let hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\n\
+                   spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  \
+                   maxReplicas: 100\n  behavior:\n    scaleUp:\n      stabilizationWindowSeconds: 60\n      \
+                   policies: [{type: Pods, value: 1, periodSeconds: 1800}]\n";
+        let found = lint_yaml(hpa, &only(&RULE));
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].text.contains(
+                "takes more than 24h (it reaches 49 by then), longer than 10m: limited by `Pods 1 per 1800s`"
+            ),
+            "{}",
+            found[0].text
+        );
+    }
+
+    #[test]
     fn the_threshold_is_configurable() {
         // With 40 minutes, only the HPAs that never get there remain.
         let mut settings = Settings::default();
