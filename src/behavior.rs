@@ -8,10 +8,10 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use hpa_lint::report::TROUBLE;
 use hpa_lint_rules::config::validated_defaults;
-use hpa_lint_rules::controller::flags::format_duration;
+use hpa_lint_rules::controller::flags::{format_duration, thousandths as seconds};
 use hpa_lint_rules::controller::normalize::{Rules, Select};
 use hpa_lint_rules::controller::velocity::{self, End, Limiter, Path};
-use hpa_lint_rules::controller::{Autoscaler, ControllerFlags, Millis};
+use hpa_lint_rules::controller::{Autoscaler, ControllerFlags};
 use hpa_lint_rules::defaults::NamespacedDefaults;
 use hpa_lint_rules::mutate::settings_for;
 use hpa_lint_rules::rules::implicit_behavior;
@@ -443,15 +443,6 @@ fn refusal(path: &Path) -> String {
         format_duration(refused.time),
         refused.replicas
     )
-}
-
-/// Milliseconds as seconds in JSON: a whole number when it is one.
-fn seconds(ms: Millis) -> Value {
-    if ms % 1000 == 0 {
-        json!(ms / 1000)
-    } else {
-        json!(ms as f64 / 1000.0)
-    }
 }
 
 fn select_name(select: Select) -> &'static str {

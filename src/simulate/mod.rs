@@ -83,7 +83,7 @@ pub struct Setup<'a> {
     pub found: &'a Found,
     pub autoscaler: &'a Autoscaler,
     /// What the trace gives.
-    pub columns: Columns,
+    pub columns: &'a Columns,
     /// Per metric of the HPA: its key in the outputs and its trace column,
     /// or `None` when the trace has no column for it.
     pub metrics: Vec<Option<(String, usize)>>,
@@ -145,7 +145,7 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
         found: &found,
         metrics: keys(&autoscaler, &trace.columns),
         autoscaler: &autoscaler,
-        columns: trace.columns.clone(),
+        columns: &trace.columns,
         syncs,
     };
     // The plot's file is checked before anything is written.

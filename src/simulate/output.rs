@@ -5,7 +5,7 @@
 use std::io::Write;
 
 use anyhow::Result;
-use hpa_lint_rules::controller::flags::format_duration;
+use hpa_lint_rules::controller::flags::{format_duration, thousandths};
 use hpa_lint_rules::controller::reconcile::{Condition, MetricKind, MetricResult, ResourceTarget};
 use hpa_lint_rules::controller::simulate::Step;
 use serde_json::{Map, Value, json};
@@ -17,17 +17,8 @@ pub fn units(milli: i64) -> f64 {
     milli as f64 / 1000.0
 }
 
-/// Thousandths as a JSON number: a whole number when it is one.
-fn thousandths(value: i64) -> Value {
-    if value % 1000 == 0 {
-        json!(value / 1000)
-    } else {
-        json!(units(value))
-    }
-}
-
 /// Milliseconds as seconds.
-pub fn seconds(ms: i64) -> Value {
+fn seconds(ms: i64) -> Value {
     thousandths(ms)
 }
 
@@ -60,7 +51,7 @@ fn per_pod(kind: &MetricKind, result: &MetricResult) -> String {
 }
 
 /// The target of a metric as `kubectl get hpa` shows it.
-pub fn target(kind: &MetricKind) -> String {
+fn target(kind: &MetricKind) -> String {
     match kind {
         MetricKind::Resource {
             target: ResourceTarget::Utilization(u),
@@ -106,7 +97,8 @@ fn value_field(kind: &MetricKind) -> &'static str {
     }
 }
 
-fn has_utilization(kind: &MetricKind) -> bool {
+/// Whether the metric's target is a utilization (a percentage of requests).
+pub fn has_utilization(kind: &MetricKind) -> bool {
     matches!(
         kind,
         MetricKind::Resource {

@@ -15,7 +15,7 @@ use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use super::output::units;
+use super::output::{has_utilization, units};
 use super::trace::Columns;
 use super::{Setup, Sink};
 
@@ -232,18 +232,14 @@ impl Sink for Plot<'_> {
         self.end = time;
         for lines in &mut self.metrics {
             lines.demand.add(time, units(demand[lines.column]));
+            // Utilization targets show the percentage, the others the value.
+            let utilization = has_utilization(&self.setup.autoscaler.metrics[lines.metric]);
             let current = match step.outcome.metrics.get(lines.metric) {
                 Some(MetricResult::Proposed {
                     utilization: Some(u),
                     ..
-                }) if utilization_target(&self.setup.autoscaler.metrics[lines.metric]) => {
-                    f64::from(*u)
-                }
-                Some(MetricResult::Proposed { current, .. })
-                    if !utilization_target(&self.setup.autoscaler.metrics[lines.metric]) =>
-                {
-                    units(*current)
-                }
+                }) if utilization => f64::from(*u),
+                Some(MetricResult::Proposed { current, .. }) if !utilization => units(*current),
                 _ => 0.0,
             };
             lines.per_pod.add(time, current);
@@ -271,16 +267,6 @@ impl Sink for Plot<'_> {
             .map_err(|e| anyhow!("drawing {}: {e}", self.path.display()))?;
         write(&self.path, &svg)
     }
-}
-
-fn utilization_target(kind: &MetricKind) -> bool {
-    matches!(
-        kind,
-        MetricKind::Resource {
-            target: ResourceTarget::Utilization(_),
-            ..
-        }
-    )
 }
 
 /// Seconds on the x axis.
@@ -473,7 +459,7 @@ impl Plot<'_> {
                         MetricKind::Invalid { .. } => 0.0,
                     };
                     per_pod_top = per_pod_top.max(goal).max(lines.per_pod.top());
-                    let unit = if utilization_target(kind) { " %" } else { "" };
+                    let unit = if has_utilization(kind) { " %" } else { "" };
                     per_pod.push((
                         format!("{}{unit}", lines.label),
                         color,

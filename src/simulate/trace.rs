@@ -47,7 +47,7 @@ fn file_name(path: &Path) -> String {
 }
 
 /// What a trace gives at each of its times.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub enum Columns {
     /// The controller's raw recommendation.
     Replicas,

@@ -123,6 +123,16 @@ fn scaled(number: &str, factor: i64) -> Option<Millis> {
     Some(value)
 }
 
+/// A count of thousandths (milliseconds, milli-units) as a JSON number of
+/// units: whole when it is (`15`, not `15.0`).
+pub fn thousandths(value: i64) -> serde_json::Value {
+    if value % 1000 == 0 {
+        serde_json::json!(value / 1000)
+    } else {
+        serde_json::json!(value as f64 / 1000.0)
+    }
+}
+
 /// Renders milliseconds the way the flags are written (`90s`, `5m`, `1h30m`,
 /// `500ms`, and as Go writes a duration, `15.001s`, `16m39.999s`).
 pub fn format_duration(ms: Millis) -> String {
