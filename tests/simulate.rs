@@ -740,6 +740,7 @@ fn plot_is_written_through_an_exclusive_temporary_file_and_refuses_special_files
     std::fs::write(&victim, "keep").unwrap();
     let plot = dir.path().join("out.svg");
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hpa-lint"))
+        .env_remove("HPA_LINT_KUBE_VERSION")
         .args(["simulate", "--isolated", "examples/shop/cart/cart.yaml"])
         .args(["--trace", "examples/traces/cart-cpu.csv", "--until", "2h"])
         .args(["--sync-period", "1s", "--format", "csv", "--plot"])
