@@ -718,7 +718,9 @@ fn plot_is_written_through_an_exclusive_temporary_file_and_refuses_special_files
     std::fs::create_dir(&directory).unwrap();
     let dangling = dir.path().join("dangling.svg");
     std::os::unix::fs::symlink(dir.path().join("missing/x.svg"), &dangling).unwrap();
+    let nowhere = dir.path().join("missing/out.svg");
     for (path, expected) in [
+        (&nowhere, "cannot write in"),
         (&fifo, "not a regular file (a named pipe)"),
         (&to_device, "not a regular file (a device)"),
         (&directory, "not a regular file (a directory)"),

@@ -81,10 +81,11 @@ fn kind(file_type: &std::fs::FileType) -> &'static str {
     }
 }
 
-/// Writes `svg` to `path` at once: a temporary file with a random name,
-/// created exclusively in the same directory (with the permissions of the
-/// file it replaces, or those of a new file), renamed over it.
-fn write(path: &Path, svg: &str) -> Result<()> {
+/// The temporary file the plot is written to before it is renamed over
+/// `path`: a random name, created exclusively in the same directory (with the
+/// permissions of the file it replaces, or those of a new file), before the
+/// run, so that an unwritable place fails at once. Dropped, it is removed.
+fn temporary(path: &Path) -> Result<tempfile::NamedTempFile> {
     let shown = path.display();
     let directory = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
@@ -98,19 +99,15 @@ fn write(path: &Path, svg: &str) -> Result<()> {
         // As a plain create: 0666 less the umask.
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let mut file = builder
+    let file = builder
         .tempfile_in(directory)
-        .with_context(|| format!("writing {shown}"))?;
+        .with_context(|| format!("--plot {shown}: cannot write in {}", directory.display()))?;
     if let Ok(replaced) = std::fs::metadata(path) {
         file.as_file()
             .set_permissions(replaced.permissions())
-            .with_context(|| format!("writing {shown}"))?;
+            .with_context(|| format!("--plot {shown}"))?;
     }
-    file.write_all(svg.as_bytes())
-        .with_context(|| format!("writing {shown}"))?;
-    file.persist(path)
-        .map_err(|e| anyhow!("writing {shown}: {}", e.error))?;
-    Ok(())
+    Ok(file)
 }
 
 /// A value that holds from one sync to the next: its value at the first
@@ -187,6 +184,8 @@ struct MetricLines {
 pub struct Plot<'s> {
     setup: &'s Setup<'s>,
     path: PathBuf,
+    /// Where the picture is written first; `None` once it is renamed.
+    file: Option<tempfile::NamedTempFile>,
     end: f64,
     metrics: Vec<MetricLines>,
     replicas: Held,
@@ -207,9 +206,11 @@ impl<'s> Plot<'s> {
                 per_pod: Held::default(),
             })
             .collect();
+        let path = destination(path)?;
         Ok(Self {
             setup,
-            path: destination(path)?,
+            file: Some(temporary(&path)?),
+            path,
             end: 0.0,
             metrics,
             replicas: Held::default(),
@@ -262,10 +263,14 @@ impl Sink for Plot<'_> {
     }
 
     fn finish(&mut self) -> Result<()> {
-        let svg = self
-            .render()
-            .map_err(|e| anyhow!("drawing {}: {e}", self.path.display()))?;
-        write(&self.path, &svg)
+        let shown = self.path.display();
+        let svg = self.render().map_err(|e| anyhow!("drawing {shown}: {e}"))?;
+        let mut file = self.file.take().context("the plot is written once")?;
+        file.write_all(svg.as_bytes())
+            .with_context(|| format!("writing {shown}"))?;
+        file.persist(&self.path)
+            .map_err(|e| anyhow!("writing {shown}: {}", e.error))?;
+        Ok(())
     }
 }
 
