@@ -408,10 +408,12 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
         "{stderr}"
     );
     let csv = String::from_utf8(output.stdout).unwrap();
+    let header = csv.lines().next().unwrap();
+    let column = header.split(',').position(|c| c == "cpu.demand").unwrap();
     let demand: Vec<&str> = csv
         .lines()
         .skip(1)
-        .map(|l| l.split(',').nth(8).unwrap())
+        .map(|l| l.split(',').nth(column).unwrap())
         .collect();
     assert_eq!(demand.len(), 56);
     assert!(demand.iter().all(|d| *d == "2"), "{demand:?}");

@@ -21,6 +21,7 @@ use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
 
 use super::matrix::{self, Matrix, ParseError};
 use super::time::Range;
+use crate::emit::escaped;
 
 /// Prometheus answers at most this many points per series (`query_range`'s
 /// "exceeded maximum resolution of 11,000 points per timeseries").
@@ -230,13 +231,8 @@ fn error_text(body: &[u8]) -> String {
         return format!("{error_type}: {error}");
     }
     let text = String::from_utf8_lossy(body);
-    let line: String = text
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .take(300)
-        .collect();
+    let line = escaped(&text.split_whitespace().collect::<Vec<_>>().join(" "));
+    let line: String = line.chars().take(300).collect();
     if line.is_empty() {
         "(no body)".to_owned()
     } else {

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use serde::Deserialize;
 
 use super::time::{UnixMillis, format};
+use crate::emit::escaped;
 
 /// One series: its labels and its samples, times increasing. `NaN` values
 /// are kept here; [`Matrix::sum`] treats them as missing.
@@ -24,7 +25,7 @@ impl Series {
         let mut text = String::from("{");
         for (i, (name, value)) in self.labels.iter().enumerate() {
             let separator = if i == 0 { "" } else { ", " };
-            let _ = write!(text, "{separator}{name}={value:?}");
+            let _ = write!(text, "{separator}{}=\"{}\"", escaped(name), escaped(value));
         }
         text + "}"
     }
@@ -110,9 +111,10 @@ pub fn parse(bytes: &[u8]) -> Result<Matrix, ParseError> {
                 .to_owned(),
         })?;
     if response.status.as_deref() == Some("error") {
+        // Prometheus' words, shown and never obeyed.
         return Err(ParseError::Prometheus {
-            error_type: response.error_type.unwrap_or_else(|| "error".to_owned()),
-            error: response.error.unwrap_or_default(),
+            error_type: escaped(&response.error_type.unwrap_or_else(|| "error".to_owned())),
+            error: escaped(&response.error.unwrap_or_default()),
         });
     }
     let Some(data) = response.data else {
@@ -174,8 +176,12 @@ pub fn parse(bytes: &[u8]) -> Result<Matrix, ParseError> {
             samples,
         });
     }
-    let mut warnings = response.warnings;
-    warnings.extend(response.infos);
+    let warnings = response
+        .warnings
+        .iter()
+        .chain(&response.infos)
+        .map(|w| escaped(w))
+        .collect();
     Ok(Matrix { series, warnings })
 }
 

@@ -327,21 +327,38 @@ pub struct Fidelity {
 impl Fidelity {
     /// `simulated[k]` against `observed[k]`; `None` without any observation.
     pub fn of(simulated: &[i32], observed: &[Option<i32>]) -> Option<Fidelity> {
-        let pairs: Vec<(i32, i32)> = simulated
-            .iter()
-            .zip(observed)
-            .filter_map(|(s, o)| o.map(|o| (*s, o)))
-            .collect();
-        if pairs.is_empty() {
-            return None;
+        let mut tally = Tally::default();
+        for (simulated, observed) in simulated.iter().zip(observed) {
+            tally.add(*simulated, *observed);
         }
-        let count = pairs.len() as f64;
-        let equal = pairs.iter().filter(|(s, o)| s == o).count() as f64;
-        let difference: f64 = pairs.iter().map(|(s, o)| f64::from((s - o).abs())).sum();
-        Some(Fidelity {
-            syncs: pairs.len(),
-            equal: equal / count,
-            mean_absolute_difference: difference / count,
+        tally.fidelity()
+    }
+}
+
+/// [`Fidelity`] counted sync by sync, as a simulation's outputs see them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tally {
+    syncs: usize,
+    equal: usize,
+    difference: u64,
+}
+
+impl Tally {
+    /// One sync: the simulated replicas and the observed ones, if any.
+    pub fn add(&mut self, simulated: i32, observed: Option<i32>) {
+        if let Some(observed) = observed {
+            self.syncs += 1;
+            self.equal += usize::from(simulated == observed);
+            self.difference += u64::from(simulated.abs_diff(observed));
+        }
+    }
+
+    /// The figure so far; `None` without any observation.
+    pub fn fidelity(&self) -> Option<Fidelity> {
+        (self.syncs > 0).then(|| Fidelity {
+            syncs: self.syncs,
+            equal: self.equal as f64 / self.syncs as f64,
+            mean_absolute_difference: self.difference as f64 / self.syncs as f64,
         })
     }
 }

@@ -1,6 +1,7 @@
 //! Times on the command line and in messages: RFC 3339 times, durations with
 //! days and weeks (`--since 7d`), and the range a replay covers.
 
+use hpa_lint_rules::controller::flags::{DurationError, MAX_DURATION};
 use hpa_lint_rules::controller::{Millis, parse_duration};
 
 /// Milliseconds since the Unix epoch (Prometheus' timestamps, to the millisecond).
@@ -39,34 +40,41 @@ pub fn parse_rfc3339(text: &str) -> Result<UnixMillis, String> {
 }
 
 /// A duration: seconds, or Go's syntax with days and weeks in front (`7d`,
-/// `1w2d`, `1d12h`).
+/// `1w2d`, `1d12h`), at most the longest Go duration (as every duration).
 pub fn parse_span(text: &str) -> Result<Millis, String> {
-    let error = || {
+    let invalid = || {
         format!(
             "invalid duration `{text}`: expected seconds or e.g. `90s`, `5m`, `12h`, `7d`, `2w`"
         )
     };
+    let too_long = || DurationError::TooLong(text.to_owned()).to_string();
     let mut total: Millis = 0;
     let mut rest = text;
     for (unit, length) in [('w', 7 * DAY), ('d', DAY)] {
         if let Some(end) = rest.find(unit) {
             let count = &rest[..end];
             if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(error());
+                return Err(invalid());
             }
-            let count: Millis = count.parse().map_err(|_| error())?;
+            let count: Millis = count.parse().map_err(|_| too_long())?;
             total = count
                 .checked_mul(length)
                 .and_then(|part| total.checked_add(part))
-                .ok_or_else(error)?;
+                .ok_or_else(too_long)?;
             rest = &rest[end + 1..];
         }
     }
     if !rest.is_empty() {
-        let part = parse_duration(rest).map_err(|_| error())?;
-        total = total.checked_add(part).ok_or_else(error)?;
+        let part = parse_duration(rest).map_err(|error| match error {
+            DurationError::TooLong(_) => too_long(),
+            DurationError::Invalid(_) => invalid(),
+        })?;
+        total = total.checked_add(part).ok_or_else(too_long)?;
     } else if rest.len() == text.len() {
-        return Err(error());
+        return Err(invalid());
+    }
+    if total > MAX_DURATION {
+        return Err(too_long());
     }
     Ok(total)
 }
@@ -145,8 +153,21 @@ mod tests {
         ] {
             assert_eq!(parse_span(text), Ok(ms), "{text}");
         }
-        for text in ["", "d", "7x", "1.5d", "-7d", "7d1w", "99999999999999w"] {
-            assert!(parse_span(text).is_err(), "{text}");
+        for text in ["", "d", "7x", "1.5d", "-7d", "7d1w"] {
+            assert!(
+                parse_span(text)
+                    .unwrap_err()
+                    .starts_with("invalid duration"),
+                "{text}"
+            );
+        }
+        for text in ["99999999999999w", "106752d", "2562047788015h"] {
+            assert!(
+                parse_span(text)
+                    .unwrap_err()
+                    .contains("longer than the longest Go duration"),
+                "{text}"
+            );
         }
     }
 

@@ -8,8 +8,15 @@ use hpa_lint::prometheus::replay::{self, Metric, ReplayArgs};
 use hpa_lint::prometheus::time::{self, Range, TimeArg, UnixMillis};
 use hpa_lint_rules::controller::{Autoscaler, Millis};
 
-use super::trace::{self, Columns, Trace};
+use super::trace::{self, Columns, Trace, escaped};
 use crate::hpas::Found;
+
+/// An error with the control characters of each line escaped: it quotes
+/// the HPA's metric names and the queries.
+fn shown(error: impl Into<anyhow::Error>) -> anyhow::Error {
+    let text = format!("{:#}", error.into());
+    anyhow::anyhow!(text.split('\n').map(escaped).collect::<Vec<_>>().join("\n"))
+}
 
 /// A simulation's input besides the HPA.
 pub struct Source {
@@ -57,7 +64,7 @@ pub fn load(
     let Some(since) = replay.since else {
         bail!("--prometheus needs --since: how far back to replay, e.g. --since 7d");
     };
-    let client = hpa_lint::prometheus::client::Client::new(&replay.client)?;
+    let client = hpa_lint::prometheus::client::Client::new(&replay.client).map_err(shown)?;
     let period = autoscaler.flags.sync_period;
     let range = Range::resolve(since, until, time::now(), period).map_err(anyhow::Error::msg)?;
     let kinds: Vec<Metric<'_>> = names
@@ -84,9 +91,10 @@ pub fn load(
             found.key()
         );
     }
-    let fetched = replay::fetch(&client, &kinds, &target, &key.name, replay, range)?;
+    let fetched =
+        replay::fetch(&client, &kinds, &target, &key.name, replay, range).map_err(shown)?;
     for note in &fetched.notes {
-        eprintln!("hpa-lint: note: {note}");
+        eprintln!("hpa-lint: note: {}", escaped(note));
     }
     let demand = fetched.demand;
     let trace = Trace {

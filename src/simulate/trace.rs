@@ -1,8 +1,10 @@
 //! Load traces: a CSV file (`time` then `replicas` or one column per metric)
 //! or Prometheus `query_range` responses (a `matrix`) per metric, read as
 //! `--prometheus` reads live answers. Every problem is an error naming the
-//! file and the line (CSV) or the sample (JSON); values are quantities,
-//! converted to milli-units as the API server converts them (rounded up).
+//! file and the line (CSV) or the sample (JSON), with the text it quotes shown
+//! with its control characters escaped; values are quantities, converted to
+//! milli-units as the API server converts them (rounded up). A UTF-8 byte
+//! order mark is skipped.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -10,11 +12,29 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use hpa_lint::prometheus::replay;
 use hpa_lint::prometheus::time::UnixMillis;
+use hpa_lint_rules::controller::flags::DurationError;
 use hpa_lint_rules::controller::{Millis, parse_duration};
 use hpa_lint_rules::model::quantity::Quantity;
 
 /// Larger trace files are refused rather than read into memory.
 pub const MAX_TRACE_BYTES: u64 = 256 << 20;
+
+/// The name of the CSV column with the controller's raw recommendation,
+/// unless the HPA has a metric of that name (then it is that metric, as in a
+/// Prometheus trace).
+pub const RECOMMENDATION_COLUMN: &str = "replicas";
+
+pub use hpa_lint::emit::escaped;
+
+/// [`escaped`] text between backticks.
+pub fn quoted(text: &str) -> String {
+    format!("`{}`", escaped(text))
+}
+
+/// A file's name for messages.
+fn file_name(path: &Path) -> String {
+    escaped(&path.display().to_string())
+}
 
 /// What a trace gives at each of its times.
 #[derive(Debug, PartialEq)]
@@ -41,7 +61,7 @@ impl Trace {
 }
 
 fn read_text(path: &Path) -> Result<String> {
-    let name = path.display();
+    let name = file_name(path);
     let size = std::fs::metadata(path)
         .map_err(|e| anyhow::anyhow!("{name}: {e}"))?
         .len();
@@ -53,97 +73,133 @@ fn read_text(path: &Path) -> Result<String> {
         );
     }
     let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    String::from_utf8(bytes).map_err(|e| {
+    let mut text = String::from_utf8(bytes).map_err(|e| {
         anyhow::anyhow!(
             "{name}: not UTF-8 text (invalid byte at offset {})",
             e.utf8_error().valid_up_to()
         )
-    })
+    })?;
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    Ok(text)
 }
 
 /// A value in milli-units: a non-negative quantity (`3.2`, `3200m`, `256Mi`).
 fn milli(text: &str) -> Result<i64, String> {
+    let shown = quoted(text);
     let quantity =
-        Quantity::parse(text).map_err(|_| format!("`{text}` is not a number or quantity"))?;
+        Quantity::parse(text).map_err(|_| format!("{shown} is not a number or quantity"))?;
     if quantity.is_negative() {
-        return Err(format!("`{text}` is negative"));
+        return Err(format!("{shown} is negative"));
     }
     quantity
         .milli_value()
-        .ok_or_else(|| format!("`{text}` is too large"))
+        .ok_or_else(|| format!("{shown} is too large"))
+}
+
+/// The records of a CSV text with the line each starts on: fields trimmed,
+/// quoted fields unquoted, lines starting with `#` and blank lines skipped.
+/// Only a line feed ends a line (a carriage return before it is trimmed).
+fn csv_records(text: &str) -> impl Iterator<Item = Result<(usize, Vec<String>), String>> {
+    let reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .comment(Some(b'#'))
+        .trim(csv::Trim::All)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_reader(text.as_bytes());
+    reader.into_records().filter_map(|record| match record {
+        Ok(record) => {
+            let line = record.position().map_or(0, |p| p.line());
+            let fields: Vec<String> = record.iter().map(str::to_owned).collect();
+            let blank = fields.iter().all(String::is_empty);
+            (!blank).then(|| Ok((usize::try_from(line).unwrap_or(usize::MAX), fields)))
+        }
+        Err(error) => {
+            let line = error.position().map_or(0, |p| p.line());
+            Some(Err(format!("{line}: {error}")))
+        }
+    })
 }
 
 /// Reads a CSV trace; `metrics` are the HPA's metric names.
 pub fn read_csv(path: &Path, metrics: &[String]) -> Result<Trace> {
-    let name = path.display().to_string();
+    let name = file_name(path);
     let text = read_text(path)?;
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, line)| (i + 1, line.trim()))
-        .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'));
-    let Some((header_line, header)) = lines.next() else {
+    let mut records = csv_records(&text);
+    let at = |line: usize, message: String| anyhow::anyhow!("{name}:{line}: {message}");
+    let Some(first) = records.next() else {
         bail!("{name}: the trace is empty: expected a header such as `time,replicas`");
     };
-    if header.starts_with('{') {
+    if text.trim_start().starts_with('{') {
         let metric = metrics.first().map_or("cpu", String::as_str);
+        let known = if metrics.is_empty() {
+            "none".to_owned()
+        } else {
+            escaped(&metrics.join(", "))
+        };
         bail!(
-            "{name}: a Prometheus `query_range` answer, not a CSV trace: name the metric it gives, e.g. --trace {metric}={name} (the HPA's metrics are {})",
-            if metrics.is_empty() {
-                "none".to_owned()
-            } else {
-                metrics.join(", ")
-            }
+            "{name}: a Prometheus `query_range` answer, not a CSV trace: name the metric it gives, e.g. --trace {}={name} (the HPA's metrics are {known})",
+            escaped(metric)
         );
     }
-    let at = |line: usize, message: String| anyhow::anyhow!("{name}:{line}: {message}");
-    let header: Vec<&str> = header.split(',').map(str::trim).collect();
+    let (header_line, header) = first.map_err(|e| anyhow::anyhow!("{name}:{e}"))?;
     if header[0] != "time" {
         return Err(at(
             header_line,
-            format!("the first column must be `time`, not `{}`", header[0]),
+            format!(
+                "the first column must be `time`, not {}",
+                quoted(&header[0])
+            ),
         ));
     }
     let names = &header[1..];
-    let columns = if names == ["replicas"] {
+    let recommendation =
+        names == [RECOMMENDATION_COLUMN] && !metrics.iter().any(|m| m == RECOMMENDATION_COLUMN);
+    let columns = if recommendation {
         Columns::Replicas
     } else {
         for (i, column) in names.iter().enumerate() {
-            if !metrics.iter().any(|m| m == column) {
+            if !metrics.contains(column) {
                 let known = if metrics.is_empty() {
                     "none".to_owned()
                 } else {
-                    metrics.join(", ")
+                    escaped(&metrics.join(", "))
                 };
                 return Err(at(
                     header_line,
                     format!(
-                        "unknown column `{column}`: the HPA's metrics are {known}, or use a single `replicas` column"
+                        "unknown column {}: the HPA's metrics are {known}, or use a single `{RECOMMENDATION_COLUMN}` column",
+                        quoted(column)
                     ),
                 ));
             }
             if names[..i].contains(column) {
-                return Err(at(header_line, format!("column `{column}` appears twice")));
+                return Err(at(
+                    header_line,
+                    format!("column {} appears twice", quoted(column)),
+                ));
             }
         }
-        if let Some(missing) = metrics.iter().find(|m| !names.contains(&m.as_str())) {
+        if let Some(missing) = metrics.iter().find(|m| !names.contains(m)) {
             return Err(at(
                 header_line,
-                format!("no column for the HPA's metric `{missing}`"),
+                format!("no column for the HPA's metric {}", quoted(missing)),
             ));
         }
-        Columns::Metrics(names.iter().map(|c| (*c).to_owned()).collect())
+        Columns::Metrics(names.to_vec())
     };
     let mut rows: Vec<(Millis, Vec<i64>)> = Vec::new();
-    for (line, row) in lines {
-        let fields: Vec<&str> = row.split(',').map(str::trim).collect();
+    for record in records {
+        let (line, fields) = record.map_err(|e| anyhow::anyhow!("{name}:{e}"))?;
         if fields.len() != header.len() {
             return Err(at(
                 line,
                 format!("{} fields, the header has {}", fields.len(), header.len()),
             ));
         }
-        let time = parse_time(fields[0]).map_err(|e| at(line, e))?;
+        let time = parse_time(&fields[0]).map_err(|e| at(line, e))?;
         check_order(&rows, time).map_err(|e| at(line, e))?;
         let values = fields[1..]
             .iter()
@@ -153,7 +209,7 @@ pub fn read_csv(path: &Path, metrics: &[String]) -> Result<Trace> {
                     .ok()
                     .filter(|r| *r >= 0)
                     .map(i64::from)
-                    .ok_or_else(|| format!("`{v}` is not a replica count")),
+                    .ok_or_else(|| format!("{} is not a replica count", quoted(v))),
                 Columns::Metrics(_) => milli(v),
             })
             .collect::<Result<Vec<i64>, String>>()
@@ -167,11 +223,17 @@ pub fn read_csv(path: &Path, metrics: &[String]) -> Result<Trace> {
 }
 
 fn parse_time(text: &str) -> Result<Millis, String> {
+    let shown = quoted(text);
     if text.starts_with('-') {
-        return Err(format!("negative time `{text}`"));
+        return Err(format!("negative time {shown}"));
     }
-    parse_duration(text).map_err(|_| {
-        format!("invalid time `{text}`: expected seconds or a duration such as `90s`, `5m`")
+    parse_duration(text).map_err(|error| match error {
+        DurationError::TooLong(_) => format!(
+            "time {shown} is later than the latest time a simulation reaches (2562047h47m16.854s, the longest Go duration)"
+        ),
+        DurationError::Invalid(_) => format!(
+            "invalid time {shown}: expected seconds or a duration such as `90s`, `5m`"
+        ),
     })
 }
 
@@ -192,7 +254,7 @@ fn check_order(rows: &[(Millis, Vec<i64>)], time: Millis) -> Result<(), String> 
 }
 
 /// Reads `--trace`: one CSV file, or `NAME=FILE.json` Prometheus
-/// `query_range` answers, one per metric (read as live answers are, see
+/// `query_range` answers, one per metric, read as live answers are (see
 /// [`hpa_lint::prometheus::replay::from_files`]). Returns the trace and, for
 /// Prometheus answers, the Unix time of its time 0.
 pub fn read(
@@ -209,32 +271,39 @@ pub fn read(
     for spec in specs {
         let Some((name, path)) = spec.split_once('=') else {
             bail!(
-                "--trace {spec}: with several traces, name each one's metric: --trace cpu=cpu.json"
+                "--trace {}: with several traces, name each one's metric: --trace cpu=cpu.json",
+                escaped(spec)
             );
         };
         if files.insert(name.to_owned(), Path::new(path)).is_some() {
-            bail!("--trace {name}=…: given twice");
+            bail!("--trace {}=…: given twice", escaped(name));
         }
     }
     for name in files.keys() {
         if !metrics.contains(name) {
             bail!(
-                "--trace {name}=…: unknown metric `{name}`: the HPA's metrics are {}",
-                metrics.join(", ")
+                "--trace {}=…: unknown metric {}: the HPA's metrics are {}",
+                escaped(name),
+                quoted(name),
+                escaped(&metrics.join(", "))
             );
         }
     }
     if let Some(missing) = metrics.iter().find(|m| !files.contains_key(*m)) {
-        bail!("no trace for the HPA's metric `{missing}`: add --trace {missing}=FILE");
+        bail!(
+            "no trace for the HPA's metric {}: add --trace {}=FILE",
+            quoted(missing),
+            escaped(missing)
+        );
     }
     let files: Vec<(String, &Path)> = files.into_iter().collect();
     let table = replay::from_files(&files, max_gap)?;
+    for note in &table.notes {
+        eprintln!("hpa-lint: note: {}", escaped(note));
+    }
     let trace = Trace {
         columns: Columns::Metrics(files.into_iter().map(|(name, _)| name).collect()),
         rows: table.rows,
     };
-    for note in &table.notes {
-        eprintln!("hpa-lint: note: {note}");
-    }
     Ok((trace, Some(table.start)))
 }
