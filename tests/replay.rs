@@ -686,3 +686,54 @@ fn prometheus_files_follow_the_same_rules() {
         )
     );
 }
+
+#[test]
+fn progress_shows_on_a_terminal_only() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hpa.yaml"), MANIFESTS).unwrap();
+    let history = history(&[2; 20], false);
+    let prometheus = Prometheus::start(|out| history.write_openmetrics(out));
+    let binary = assert_cmd::cargo::cargo_bin("hpa-lint");
+    let mut args = vec![
+        binary.display().to_string(),
+        "simulate".into(),
+        "--isolated".into(),
+        dir.path().join("hpa.yaml").display().to_string(),
+        "--prometheus".into(),
+        prometheus.url.clone(),
+        "--format".into(),
+        "csv".into(),
+    ];
+    args.extend(minutes(4));
+    // `script` (util-linux, on every Debian) runs it on a pseudo-terminal.
+    let output = std::process::Command::new("script")
+        .args([
+            "--quiet",
+            "--return",
+            "--command",
+            &args.join(" "),
+            "/dev/null",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let terminal = String::from_utf8_lossy(&output.stdout);
+    for shown in [
+        "\r\x1b[Khpa-lint: fetching `cpu` from Prometheus: 1/1\r\x1b[K",
+        "\r\x1b[Khpa-lint: fetching `memory` from Prometheus: 1/1\r\x1b[K",
+        "\r\x1b[Khpa-lint: fetching the observed replicas from Prometheus: 1/1\r\x1b[K",
+    ] {
+        assert!(terminal.contains(shown), "{shown:?} in {terminal:?}");
+    }
+    let piped = simulate(dir.path())
+        .args(["--prometheus", &prometheus.url, "--format", "csv"])
+        .args(minutes(4))
+        .output()
+        .unwrap();
+    assert!(piped.status.success());
+    assert_eq!(String::from_utf8_lossy(&piped.stderr), "");
+}
