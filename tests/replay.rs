@@ -54,6 +54,7 @@ fn history(desired: &[i32], noise: bool) -> History {
         observed: desired.to_vec(),
         scrapes: vec![14, 9, 4],
         noise,
+        kube_state_metrics: true,
     }
 }
 
@@ -736,4 +737,79 @@ fn progress_shows_on_a_terminal_only() {
         .unwrap();
     assert!(piped.status.success());
     assert_eq!(String::from_utf8_lossy(&piped.stderr), "");
+}
+
+#[test]
+fn without_kube_state_metrics_pods_are_matched_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hpa.yaml"), MANIFESTS).unwrap();
+    let syncs = 40;
+    let history = History {
+        kube_state_metrics: false,
+        ..history(&vec![3; syncs], true)
+    };
+    let prometheus = Prometheus::start(|out| history.write_openmetrics(out));
+    let replay = |pods: &str| {
+        simulate(dir.path())
+            .args([
+                "--prometheus",
+                &prometheus.url,
+                "--rate-interval",
+                "15s",
+                "--format",
+                "csv",
+            ])
+            .args(["--pod-match", pods])
+            .args(range_args(syncs))
+            .output()
+            .unwrap()
+    };
+    let by_owner = replay("owner");
+    assert_eq!(by_owner.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&by_owner.stderr);
+    assert!(
+        stderr.contains("(Prometheus has cAdvisor series in namespace `shop` but no `kube_pod_owner`: is kube-state-metrics scraped, keeping its own `namespace` label (`honor_labels`)? --pod-match name needs cAdvisor only; --query NAME=PROMQL sets another query)"),
+        "{stderr}"
+    );
+    let by_name = replay("name");
+    assert!(
+        by_name.status.success(),
+        "{}",
+        String::from_utf8_lossy(&by_name.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&by_name.stderr),
+        "hpa-lint: note: kube-state-metrics' `kube_horizontalpodautoscaler_status_current_replicas` has no samples of shop/web in the range: no observed replicas\n"
+    );
+    let csv = String::from_utf8(by_name.stdout).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert!(!header.contains("observedReplicas"), "{header}");
+    let demand = header.split(',').position(|c| c == "cpu.demand").unwrap();
+    let cpu: Vec<String> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(demand).unwrap().to_owned())
+        .collect();
+    let expected: Vec<String> = history
+        .cpu
+        .iter()
+        .map(|c| (*c as f64 / 1000.0).to_string())
+        .collect();
+    assert_eq!(cpu, expected);
+
+    // Another namespace has no cAdvisor series; another workload no pods.
+    let elsewhere = MANIFESTS.replace("namespace: shop", "namespace: elsewhere");
+    std::fs::write(dir.path().join("hpa.yaml"), elsewhere).unwrap();
+    let stderr = String::from_utf8(replay("name").stderr).unwrap();
+    assert!(stderr.contains("(Prometheus has no cAdvisor series (`container_cpu_usage_seconds_total`) in namespace `elsewhere` over the range"), "{stderr}");
+    let other = MANIFESTS.replace(
+        "name: web}\n  minReplicas",
+        "name: shop-front}\n  minReplicas",
+    );
+    std::fs::write(dir.path().join("hpa.yaml"), other).unwrap();
+    let stderr = String::from_utf8(replay("name").stderr).unwrap();
+    assert!(
+        stderr.contains("(no pod in namespace `shop` is named as Deployment `shop-front`'s are;"),
+        "{stderr}"
+    );
 }

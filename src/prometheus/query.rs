@@ -39,7 +39,7 @@ pub struct NoQuery {
 }
 
 /// A PromQL string literal.
-fn literal(text: &str) -> String {
+pub(crate) fn literal(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
@@ -82,12 +82,13 @@ fn owned_pods(target: &Target<'_>) -> String {
          * on (namespace, replicaset) group_left () \
          max by (namespace, replicaset) (kube_replicaset_owner{{namespace={namespace}, owner_kind={kind}, owner_name={name}}})"
     );
-    let pods = if target.kind == "Deployment" {
-        through_replicasets
-    } else {
-        format!(
-            "kube_pod_owner{{namespace={namespace}, owner_kind={kind}, owner_name={name}}} or on (namespace, pod) ({through_replicasets})"
-        )
+    let direct =
+        format!("kube_pod_owner{{namespace={namespace}, owner_kind={kind}, owner_name={name}}}");
+    let pods = match target.kind {
+        "Deployment" => through_replicasets,
+        "StatefulSet" | "ReplicaSet" => direct,
+        // Another kind may own its pods, or ReplicaSets (Argo Rollouts).
+        _ => format!("{direct} or on (namespace, pod) ({through_replicasets})"),
     };
     format!("max by (namespace, pod) ({pods})")
 }
@@ -244,7 +245,8 @@ mod tests {
         )
         .unwrap();
         assert!(
-            query.starts_with(r#"sum(last_over_time(container_memory_working_set_bytes{namespace="shop", container="app"}[15s]) * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_owner{namespace="shop", owner_kind="StatefulSet", owner_name="cart"} or on (namespace, pod) ("#),
+            query
+                == r#"sum(last_over_time(container_memory_working_set_bytes{namespace="shop", container="app"}[15s]) * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_owner{namespace="shop", owner_kind="StatefulSet", owner_name="cart"}))"#,
             "{query}"
         );
     }

@@ -104,16 +104,40 @@ pub fn queries(
         .collect()
 }
 
-/// Why a query that matched nothing did, as far as can be told.
-fn nothing_hint(builtin: bool, pods: PodMatch) -> &'static str {
-    match (builtin, pods) {
-        (false, _) => "check it in Prometheus over the same range",
-        (true, PodMatch::Owner) => {
-            "built in: are cAdvisor and kube-state-metrics (`kube_pod_owner`, `kube_replicaset_owner`, with their own `namespace` label) scraped? --pod-match name matches pods by name instead, --query NAME=PROMQL sets another query"
-        }
-        (true, PodMatch::Name) => {
-            "built in: is cAdvisor scraped, with the `namespace`, `pod` and `container` labels? --query NAME=PROMQL sets another query"
-        }
+/// Why a built-in query matched nothing, as far as Prometheus can tell:
+/// which of the series it joins has nothing in the namespace over the range.
+fn diagnose(client: &Client, target: &Target<'_>, pods: PodMatch, range: Range) -> String {
+    let seconds = (range.end - range.start) / 1000 + 1;
+    let namespace = target.namespace;
+    // Any series of the metric in the namespace at any time of the range.
+    let found = |metric: &str| {
+        let query =
+            format!("count(last_over_time({metric}{{namespace={namespace:?}}}[{seconds}s]))");
+        let at = Range {
+            start: range.end,
+            ..range
+        };
+        client
+            .query_range(&query, at, &mut |_, _| {})
+            .is_ok_and(|m| m.series.iter().any(|s| !s.samples.is_empty()))
+    };
+    let what = format!("{} `{}`", target.kind, target.name);
+    let other = "--query NAME=PROMQL sets another query";
+    if !found("container_cpu_usage_seconds_total") {
+        return format!(
+            "Prometheus has no cAdvisor series (`container_cpu_usage_seconds_total`) in namespace `{namespace}` over the range: is the kubelets' cAdvisor endpoint scraped, with its `namespace` and `pod` labels? {other}"
+        );
+    }
+    match pods {
+        PodMatch::Owner if !found("kube_pod_owner") => format!(
+            "Prometheus has cAdvisor series in namespace `{namespace}` but no `kube_pod_owner`: is kube-state-metrics scraped, keeping its own `namespace` label (`honor_labels`)? --pod-match name needs cAdvisor only; {other}"
+        ),
+        PodMatch::Owner => format!(
+            "kube-state-metrics names no pod of {what} in namespace `{namespace}` over the range; {other}"
+        ),
+        PodMatch::Name => format!(
+            "no pod in namespace `{namespace}` is named as {what}'s are; --pod-match owner finds them through kube-state-metrics; {other}"
+        ),
     }
 }
 
@@ -169,7 +193,11 @@ pub fn fetch(
         notes.extend(warnings(name, &matrix));
         let (from, to, url) = (format(range.start), format(range.end), client.url());
         if matrix.series.iter().all(|s| s.samples.is_empty()) {
-            let hint = nothing_hint(*builtin, args.pod_match);
+            let hint = if *builtin {
+                diagnose(client, target, args.pod_match, range)
+            } else {
+                "check it in Prometheus over the same range".to_owned()
+            };
             anyhow::bail!(
                 "`{name}` matches nothing in Prometheus at {url} from {from} to {to} ({hint})\n  the query: {query}"
             );

@@ -65,6 +65,8 @@ pub struct History {
     /// memory, another Deployment whose name starts alike, and a Deployment
     /// of the same name in another namespace.
     pub noise: bool,
+    /// Whether kube-state-metrics is scraped (its owner and HPA series).
+    pub kube_state_metrics: bool,
 }
 
 /// How the Deployment changes besides scaling.
@@ -327,6 +329,9 @@ impl Writer<'_> {
                     }
                 }
             }
+        }
+        if !history.kube_state_metrics {
+            return writeln!(out, "# EOF");
         }
         for (k, pods) in &alive {
             for time in times(*k) {

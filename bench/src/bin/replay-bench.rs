@@ -129,6 +129,7 @@ fn history(days: i64) -> History {
         // cAdvisor and kube-state-metrics scraped every 15 s.
         scrapes: vec![5],
         noise: false,
+        kube_state_metrics: true,
     }
 }
 
