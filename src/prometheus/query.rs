@@ -104,10 +104,10 @@ fn duration(ms: Millis) -> String {
 
 /// The built-in query of a `Resource` or `ContainerResource` metric on
 /// `cpu` or `memory`: the target's total, summed over its pods' containers
-/// (or the one container), in cores or bytes. CPU is the rate of
-/// `container_cpu_usage_seconds_total` over `rate_interval`; memory the last
-/// `container_memory_working_set_bytes` within it (so a pod that is gone
-/// stops counting within the interval, with or without staleness markers).
+/// (or the one container), in cores or bytes, of the containers there at
+/// the time: CPU is the rate of `container_cpu_usage_seconds_total` over
+/// `rate_interval`, memory the latest `container_memory_working_set_bytes`.
+/// A container that is gone stops counting when its series goes stale.
 pub fn builtin(
     metric: &MetricKind,
     target: &Target<'_>,
@@ -133,15 +133,20 @@ pub fn builtin(
         selector += &format!(", pod=~{}", literal(&pod_name_pattern(target)));
     }
     let interval = duration(rate_interval);
-    let usage = if resource == "cpu" {
-        format!("rate(container_cpu_usage_seconds_total{{{selector}}}[{interval}])")
+    // What metrics-server reads at its latest scrape: the containers there
+    // now (the series of one that is gone went stale), CPU as a rate.
+    let (usage, operand) = if resource == "cpu" {
+        let series = format!("container_cpu_usage_seconds_total{{{selector}}}");
+        let usage = format!("rate({series}[{interval}]) and {series}");
+        (usage.clone(), format!("({usage})"))
     } else {
-        format!("last_over_time(container_memory_working_set_bytes{{{selector}}}[{interval}])")
+        let usage = format!("container_memory_working_set_bytes{{{selector}}}");
+        (usage.clone(), usage)
     };
     Ok(match pods {
         PodMatch::Name => format!("sum({usage})"),
         PodMatch::Owner => format!(
-            "sum({usage} * on (namespace, pod) group_left () {})",
+            "sum({operand} * on (namespace, pod) group_left () {})",
             owned_pods(target)
         ),
     })
@@ -226,7 +231,7 @@ mod tests {
         let query = builtin(&resource("cpu", None), &WEB, PodMatch::Name, 60_000).unwrap();
         assert_eq!(
             query,
-            r#"sum(rate(container_cpu_usage_seconds_total{namespace="shop", container!="", container!="POD", pod=~"web\\.v2-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}"}[60s]))"#
+            r#"sum(rate(container_cpu_usage_seconds_total{namespace="shop", container!="", container!="POD", pod=~"web\\.v2-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}"}[60s]) and container_cpu_usage_seconds_total{namespace="shop", container!="", container!="POD", pod=~"web\\.v2-[bcdfghjklmnpqrstvwxz2456789]{1,10}-[bcdfghjklmnpqrstvwxz2456789]{5}"})"#
         );
     }
 
@@ -244,10 +249,9 @@ mod tests {
             15_000,
         )
         .unwrap();
-        assert!(
-            query
-                == r#"sum(last_over_time(container_memory_working_set_bytes{namespace="shop", container="app"}[15s]) * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_owner{namespace="shop", owner_kind="StatefulSet", owner_name="cart"}))"#,
-            "{query}"
+        assert_eq!(
+            query,
+            r#"sum(container_memory_working_set_bytes{namespace="shop", container="app"} * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_owner{namespace="shop", owner_kind="StatefulSet", owner_name="cart"}))"#
         );
     }
 

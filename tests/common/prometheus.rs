@@ -152,6 +152,10 @@ impl Prometheus {
                 ))
                 .arg(format!("--storage.tsdb.path={}", data.display()))
                 .arg("--storage.tsdb.retention.time=100y")
+                // Backfilled series have no staleness markers, which a live
+                // Prometheus writes when a pod's series end: a lookback of
+                // three scrapes (5 s apart) ends them as soon.
+                .arg("--query.lookback-delta=15s")
                 .arg(format!("--web.listen-address=127.0.0.1:{port}"))
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())

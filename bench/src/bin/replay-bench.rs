@@ -226,6 +226,8 @@ impl Prometheus {
             .arg(format!("--config.file={}", config.display()))
             .arg(format!("--storage.tsdb.path={}", data.display()))
             .arg("--storage.tsdb.retention.time=100y")
+            // No staleness markers in backfilled series: three scrapes end them.
+            .arg("--query.lookback-delta=45s")
             .arg(format!("--web.listen-address=127.0.0.1:{port}"))
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).map_err(|e| e.to_string())?)
