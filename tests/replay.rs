@@ -532,6 +532,21 @@ fn thirty_days_at_fifteen_seconds() {
     );
     let rows = output.stdout.iter().filter(|b| **b == b'\n').count() - 1;
     assert_eq!(rows, 172_801);
+    // Too long a range is refused before anything is fetched.
+    let output = simulate(dir.path())
+        .args([
+            "--prometheus",
+            "http://127.0.0.1:9",
+            "--since",
+            "5w",
+            "--sync-period",
+            "0.3s",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("syncs (one every 300ms), more than the limit of 10000000; shorten --since or lengthen --sync-period"), "{stderr}");
 }
 
 /// The raw answer of Prometheus' `query_range` API (as `curl` saves it).

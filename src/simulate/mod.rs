@@ -32,7 +32,7 @@ use crate::hpas::{self, ControllerArgs, Found, InputArgs};
 use trace::{Columns, Trace};
 
 /// The most syncs one simulation runs.
-const MAX_SYNCS: i64 = 10_000_000;
+pub(crate) const MAX_SYNCS: i64 = 10_000_000;
 
 /// The most pods one simulation follows, summed over its syncs: a sync's
 /// cost grows with its pods (the controller reads each one).

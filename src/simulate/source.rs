@@ -6,8 +6,10 @@ use anyhow::{Result, bail};
 use hpa_lint::prometheus::query::Target;
 use hpa_lint::prometheus::replay::{self, Metric, ReplayArgs};
 use hpa_lint::prometheus::time::{self, Range, TimeArg, UnixMillis};
+use hpa_lint_rules::controller::flags::format_duration;
 use hpa_lint_rules::controller::{Autoscaler, Millis};
 
+use super::MAX_SYNCS;
 use super::trace::{self, Columns, Trace, escaped};
 use crate::hpas::Found;
 
@@ -67,6 +69,16 @@ pub fn load(
     let client = hpa_lint::prometheus::client::Client::new(&replay.client).map_err(shown)?;
     let period = autoscaler.flags.sync_period;
     let range = Range::resolve(since, until, time::now(), period).map_err(anyhow::Error::msg)?;
+    // Refused before anything is fetched.
+    if range.points() > MAX_SYNCS {
+        bail!(
+            "the replay from {} to {} would run {} syncs (one every {}), more than the limit of {MAX_SYNCS}; shorten --since or lengthen --sync-period",
+            time::format(range.start),
+            time::format(range.end),
+            range.points(),
+            format_duration(period)
+        );
+    }
     let kinds: Vec<Metric<'_>> = names
         .iter()
         .map(|name| Metric {
