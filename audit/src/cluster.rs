@@ -226,8 +226,13 @@ impl Cluster {
         let namespace = config.default_namespace.clone();
         let server = kubeconfig::redacted(&config.cluster_url);
         // Not kube's error chain: it repeats every message once per level.
-        let client =
-            Client::try_from(config).map_err(|error| anyhow!("configuring the client: {error}"))?;
+        let client = Client::try_from(config).map_err(|error| match error {
+            // It reads the user's client key only now.
+            kube::Error::InferKubeconfig(error) => {
+                anyhow!("configuring the client: {}", kubeconfig::describe(&error))
+            }
+            error => anyhow!("configuring the client: {error}"),
+        })?;
         Ok(Self {
             client,
             context,

@@ -22,6 +22,7 @@
 //! environment or standard output.
 
 use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Result, anyhow, bail};
@@ -135,11 +136,15 @@ struct Credential {
 
 /// Runs the exec plugin of `user` once, as client-go does.
 fn run(exec: &ExecConfig, user: &str) -> Result<Credential> {
-    let command = exec
-        .command
-        .as_deref()
-        .ok_or_else(|| anyhow!("the exec plugin of user `{user}` names no command"))?;
-    let plugin = format!("the exec plugin `{command}` of user `{user}`");
+    let command: PathBuf = Path::new(
+        exec.command
+            .as_deref()
+            .ok_or_else(|| anyhow!("the exec plugin of user `{user}` names no command"))?,
+    )
+    // kube made `./plugin` absolute as `/dir/./plugin`.
+    .components()
+    .collect();
+    let plugin = format!("the exec plugin `{}` of user `{user}`", command.display());
     let api_version = exec
         .api_version
         .as_deref()
@@ -157,7 +162,7 @@ fn run(exec: &ExecConfig, user: &str) -> Result<Credential> {
         spec["cluster"] = serde_json::to_value(&exec.cluster)?;
     }
     let info = json!({"apiVersion": api_version, "kind": "ExecCredential", "spec": spec});
-    let mut child = Command::new(command);
+    let mut child = Command::new(&command);
     child.args(exec.args.iter().flatten());
     for variable in exec.env.iter().flatten() {
         if let (Some(name), Some(value)) = (variable.get("name"), variable.get("value")) {

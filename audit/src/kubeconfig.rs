@@ -94,7 +94,7 @@ pub async fn choose(args: &Args) -> Result<Chosen> {
 }
 
 /// A kube kubeconfig error, without what it would quote of the file.
-fn describe(error: &KubeconfigError) -> String {
+pub fn describe(error: &KubeconfigError) -> String {
     match error {
         KubeconfigError::Parse(error) => format!("not valid YAML: {}", yaml_error(error)),
         KubeconfigError::LoadClientKey(LoadDataError::DecodeBase64(_)) => {

@@ -6,7 +6,7 @@
 
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use kube_standin::{Cluster, Running};
@@ -261,7 +261,9 @@ const DEADLINE: Duration = Duration::from_secs(120);
 /// Runs `command` to its end, or kills it and fails after [`DEADLINE`].
 pub fn run(mut command: Command) -> Output {
     let (stdout, stderr) = (tempfile::tempfile().unwrap(), tempfile::tempfile().unwrap());
+    // No terminal: exec plugins behave the same wherever the tests run.
     let mut child = command
+        .stdin(Stdio::null())
         .stdout(stdout.try_clone().unwrap())
         .stderr(stderr.try_clone().unwrap())
         .spawn()
