@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
+use std::hash::{BuildHasher as _, RandomState};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -140,6 +141,9 @@ fn unanswered(error: &kube::Error) -> Failure {
 pub const MAX_ANSWER_BYTES: usize = 128 << 20;
 /// The most pages a list may take (5 million objects at 500 a page).
 pub const MAX_PAGES: usize = 10_000;
+/// The most objects of one list the audit holds (HPAs, the targets they
+/// name, the budgets of their namespaces): about 1 KB each.
+pub const MAX_KEPT: usize = 1_000_000;
 
 /// How often a request the server asks to retry later is tried again
 /// (client-go's `maxRetries`).
@@ -388,8 +392,9 @@ impl Cluster {
     /// it), page by page: a list never holds more than a page of parsed
     /// objects. Lists with `limit` and `continue`; a list whose `continue`
     /// token expired (410) starts over, twice at most. A list that would not
-    /// end (a `continue` token given twice, more than [`MAX_PAGES`] pages)
-    /// fails. Also returns how many objects were listed in all.
+    /// end (a `continue` token or an object given twice, more than
+    /// [`MAX_PAGES`] pages or [`MAX_KEPT`] objects held) fails. Also returns
+    /// how many objects were listed in all.
     pub async fn list<T>(
         &self,
         resource: &Resource,
@@ -404,6 +409,9 @@ impl Cluster {
             let mut objects = Vec::new();
             let mut token: Option<String> = None;
             let mut tokens = HashSet::new();
+            // Hashes of `namespace/name`, 8 bytes an object however many.
+            let mut identities = HashSet::new();
+            let hasher = RandomState::new();
             let mut read = 0;
             for page_number in 1.. {
                 if page_number > MAX_PAGES {
@@ -416,12 +424,13 @@ impl Cluster {
                 if self.chunk_size > 0 {
                     query.push(format!("limit={}", self.chunk_size));
                 }
-                if let Some(token) = &token {
-                    query.push(format!("continue={}", encode(token)));
-                }
-                if let Some(selector) = selector {
-                    query.push(format!("labelSelector={}", encode(selector)));
-                }
+                query.extend(
+                    token
+                        .iter()
+                        .map(|token| format!("continue={}", encode(token))),
+                );
+                query
+                    .extend(selector.map(|selector| format!("labelSelector={}", encode(selector))));
                 let mut uri = resource.path(namespace);
                 if !query.is_empty() {
                     uri = format!("{uri}?{}", query.join("&"));
@@ -434,24 +443,30 @@ impl Cluster {
                     }
                     Err(failure) => return Err(failure),
                 };
-                let page = Page::parse(&text, &list_kind, keep).map_err(|error| {
-                    Failure::Failed(match error {
-                        NotAPage::Status(message) => format!(
-                            "the server answered a Status, not a {list_kind}: {}",
-                            message.as_deref().unwrap_or("(no message)")
-                        ),
-                        NotAPage::Kind(kind) => {
-                            format!("the server answered a {kind}, not a {list_kind}")
-                        }
-                        NotAPage::Malformed(error) => format!(
-                            "the server's answer is not a {list_kind}: {error}; it begins {}",
-                            excerpt(&text)
-                        ),
-                    })
-                })?;
+                let page = Page::parse(&text, &list_kind, keep)
+                    .map_err(|error| error.failure(&list_kind, &text))?;
+                let next = page.next.filter(|next| !next.is_empty());
+                if let Some(next) = &next
+                    && !tokens.insert(next.clone())
+                {
+                    return Err(Failure::Failed(format!(
+                        "the server gave the continue token {} a second time (page {page_number}): the list would never end",
+                        excerpt(next)
+                    )));
+                }
                 read += page.items.len();
                 self.progress.update(&resource.plural, read, page.remaining);
                 for mut item in page.items {
+                    // A consistent list (one snapshot, page after page) has
+                    // each object once: one seen again means it loops.
+                    let identity = ["namespace", "name"]
+                        .map(|field| item["metadata"][field].as_str().unwrap_or_default());
+                    if !identity[1].is_empty() && !identities.insert(hasher.hash_one(identity)) {
+                        return Err(Failure::Failed(format!(
+                            "the server listed {} twice (page {page_number}): the list repeats itself",
+                            excerpt(&identity.join("/"))
+                        )));
+                    }
                     // List items come without apiVersion and kind.
                     if let Some(map) = item.as_object_mut() {
                         map.insert("apiVersion".into(), resource.api_version().into());
@@ -459,17 +474,14 @@ impl Cluster {
                     }
                     objects.extend(take(item));
                 }
-                match page.next {
-                    Some(next) if !next.is_empty() => {
-                        if !tokens.insert(next.clone()) {
-                            return Err(Failure::Failed(format!(
-                                "the server gave the continue token {} a second time (page {page_number}): the list would never end",
-                                excerpt(&next)
-                            )));
-                        }
-                        token = Some(next);
-                    }
-                    _ => return Ok((objects, read)),
+                if objects.len() > MAX_KEPT {
+                    return Err(Failure::Failed(format!(
+                        "the server listed more than {MAX_KEPT} objects the audit would hold"
+                    )));
+                }
+                match next {
+                    Some(next) => token = Some(next),
+                    None => return Ok((objects, read)),
                 }
             }
         }
@@ -513,6 +525,23 @@ enum NotAPage {
     Kind(String),
     /// Not an object with a `kind` and `items` that are objects.
     Malformed(String),
+}
+
+impl NotAPage {
+    /// What to tell about `answer`, which is not a `list_kind`.
+    fn failure(self, list_kind: &str, answer: &str) -> Failure {
+        Failure::Failed(match self {
+            NotAPage::Status(message) => format!(
+                "the server answered a Status, not a {list_kind}: {}",
+                message.as_deref().unwrap_or("(no message)")
+            ),
+            NotAPage::Kind(kind) => format!("the server answered a {kind}, not a {list_kind}"),
+            NotAPage::Malformed(error) => format!(
+                "the server's answer is not a {list_kind}: {error}; it begins {}",
+                excerpt(answer)
+            ),
+        })
+    }
 }
 
 impl Page {

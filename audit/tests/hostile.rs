@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use common::{Stage, findings, shop, stderr, stdout};
 use kube_standin::Cluster;
-use kube_standin::hostile::Hostile;
+use kube_standin::hostile::{Hostile, Loop};
 use serde_json::json;
 
 const HPAS: &str = "/apis/autoscaling/v2/horizontalpodautoscalers";
@@ -85,23 +85,43 @@ fn request_timeout_covers_the_whole_request_of_version_hpas_and_targets() {
 #[test]
 fn a_list_that_never_ends_fails() {
     let hpa = common::hpa("shop", "web", "Deployment", 2, 10, json!({}));
-    let stage = hostile_shop(HPAS, Hostile::endless(HPA_LIST, vec![hpa.clone()], false));
+    let cannot_list = "kubectl hpa-lint: cannot list horizontalpodautoscalers.autoscaling:";
+    let stage = hostile_shop(
+        HPAS,
+        Hostile::endless(HPA_LIST, vec![hpa.clone()], Loop::SameToken),
+    );
     let output = stage.audit(&["-A"]);
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         stderr(&output),
-        "kubectl hpa-lint: cannot list horizontalpodautoscalers.autoscaling: the server gave the continue token `hostile-again` a second time (page 2): the list would never end\n"
+        format!(
+            "{cannot_list} the server gave the continue token `hostile-again` a second time (page 2): the list would never end\n"
+        )
     );
 
-    // A new token every time: stopped after 10,000 pages.
+    // New tokens, the same objects: the list starts over and over.
+    let stage = hostile_shop(
+        HPAS,
+        Hostile::endless(HPA_LIST, vec![hpa.clone()], Loop::SameItems),
+    );
+    let output = stage.audit(&["-A"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "{cannot_list} the server listed `shop/web` twice (page 2): the list repeats itself\n"
+        )
+    );
+
+    // New objects on every page: stopped after 10,000 pages.
     let mut cluster = Cluster::new("v1.33.4");
-    cluster.hostile(HPAS, Hostile::endless(HPA_LIST, vec![hpa], true));
+    cluster.hostile(HPAS, Hostile::endless(HPA_LIST, vec![hpa], Loop::NewItems));
     let stage = Stage::new(cluster);
     let output = stage.audit(&["-A", "--chunk-size", "1"]);
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         stderr(&output),
-        "kubectl hpa-lint: cannot list horizontalpodautoscalers.autoscaling: the list did not end after 10000 pages of at most 1 objects\n"
+        format!("{cannot_list} the list did not end after 10000 pages of at most 1 objects\n")
     );
     assert_eq!(stage.standin.requests().len(), 1 + 10_000);
 }

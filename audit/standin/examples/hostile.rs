@@ -7,14 +7,15 @@
 //! ```
 //!
 //! MODE is one of `silent-version`, `silent-hpas`, `trickle-version`,
-//! `trickle-hpas`, `trickle-deployments`, `endless-same`, `endless-fresh`,
+//! `trickle-hpas`, `trickle-deployments`, `endless-same-token`,
+//! `endless-same-items`, `endless-new-items` (500 HPAs a page),
 //! `huge-page:MB`, `huge-name:MB`, `status-200`, `bad-items`,
 //! `duplicate-items`, `redirect`, or `none`. It serves until killed.
 
 use std::time::Duration;
 
 use kube_standin::Cluster;
-use kube_standin::hostile::Hostile;
+use kube_standin::hostile::{Hostile, Loop};
 use serde_json::{Value, json};
 
 const HPAS: &str = "/apis/autoscaling/v2/horizontalpodautoscalers";
@@ -56,8 +57,9 @@ fn hostile(mode: &str) -> Result<Option<(&'static str, Hostile)>, String> {
             "/apis/apps/v1/deployments",
             trickle(r#"{"kind":"DeploymentList","items":["#),
         ),
-        ("endless-same", _) => (HPAS, Hostile::endless(LIST, page, false)),
-        ("endless-fresh", _) => (HPAS, Hostile::endless(LIST, page, true)),
+        ("endless-same-token", _) => (HPAS, Hostile::endless(LIST, page, Loop::SameToken)),
+        ("endless-same-items", _) => (HPAS, Hostile::endless(LIST, page, Loop::SameItems)),
+        ("endless-new-items", _) => (HPAS, Hostile::endless(LIST, page, Loop::NewItems)),
         ("huge-page", mb) => (HPAS, Hostile::huge_page(LIST, megabytes(mb)?)),
         ("huge-name", mb) => (HPAS, Hostile::huge_name(LIST, "shop", megabytes(mb)?)),
         ("status-200", _) => (

@@ -44,13 +44,25 @@ pub enum Hostile {
         tail: String,
     },
     /// A list of `kind` whose every page holds `items` and a `continue`
-    /// token: the same token every time, or a new one each time (`fresh`).
+    /// token, looping as `how` says.
     Endless {
         kind: String,
         items: Vec<Value>,
-        fresh: bool,
+        how: Loop,
         pages: AtomicUsize,
     },
+}
+
+/// How an endless list loops.
+#[derive(Clone, Copy)]
+pub enum Loop {
+    /// The same page, with the same `continue` token, every time.
+    SameToken,
+    /// The same items with a new token each time: the list starts over.
+    SameItems,
+    /// New items (their names suffixed with the page's number) and a new
+    /// token each time: the list never ends.
+    NewItems,
 }
 
 impl Hostile {
@@ -105,13 +117,13 @@ impl Hostile {
         }
     }
 
-    /// A list of `kind` that never ends: `items` on every page, with the
-    /// same `continue` token every time, or a new one each time when `fresh`.
-    pub fn endless(kind: &str, items: Vec<Value>, fresh: bool) -> Self {
+    /// A list of `kind` that never ends: `items` on every page, looping as
+    /// `how` says.
+    pub fn endless(kind: &str, items: Vec<Value>, how: Loop) -> Self {
         Self::Endless {
             kind: kind.to_owned(),
             items,
-            fresh,
+            how,
             pages: AtomicUsize::new(0),
         }
     }
@@ -170,15 +182,22 @@ impl Hostile {
             Hostile::Endless {
                 kind,
                 items,
-                fresh,
+                how,
                 pages,
             } => {
                 let page = pages.fetch_add(1, Ordering::Relaxed);
-                let token = if *fresh {
-                    format!("hostile-{page}")
-                } else {
-                    "hostile-again".to_owned()
+                let token = match how {
+                    Loop::SameToken => "hostile-again".to_owned(),
+                    Loop::SameItems | Loop::NewItems => format!("hostile-{page}"),
                 };
+                let mut items = items.clone();
+                if let Loop::NewItems = how {
+                    for item in &mut items {
+                        if let Some(name) = item["metadata"]["name"].as_str() {
+                            item["metadata"]["name"] = json!(format!("{name}-{page}"));
+                        }
+                    }
+                }
                 let body = json!({"kind": kind, "apiVersion": "v1",
                     "metadata": {"continue": token, "remainingItemCount": 1}, "items": items});
                 json_body(Body::from(body.to_string()))
