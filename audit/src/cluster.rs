@@ -136,14 +136,18 @@ fn unanswered(error: &kube::Error) -> Failure {
     Failure::Unanswered(message)
 }
 
-/// The most a single answer may hold: a page of 500 objects is 5 MB as a
-/// cluster serves them (11 KB a Deployment, managed fields and all).
-pub const MAX_ANSWER_BYTES: usize = 128 << 20;
+/// The most a single answer may hold. A page of 500 objects is 5 MB as a
+/// cluster serves Deployments (11 KB each, managed fields and all): this
+/// allows 128 KB an object, and bounds what a hostile answer costs (every
+/// byte of it kept as a string, say a name, is copied a few times over).
+pub const MAX_ANSWER_BYTES: usize = 64 << 20;
 /// The most pages a list may take (5 million objects at 500 a page).
 pub const MAX_PAGES: usize = 10_000;
 /// The most objects of one list the audit holds (HPAs, the targets they
-/// name, the budgets of their namespaces): about 1 KB each.
-pub const MAX_KEPT: usize = 1_000_000;
+/// name, the budgets of their namespaces; about 1 KB each): three times the
+/// 150,000 pods of the largest cluster Kubernetes is tested at, and an HPA
+/// scales at least one pod.
+pub const MAX_KEPT: usize = 500_000;
 
 /// How often a request the server asks to retry later is tried again
 /// (client-go's `maxRetries`).
@@ -308,8 +312,9 @@ impl Cluster {
             if let Some(data) = frame.data_ref() {
                 if bytes.len() + data.len() > MAX_ANSWER_BYTES {
                     return Err(Failure::Failed(format!(
-                        "the answer is larger than {} MiB: lower --chunk-size",
-                        MAX_ANSWER_BYTES >> 20
+                        "the answer is larger than {} MiB: lower --chunk-size (now {})",
+                        MAX_ANSWER_BYTES >> 20,
+                        self.chunk_size
                     )));
                 }
                 bytes.extend_from_slice(data);

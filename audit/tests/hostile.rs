@@ -128,7 +128,7 @@ fn a_list_that_never_ends_fails() {
 
 #[test]
 fn an_answer_larger_than_the_bound_fails_as_it_arrives() {
-    let bound = 128 << 20;
+    let bound = 64 << 20;
     for hostile in [
         Hostile::huge_page(HPA_LIST, bound + 1),
         Hostile::huge_name(HPA_LIST, "shop", bound),
@@ -138,7 +138,7 @@ fn an_answer_larger_than_the_bound_fails_as_it_arrives() {
         assert_eq!(output.status.code(), Some(2));
         assert_eq!(
             stderr(&output),
-            "kubectl hpa-lint: cannot list horizontalpodautoscalers.autoscaling: the answer is larger than 128 MiB: lower --chunk-size\n"
+            "kubectl hpa-lint: cannot list horizontalpodautoscalers.autoscaling: the answer is larger than 64 MiB: lower --chunk-size (now 500)\n"
         );
     }
     // Just under the bound: read.
