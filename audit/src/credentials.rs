@@ -201,6 +201,9 @@ fn run(exec: &ExecConfig, user: &str) -> Result<Credential> {
 fn credential(stdout: &[u8], api_version: &str) -> Result<Credential> {
     let text = std::str::from_utf8(stdout)
         .map_err(|_| anyhow!("its standard output is not UTF-8 text"))?;
+    if text.trim().is_empty() {
+        bail!("it wrote nothing on standard output");
+    }
     let credential: ExecCredential = serde_saphyr::from_str(text).map_err(|error| {
         anyhow!(
             "its standard output is not an ExecCredential ({})",
@@ -266,7 +269,8 @@ mod tests {
 
     #[test]
     fn refuses_what_client_go_refuses_without_quoting_it() {
-        let cases: [(&[u8], &str); 5] = [
+        let cases: [(&[u8], &str); 6] = [
+            (b"\n", "it wrote nothing on standard output"),
             (
                 br#"{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential"}"#,
                 "it returned no status",

@@ -20,12 +20,13 @@ pub struct Chosen {
     pub context: String,
 }
 
-/// The kubeconfig files kubectl reads: `$KUBECONFIG` (several, merged),
-/// else `~/.kube/config` when it exists; none means in a pod.
+/// The kubeconfig files kubectl reads: those of `$KUBECONFIG` that exist
+/// (several, merged), else `~/.kube/config` when it exists; none means in a
+/// pod.
 fn kubeconfig_paths() -> Vec<PathBuf> {
     if let Some(value) = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty()) {
         return std::env::split_paths(&value)
-            .filter(|path| !path.as_os_str().is_empty())
+            .filter(|path| !path.as_os_str().is_empty() && path.exists())
             .collect();
     }
     std::env::var_os("HOME")
@@ -96,6 +97,12 @@ pub async fn choose(args: &Args) -> Result<Chosen> {
 /// A kube kubeconfig error, without what it would quote of the file.
 pub fn describe(error: &KubeconfigError) -> String {
     match error {
+        KubeconfigError::CurrentContextNotSet => {
+            "the kubeconfig has no current-context: choose one with --context".to_owned()
+        }
+        KubeconfigError::LoadContext(name) => format!("context `{name}` does not exist"),
+        KubeconfigError::LoadClusterOfContext(name) => format!("cluster `{name}` does not exist"),
+        KubeconfigError::MissingClusterUrl => "the cluster has no server".to_owned(),
         KubeconfigError::Parse(error) => format!("not valid YAML: {}", yaml_error(error)),
         KubeconfigError::LoadClientKey(LoadDataError::DecodeBase64(_)) => {
             "the user's client-key-data is not base64".to_owned()

@@ -371,3 +371,35 @@ fn credentials_reach_the_server_as_kubectl_sends_them() {
         }
     }
 }
+
+#[test]
+fn kubeconfig_files_and_contexts_are_chosen_as_kubectl_chooses() {
+    let stage = Stage::new(shop());
+    let dir = stage.dir.path();
+    // The stand-in's kubeconfig split in two, with a missing file between
+    // them: kubectl skips it.
+    let whole = std::fs::read_to_string(dir.join("kubeconfig")).unwrap();
+    let (head, users) = whole.split_once("users:").unwrap();
+    std::fs::write(dir.join("first"), head).unwrap();
+    std::fs::write(dir.join("second"), format!("users:{users}")).unwrap();
+    let files =
+        std::env::join_paths([dir.join("first"), dir.join("gone"), dir.join("second")]).unwrap();
+    let mut command = audit_command(dir, &["-A", "--quiet"]);
+    command.env("KUBECONFIG", &files);
+    let output = run(command);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let mut command = audit_command(dir, &["-A", "--context", "nope"]);
+    command.env("KUBECONFIG", &files);
+    assert_eq!(
+        stderr(&run(command)),
+        "kubectl hpa-lint: loading the kubeconfig context: context `nope` does not exist\n"
+    );
+    // Named with --kubeconfig, a missing file is an error.
+    let output = stage.audit(&["-A", "--kubeconfig", "gone"]);
+    assert!(
+        stderr(&output)
+            .starts_with("kubectl hpa-lint: reading kubeconfig gone: failed to read kubeconfig"),
+        "{}",
+        stderr(&output)
+    );
+}
