@@ -8,12 +8,11 @@
 //! Large bodies are streamed as they are written, never held whole, so a
 //! test of a 300 MB page costs the stand-in nothing.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use std::collections::HashMap;
-
 use axum::http::header::{AUTHORIZATION, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
