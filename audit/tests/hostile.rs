@@ -61,7 +61,7 @@ fn request_timeout_covers_the_whole_request_of_version_hpas_and_targets() {
         assert_eq!(stdout(&output), "");
         assert_eq!(
             stderr(&output),
-            "kubectl hpa-lint: cannot list horizontalpodautoscalers.autoscaling: no complete answer within 1500ms (--request-timeout)\n"
+            "kubectl hpa-lint: cannot list horizontalpodautoscalers.autoscaling: no complete answer within 1.5s (--request-timeout)\n"
         );
     }
 
