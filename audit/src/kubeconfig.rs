@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 use kube::Config;
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError, LoadDataError};
 use serde_saphyr::Error as YamlError;
@@ -50,8 +50,16 @@ pub async fn choose(args: &Args) -> Result<Chosen> {
         None => kubeconfig_paths(),
     };
     let (mut config, context, user) = if paths.is_empty() {
-        let config = Config::incluster()
-            .context("no kubeconfig ($KUBECONFIG, ~/.kube/config) and not in a pod")?;
+        let config = Config::incluster().map_err(|e| {
+            if std::env::var_os("KUBERNETES_SERVICE_HOST").is_none() {
+                anyhow!(
+                    "no cluster: no kubeconfig ($KUBECONFIG is not set or names no file, and ~/.kube/config does not exist) and not in a pod ($KUBERNETES_SERVICE_HOST is not set); give one with --kubeconfig FILE"
+                )
+            } else {
+                // Its message only: kube repeats it in its causes.
+                anyhow!("no kubeconfig, and the pod's service account cannot be used: {e}")
+            }
+        })?;
         (
             config,
             "in-cluster".to_owned(),
