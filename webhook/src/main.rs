@@ -16,6 +16,7 @@ use hpa_lint_webhook::app::{AppState, app, metrics_app};
 use hpa_lint_webhook::cache::{ClusterIndex, Kind};
 use hpa_lint_webhook::policy::{Policy, SharedPolicy};
 use hpa_lint_webhook::reload::{self, Watched};
+use hpa_lint_webhook::report;
 use hpa_lint_webhook::server::{
     GRACE, HEADER_READ_TIMEOUT, Transport, drain, serve, shutdown_signal,
 };
@@ -73,6 +74,53 @@ struct Args {
     /// Seconds a client may take to send a request's headers (HTTP/1).
     #[arg(long, env = "HPA_WEBHOOK_HEADER_READ_TIMEOUT", default_value_t = HEADER_READ_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
     header_read_timeout: u64,
+    #[command(flatten)]
+    reporting: ReportArgs,
+}
+
+/// The reporting mode (README: "Findings in the cluster").
+#[derive(clap::Args)]
+struct ReportArgs {
+    /// Run the rules, the live ones included, over the cluster's HPAs
+    /// continuously: findings as metrics, and from the replica that holds
+    /// the Lease, policy reports and Events. Off with --offline.
+    #[arg(long, env = "HPA_WEBHOOK_REPORTING", default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    reporting: bool,
+    /// Evaluate once no change came for this many milliseconds...
+    #[arg(
+        long,
+        env = "HPA_WEBHOOK_REPORT_QUIET_MS",
+        default_value_t = 2000,
+        value_name = "MS"
+    )]
+    report_quiet_ms: u64,
+    /// ...or at most this many milliseconds after the first change.
+    #[arg(
+        long,
+        env = "HPA_WEBHOOK_REPORT_MOST_MS",
+        default_value_t = 10_000,
+        value_name = "MS"
+    )]
+    report_most_ms: u64,
+    /// Seconds between evaluations of every HPA (for the rules that judge
+    /// how long a condition has held).
+    #[arg(long, env = "HPA_WEBHOOK_REPORT_PERIOD", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..), value_name = "SECONDS")]
+    report_period: u64,
+    /// A findings series per HPA; `false` sums them per namespace (for very
+    /// large clusters).
+    #[arg(long, env = "HPA_WEBHOOK_METRICS_PER_HPA", default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    metrics_per_hpa: bool,
+}
+
+impl ReportArgs {
+    fn options(&self) -> report::Options {
+        report::Options {
+            quiet: Duration::from_millis(self.report_quiet_ms),
+            most: Duration::from_millis(self.report_most_ms.max(self.report_quiet_ms)),
+            period: Duration::from_secs(self.report_period),
+            per_hpa_metrics: self.metrics_per_hpa,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -127,13 +175,24 @@ async fn run(args: Args) -> anyhow::Result<()> {
         }
         None => (Policy::default(), None),
     };
-    let index = if args.offline {
+    let reporting = args.reporting.reporting && !args.offline;
+    let (index, client) = if args.offline {
         tracing::info!("offline: no cluster access; cross-object rules stay silent");
-        ClusterIndex::offline()
+        (ClusterIndex::offline(), None)
     } else {
-        start_caches(&args, &policy).await?
+        let client = connect(&args).await?;
+        (start_caches(&client, &policy, reporting), Some(client))
     };
     let state = AppState::new(SharedPolicy::new(policy), Arc::new(index));
+    if reporting && client.is_some() {
+        tokio::spawn(report::run(
+            Arc::clone(&state.index),
+            state.policy.clone(),
+            Arc::clone(&state.metrics),
+            args.reporting.options(),
+            async |_round| {},
+        ));
+    }
     if let Some(watched) = watched_config {
         tokio::spawn(reload::policy(watched, state.policy.clone(), interval));
     }
@@ -232,8 +291,8 @@ async fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The stores of the kinds the enabled rules read, in the watched namespaces.
-async fn start_caches(args: &Args, policy: &Policy) -> anyhow::Result<ClusterIndex> {
+/// A client for the cluster.
+async fn connect(args: &Args) -> anyhow::Result<kube::Client> {
     let config = match &args.kubeconfig {
         Some(path) => {
             let kubeconfig = Kubeconfig::read_from(path)
@@ -244,13 +303,14 @@ async fn start_caches(args: &Args, policy: &Policy) -> anyhow::Result<ClusterInd
             .await
             .context("finding the cluster (in-cluster configuration or kubeconfig); use --offline to run without one")?,
     };
-    let client = kube::Client::try_from(config).context("creating the Kubernetes client")?;
-    let kinds = Kind::needed(policy);
+    kube::Client::try_from(config).context("creating the Kubernetes client")
+}
+
+/// The stores of the kinds the enabled rules read, in the watched
+/// namespaces (with what the live rules read when `reporting`).
+fn start_caches(client: &kube::Client, policy: &Policy, reporting: bool) -> ClusterIndex {
+    let kinds = Kind::needed(policy, reporting);
     let names: Vec<&str> = kinds.iter().map(|kind| kind.name()).collect();
     tracing::info!(kinds = %names.join(","), "watching");
-    Ok(ClusterIndex::watch(
-        &client,
-        &kinds,
-        &policy.watch_namespaces,
-    ))
+    ClusterIndex::watch(client, &kinds, &policy.watch_namespaces, reporting)
 }
