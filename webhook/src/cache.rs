@@ -468,6 +468,9 @@ async fn watch(client: Client, cache: Cache, writer: Writer<Cached>) {
     reflector::reflector(writer, events)
         .for_each(|event| async move {
             match event {
+                // A (re)list starts with `Init` before the list is asked for:
+                // not yet a sign that the kind is served.
+                Ok(Event::Init) => {}
                 Ok(_) => {
                     if cache.set_absent(false) {
                         tracing::info!(kind = kind.name(), "now served: watching it");

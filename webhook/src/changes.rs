@@ -60,6 +60,11 @@ impl Changes {
         self.noted.notify_one();
     }
 
+    /// Asks for a round without a change (leadership changed, say).
+    pub fn nudge(&self) {
+        self.noted.notify_one();
+    }
+
     /// Takes what changed.
     pub fn take(&self) -> Dirty {
         std::mem::take(&mut *self.dirty.lock().unwrap_or_else(|e| e.into_inner()))

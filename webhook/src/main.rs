@@ -16,7 +16,10 @@ use hpa_lint_webhook::app::{AppState, app, metrics_app};
 use hpa_lint_webhook::cache::{ClusterIndex, Kind};
 use hpa_lint_webhook::policy::{Policy, SharedPolicy};
 use hpa_lint_webhook::reload::{self, Watched};
-use hpa_lint_webhook::report;
+use hpa_lint_webhook::report::lease::LeaseOptions;
+use hpa_lint_webhook::report::reports::{Limits, MAX_REPORT_BYTES, ReportApi};
+use hpa_lint_webhook::report::writer::WriterOptions;
+use hpa_lint_webhook::report::{self, Reporting};
 use hpa_lint_webhook::server::{
     GRACE, HEADER_READ_TIMEOUT, Transport, drain, serve, shutdown_signal,
 };
@@ -110,9 +113,92 @@ struct ReportArgs {
     /// large clusters).
     #[arg(long, env = "HPA_WEBHOOK_METRICS_PER_HPA", default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
     metrics_per_hpa: bool,
+    /// The report API to write [default: the first served of openreports,
+    /// wgpolicyk8s].
+    #[arg(long, env = "HPA_WEBHOOK_REPORT_API", value_enum)]
+    report_api: Option<ReportApi>,
+    /// The most results one namespace's report holds (most severe first).
+    #[arg(long, env = "HPA_WEBHOOK_REPORT_MAX_RESULTS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..), value_name = "N")]
+    report_max_results: u64,
+    /// Seconds between looks for a report API while none is served.
+    #[arg(long, env = "HPA_WEBHOOK_REPORT_REDISCOVER", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..), value_name = "SECONDS")]
+    report_rediscover: u64,
+    /// Events about new findings per minute at most (and at once); 0: none.
+    #[arg(
+        long,
+        env = "HPA_WEBHOOK_EVENTS_PER_MINUTE",
+        default_value_t = 20,
+        value_name = "N"
+    )]
+    events_per_minute: u32,
+    /// The Lease that chooses the one replica that writes reports and Events.
+    #[arg(
+        long,
+        env = "HPA_WEBHOOK_LEASE_NAME",
+        default_value = "hpa-lint-reporter",
+        value_name = "NAME"
+    )]
+    lease_name: String,
+    /// The Lease's namespace [default: the pod's, else the kubeconfig's].
+    #[arg(long, env = "POD_NAMESPACE", value_name = "NAMESPACE")]
+    lease_namespace: Option<String>,
+    /// Seconds the holder keeps the Lease without renewing it: how long a
+    /// replica that died unannounced holds the others back.
+    #[arg(long, env = "HPA_WEBHOOK_LEASE_DURATION", default_value_t = 15, value_parser = clap::value_parser!(u64).range(2..), value_name = "SECONDS")]
+    lease_duration: u64,
+    /// Seconds before its expiry the holder renews the Lease.
+    #[arg(long, env = "HPA_WEBHOOK_LEASE_RENEW", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..), value_name = "SECONDS")]
+    lease_renew: u64,
+    /// This replica's identity in the Lease and in Events [default: the pod's name].
+    #[arg(long, env = "POD_NAME", value_name = "NAME")]
+    identity: Option<String>,
 }
 
 impl ReportArgs {
+    /// Starts the reporting mode.
+    fn start(&self, client: kube::Client, state: &AppState) -> anyhow::Result<Reporting> {
+        anyhow::ensure!(
+            self.lease_renew < self.lease_duration,
+            "--lease-renew ({}) must be shorter than --lease-duration ({})",
+            self.lease_renew,
+            self.lease_duration
+        );
+        let identity = self
+            .identity
+            .clone()
+            .or_else(|| std::env::var("HOSTNAME").ok())
+            .unwrap_or_else(|| format!("hpa-webhook-{}", std::process::id()));
+        let lease = LeaseOptions {
+            name: self.lease_name.clone(),
+            namespace: self
+                .lease_namespace
+                .clone()
+                .unwrap_or_else(|| client.default_namespace().to_owned()),
+            identity: identity.clone(),
+            duration: self.lease_duration,
+            renew: self.lease_renew,
+        };
+        let writer = WriterOptions {
+            api: self.report_api,
+            limits: Limits {
+                max_results: usize::try_from(self.report_max_results).unwrap_or(usize::MAX),
+                max_bytes: MAX_REPORT_BYTES,
+            },
+            rediscover: Duration::from_secs(self.report_rediscover),
+            events_per_minute: self.events_per_minute,
+            identity,
+        };
+        Ok(Reporting::start(
+            client,
+            Arc::clone(&state.index),
+            state.policy.clone(),
+            Arc::clone(&state.metrics),
+            self.options(),
+            writer,
+            lease,
+        ))
+    }
+
     fn options(&self) -> report::Options {
         report::Options {
             quiet: Duration::from_millis(self.report_quiet_ms),
@@ -133,7 +219,9 @@ enum LogFormat {
 
 fn init_tracing(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        // kube's watchers log every failed retry; the webhook says once
+        // what a failure means.
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,kube_runtime::watcher=error"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     match format {
         LogFormat::Json => builder
@@ -184,15 +272,10 @@ async fn run(args: Args) -> anyhow::Result<()> {
         (start_caches(&client, &policy, reporting), Some(client))
     };
     let state = AppState::new(SharedPolicy::new(policy), Arc::new(index));
-    if reporting && client.is_some() {
-        tokio::spawn(report::run(
-            Arc::clone(&state.index),
-            state.policy.clone(),
-            Arc::clone(&state.metrics),
-            args.reporting.options(),
-            async |_round| {},
-        ));
-    }
+    let reporter = match client {
+        Some(client) if reporting => Some(args.reporting.start(client, &state)?),
+        _ => None,
+    };
     if let Some(watched) = watched_config {
         tokio::spawn(reload::policy(watched, state.policy.clone(), interval));
     }
@@ -272,6 +355,10 @@ async fn run(args: Args) -> anyhow::Result<()> {
         let delay = Duration::from_secs(args.drain_delay);
         async move {
             shutdown_signal().await;
+            // Another replica takes over the reports while this one drains.
+            if let Some(reporter) = reporter {
+                reporter.stop().await;
+            }
             drain(delay, &draining).await;
             tracing::info!("shutting down: finishing in-flight requests");
             handle.graceful_shutdown(Some(GRACE));

@@ -213,3 +213,287 @@ async fn the_per_hpa_series_can_be_summed_per_namespace() {
         ]
     );
 }
+
+const REPORT: (&str, &str) = ("openreports.io/v1alpha1", "Report");
+
+/// Waits until `check` holds.
+async fn until(what: &str, check: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !check() {
+        assert!(start.elapsed() < PATIENCE, "never: {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// (HPA, policy, result) of each result of a report.
+fn results(report: &Value) -> Vec<(String, String, String)> {
+    report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let text = |p: &str| r.pointer(p).and_then(Value::as_str).unwrap().to_owned();
+            (text("/resources/0/name"), text("/policy"), text("/result"))
+        })
+        .collect()
+}
+
+fn result(hpa: &str, policy: &str, outcome: &str) -> (String, String, String) {
+    (hpa.to_owned(), policy.to_owned(), outcome.to_owned())
+}
+
+/// Writes of reports so far (applies and deletes).
+fn report_writes(standin: &Live) -> usize {
+    standin
+        .requests_of("reports.openreports.io")
+        .iter()
+        .filter(|r| r.starts_with("PATCH") || r.starts_with("DELETE"))
+        .count()
+}
+
+/// (HPA, reason, type) of the Events so far.
+fn events(standin: &Live) -> Vec<(String, String, String)> {
+    let mut events: Vec<(String, String, String)> = standin
+        .list("events.k8s.io/v1", "Event")
+        .iter()
+        .map(|e| {
+            let text = |p: &str| {
+                e.pointer(p)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned()
+            };
+            (text("/regarding/name"), text("/reason"), text("/type"))
+        })
+        .collect();
+    events.sort();
+    events
+}
+
+/// The shop with OpenReports installed and an HPA whose target is missing.
+async fn shop_with_reports() -> Live {
+    let standin = shop().await;
+    standin.install("openreports.io/v1alpha1", "Report", "reports", true);
+    standin.put(hpa("shop", "api"));
+    standin
+}
+
+const FAST_LEASE: [&str; 4] = ["--lease-duration", "2", "--lease-renew", "1"];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reports_and_events_follow_the_findings() {
+    let standin = shop_with_reports().await;
+    let _replica = Replica::start(&standin, &FAST_LEASE);
+    let report = || standin.get(REPORT.0, REPORT.1, "shop", "hpa-lint");
+    until("the report", || report().is_some()).await;
+    let written = report().unwrap();
+    assert_eq!(
+        results(&written),
+        [
+            result("api", "target-not-found", "warn"),
+            result("web", "hpa-lint", "pass")
+        ]
+    );
+    assert_eq!(
+        written["summary"],
+        json!({"pass": 1, "fail": 0, "warn": 1, "error": 0, "skip": 0})
+    );
+    assert_eq!(
+        written["metadata"]["managedFields"][0]["manager"],
+        "hpa-lint"
+    );
+    assert_eq!(
+        written["metadata"]["managedFields"][0]["operation"],
+        "Apply"
+    );
+    let uid = standin
+        .get("autoscaling/v2", "HorizontalPodAutoscaler", "shop", "api")
+        .unwrap()["metadata"]["uid"]
+        .clone();
+    assert_eq!(written["results"][0]["resources"][0]["uid"], uid);
+    until("the Event", || !events(&standin).is_empty()).await;
+    assert_eq!(
+        events(&standin),
+        [result("api", "target-not-found", "Warning")]
+    );
+    let writes = report_writes(&standin);
+    assert_eq!(writes, 1);
+
+    // The controller patches ScalingActive=False into web: one more write, one more Event.
+    standin.set_status(
+        "autoscaling/v2",
+        "HorizontalPodAutoscaler",
+        "shop",
+        "web",
+        inactive(),
+    );
+    until("web's finding", || {
+        report().is_some_and(|r| r["summary"]["fail"] == 1)
+    })
+    .await;
+    assert_eq!(
+        results(&report().unwrap()),
+        [
+            result("web", "scaling-inactive", "fail"),
+            result("api", "target-not-found", "warn")
+        ]
+    );
+    until("web's Event", || events(&standin).len() == 2).await;
+    assert_eq!(
+        events(&standin)[1],
+        result("web", "scaling-inactive", "Warning")
+    );
+    assert_eq!(report_writes(&standin), writes + 1);
+
+    // A change the rules cannot see writes nothing and announces nothing.
+    let mut labelled = standin.get("apps/v1", "Deployment", "shop", "web").unwrap();
+    labelled["metadata"]["annotations"] = json!({"deployment.kubernetes.io/revision": "7"});
+    standin.put(labelled);
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(report_writes(&standin), writes + 1);
+    assert_eq!(events(&standin).len(), 2);
+
+    // A finding that goes and comes back is announced again (kube's
+    // recorder counts it in the same Event's series); the one that stood
+    // all along is not.
+    standin.set_status(
+        "autoscaling/v2",
+        "HorizontalPodAutoscaler",
+        "shop",
+        "web",
+        working(),
+    );
+    until("web passes", || {
+        report().is_some_and(|r| r["summary"]["pass"] == 1)
+    })
+    .await;
+    standin.set_status(
+        "autoscaling/v2",
+        "HorizontalPodAutoscaler",
+        "shop",
+        "web",
+        inactive(),
+    );
+    until("web fails again", || {
+        report().is_some_and(|r| r["summary"]["fail"] == 1)
+    })
+    .await;
+    let series = |reason: &str| {
+        standin
+            .list("events.k8s.io/v1", "Event")
+            .iter()
+            .find(|e| e["reason"] == reason)
+            .and_then(|e| e.pointer("/series/count").cloned())
+    };
+    until("web's second Event", || {
+        series("scaling-inactive") == Some(json!(2))
+    })
+    .await;
+    assert_eq!(series("target-not-found"), None);
+
+    // The HPA deleted: its results go; every HPA deleted: the report goes.
+    standin.delete("autoscaling/v2", "HorizontalPodAutoscaler", "shop", "api");
+    until("api's result gone", || {
+        report().is_some_and(|r| results(&r).len() == 1)
+    })
+    .await;
+    standin.delete("autoscaling/v2", "HorizontalPodAutoscaler", "shop", "web");
+    until("the report deleted", || report().is_none()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_report_api_is_the_one_installed_even_later() {
+    let standin = shop().await;
+    standin.put(hpa("shop", "api"));
+    let replica = Replica::start(
+        &standin,
+        &[&FAST_LEASE[..], &["--report-rediscover", "1"]].concat(),
+    );
+    replica.webhook.wait_for_line(
+        |l| {
+            l["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("no report API served"))
+        },
+        PATIENCE,
+    );
+    // Events need no report API.
+    until("the Event", || events(&standin).len() == 1).await;
+    // Kyverno's default API is installed later: found, written.
+    standin.install(
+        "wgpolicyk8s.io/v1alpha2",
+        "PolicyReport",
+        "policyreports",
+        true,
+    );
+    until("the PolicyReport", || {
+        standin
+            .get(
+                "wgpolicyk8s.io/v1alpha2",
+                "PolicyReport",
+                "shop",
+                "hpa-lint",
+            )
+            .is_some()
+    })
+    .await;
+    let report = standin
+        .get(
+            "wgpolicyk8s.io/v1alpha2",
+            "PolicyReport",
+            "shop",
+            "hpa-lint",
+        )
+        .unwrap();
+    assert_eq!(
+        results(&report),
+        [
+            result("api", "target-not-found", "warn"),
+            result("web", "hpa-lint", "pass")
+        ]
+    );
+    assert_eq!(report.get("source"), None);
+    // The finding was announced already: no second Event.
+    assert_eq!(events(&standin).len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_403_on_reports_is_logged_once_and_admission_goes_on() {
+    let standin = shop_with_reports().await;
+    standin.forbid("openreports.io", "reports");
+    let replica = Replica::start(&standin, &FAST_LEASE);
+    let refused = |l: &Value| {
+        l["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("cannot read reports"))
+    };
+    replica.webhook.wait_for_line(refused, PATIENCE);
+    // Several retries later: still one line.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        replica.webhook.logs().iter().filter(|l| refused(l)).count(),
+        1
+    );
+    assert!(standin.requests_of("reports.openreports.io").len() > 2);
+    // Admission as ever; Events too.
+    let mut client = Client::connect_plain(replica.webhook.address)
+        .await
+        .unwrap();
+    let reply = client
+        .post("/validate", common::fixture("hpa-create.json").to_string())
+        .await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(
+        reply.json()["response"]["uid"],
+        common::fixture("hpa-create.json")["request"]["uid"]
+    );
+    until("the Event", || events(&standin).len() == 1).await;
+    // RBAC fixed: the report is written.
+    standin.allow("openreports.io", "reports");
+    until("the report", || {
+        standin
+            .get(REPORT.0, REPORT.1, "shop", "hpa-lint")
+            .is_some()
+    })
+    .await;
+}

@@ -5,17 +5,25 @@
 //! holds the Lease also writes policy reports and Events.
 
 pub mod evaluate;
+pub mod lease;
+pub mod reports;
+pub mod writer;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use kube::Client;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::cache::ClusterIndex;
 use crate::metrics::Metrics;
 use crate::policy::SharedPolicy;
 use evaluate::{Findings, evaluate, now};
+use lease::LeaseOptions;
+use writer::{Writer, WriterOptions};
 
 /// How the reporting mode runs.
 #[derive(Clone, Debug)]
@@ -40,23 +48,26 @@ pub struct Round<'a> {
     pub findings: &'a Findings,
 }
 
-/// Evaluates until the process ends; `after` gets every round.
+/// Evaluates until the process ends; `after` gets every round, and says
+/// how soon it wants another one (to retry what it could not do).
 pub async fn run(
     index: Arc<ClusterIndex>,
     policy: SharedPolicy,
     metrics: Arc<Metrics>,
     options: Options,
-    mut after: impl AsyncFnMut(Round<'_>),
+    mut after: impl AsyncFnMut(Round<'_>) -> Option<Duration>,
 ) {
     index.wait_until_synced().await;
     let mut findings = Findings::new();
     let mut current = policy.current();
     let mut next_period = Instant::now();
+    let mut again: Option<Instant> = None;
     index.changes().everything();
     loop {
+        let deadline = again.map_or(next_period, |again| again.min(next_period));
         let mut dirty = index
             .changes()
-            .settled(options.quiet, options.most, next_period)
+            .settled(options.quiet, options.most, deadline)
             .await;
         let latest = policy.current();
         if Instant::now() >= next_period || !Arc::ptr_eq(&latest, &current) {
@@ -88,10 +99,53 @@ pub async fn run(
             }
         }
         metrics.evaluated(now() / 1000, started.elapsed());
-        after(Round {
+        again = after(Round {
             changed,
             findings: &findings,
         })
-        .await;
+        .await
+        .map(|delay| Instant::now() + delay);
+    }
+}
+
+/// The reporting mode, running.
+pub struct Reporting {
+    stop: watch::Sender<bool>,
+    lease: JoinHandle<()>,
+}
+
+impl Reporting {
+    /// Starts evaluating, holding the Lease when it can and writing while
+    /// it does.
+    pub fn start(
+        client: Client,
+        index: Arc<ClusterIndex>,
+        policy: SharedPolicy,
+        metrics: Arc<Metrics>,
+        options: Options,
+        writer: WriterOptions,
+        lease: LeaseOptions,
+    ) -> Self {
+        let (stop, stopping) = watch::channel(false);
+        let (leading, mut led) = watch::channel(false);
+        let mut writer = Writer::new(client.clone(), writer, Arc::clone(&metrics), led.clone());
+        let lease = tokio::spawn(lease::hold(client, lease, leading, stopping));
+        // A change of leadership is a reason for a round.
+        let changes = Arc::clone(index.changes());
+        tokio::spawn(async move {
+            while led.changed().await.is_ok() {
+                changes.nudge();
+            }
+        });
+        tokio::spawn(run(index, policy, metrics, options, async move |round| {
+            writer.after(round).await
+        }));
+        Self { stop, lease }
+    }
+
+    /// Stops writing and releases the Lease (waiting a few seconds at most).
+    pub async fn stop(self) {
+        self.stop.send_replace(true);
+        let _ = tokio::time::timeout(Duration::from_secs(3), self.lease).await;
     }
 }
