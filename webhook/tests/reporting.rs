@@ -497,3 +497,255 @@ async fn a_403_on_reports_is_logged_once_and_admission_goes_on() {
     })
     .await;
 }
+
+/// Whether a replica says it holds the Lease (`None` once it is gone).
+async fn leads(replica: &Replica) -> Option<bool> {
+    let mut client = Client::connect_plain(replica.webhook.address).await.ok()?;
+    let reply = client.request("GET", "/metrics", Vec::new()).await.ok()?;
+    let text = String::from_utf8_lossy(&reply.body).into_owned();
+    Some(text.lines().any(|l| l == "hpa_webhook_reporting_leader 1"))
+}
+
+fn holder(standin: &Live) -> Option<String> {
+    standin
+        .get(
+            "coordination.k8s.io/v1",
+            "Lease",
+            "hpa-lint",
+            "hpa-lint-reporter",
+        )?
+        .pointer("/spec/holderIdentity")?
+        .as_str()
+        .map(str::to_owned)
+}
+
+/// Waits until one of `replicas` leads, checking all along that no two lead
+/// at once; which one, and how long it took.
+async fn one_leader(replicas: &[&Replica]) -> (usize, Duration) {
+    let start = Instant::now();
+    loop {
+        let mut leading = Vec::new();
+        for (i, replica) in replicas.iter().enumerate() {
+            if leads(replica).await == Some(true) {
+                leading.push(i);
+            }
+        }
+        match leading.as_slice() {
+            [] => {}
+            [leader] => return (*leader, start.elapsed()),
+            _ => panic!("two leaders: {leading:?}"),
+        }
+        assert!(start.elapsed() < PATIENCE, "no replica took over");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lease_hands_over_between_running_replicas() {
+    let standin = shop_with_reports().await;
+    let start = |identity: &str| {
+        Replica::start(
+            &standin,
+            &[&FAST_LEASE[..], &["--identity", identity]].concat(),
+        )
+    };
+    let a = start("a");
+    one_leader(&[&a]).await;
+    let report = || standin.get(REPORT.0, REPORT.1, "shop", "hpa-lint");
+    until("the report", || report().is_some()).await;
+    until("the Event", || events(&standin).len() == 1).await;
+    let mut others = vec![start("b"), start("c")];
+    // Followers evaluate too (their metrics), and write nothing.
+    others[0].metrics_until(|m| !findings(m).is_empty()).await;
+    let writes = report_writes(&standin);
+    assert_eq!(holder(&standin).as_deref(), Some("a"));
+
+    // SIGTERM: `a` releases the Lease; `b` or `c` takes it.
+    a.webhook.terminate();
+    let (leader, took) = one_leader(&[&others[0], &others[1]]).await;
+    eprintln!("hand-over after SIGTERM: {took:?}");
+    assert_eq!(holder(&standin).as_deref(), Some(["b", "c"][leader]));
+    // Nothing rewritten, nothing announced again.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(report_writes(&standin), writes);
+    assert_eq!(events(&standin).len(), 1);
+    // The new leader writes what changes.
+    standin.set_status(
+        "autoscaling/v2",
+        "HorizontalPodAutoscaler",
+        "shop",
+        "web",
+        inactive(),
+    );
+    until("web's finding", || {
+        report().is_some_and(|r| r["summary"]["fail"] == 1)
+    })
+    .await;
+    assert_eq!(report_writes(&standin), writes + 1);
+
+    // The leader dies without a word (SIGKILL): the other takes over once
+    // the Lease expires.
+    drop(others.remove(leader));
+    let (_, took) = one_leader(&[&others[0]]).await;
+    eprintln!("hand-over after a crash: {took:?}");
+    standin.set_status(
+        "autoscaling/v2",
+        "HorizontalPodAutoscaler",
+        "shop",
+        "web",
+        working(),
+    );
+    until("web passes again", || {
+        report().is_some_and(|r| r["summary"]["pass"] == 1)
+    })
+    .await;
+}
+
+/// A replica of the shop that writes its first report.
+async fn writing(standin: &Live) -> Replica {
+    let replica = Replica::start(standin, &FAST_LEASE);
+    until("the report", || {
+        standin
+            .get(REPORT.0, REPORT.1, "shop", "hpa-lint")
+            .is_some()
+    })
+    .await;
+    replica
+}
+
+fn fails(standin: &Live) -> bool {
+    standin
+        .get(REPORT.0, REPORT.1, "shop", "hpa-lint")
+        .is_some_and(|r| r["summary"]["fail"] == 1)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conflict_on_update_is_retried_and_nothing_is_lost() {
+    let standin = shop_with_reports().await;
+    let _replica = writing(&standin).await;
+    let writes = report_writes(&standin);
+    standin.conflict_next("openreports.io", "reports", 1);
+    standin.set_status(
+        "autoscaling/v2",
+        "HorizontalPodAutoscaler",
+        "shop",
+        "web",
+        inactive(),
+    );
+    until("web's finding, after a retry", || fails(&standin)).await;
+    // The refused write and the one that went through.
+    assert_eq!(report_writes(&standin), writes + 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_namespace_deleted_while_its_report_is_written_takes_it_along() {
+    let standin = shop_with_reports().await;
+    standin.namespace("batch");
+    standin.put(hpa("batch", "reports"));
+    let replica = writing(&standin).await;
+    standin.terminate_for(Duration::from_secs(1));
+    standin.delete("v1", "Namespace", "", "shop");
+    // The controller still writes statuses while the namespace terminates:
+    // a new finding, whose report cannot be written any more.
+    standin.set_status(
+        "autoscaling/v2",
+        "HorizontalPodAutoscaler",
+        "shop",
+        "web",
+        inactive(),
+    );
+    until("the namespace gone", || {
+        standin.get("v1", "Namespace", "", "shop").is_none()
+    })
+    .await;
+    assert_eq!(standin.get(REPORT.0, REPORT.1, "shop", "hpa-lint"), None);
+    // Dropped, not retried: a few writes at most, and no warning.
+    let refused = standin
+        .requests_of("reports.openreports.io")
+        .iter()
+        .filter(|r| r.contains("/namespaces/shop/"))
+        .count();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let later = standin
+        .requests_of("reports.openreports.io")
+        .iter()
+        .filter(|r| r.contains("/namespaces/shop/"))
+        .count();
+    assert_eq!(
+        later,
+        refused,
+        "{:#?}",
+        standin.requests_of("reports.openreports.io")
+    );
+    assert!(
+        replica
+            .webhook
+            .logs()
+            .iter()
+            .all(|l| l["level"] != "WARN" || !l["message"].as_str().unwrap().contains("report")),
+        "{:#?}",
+        replica.webhook.logs()
+    );
+    // The other namespaces' reports are written as ever.
+    standin.delete("apps/v1", "Deployment", "batch", "reports");
+    assert!(
+        standin
+            .get(REPORT.0, REPORT.1, "batch", "hpa-lint")
+            .is_some()
+    );
+}
+
+/// How long the API server stays down in the outage test: 3 s by default,
+/// `HPA_LINT_OUTAGE_SECONDS=60` for the minute of the README.
+fn outage() -> Duration {
+    let seconds = std::env::var("HPA_LINT_OUTAGE_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
+    Duration::from_secs(seconds)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_api_server_outage_loses_nothing_writes_nothing_twice_and_admission_goes_on() {
+    let standin = shop_with_reports().await;
+    let replica = writing(&standin).await;
+    until("the Event", || events(&standin).len() == 1).await;
+    let writes = report_writes(&standin);
+    standin.down();
+    // The controller (which still reaches etcd in this story) marks web inactive.
+    standin.set_status(
+        "autoscaling/v2",
+        "HorizontalPodAutoscaler",
+        "shop",
+        "web",
+        inactive(),
+    );
+    let mut client = Client::connect_plain(replica.webhook.address)
+        .await
+        .unwrap();
+    let admitted = Instant::now();
+    while admitted.elapsed() < outage() {
+        let reply = client
+            .post("/validate", common::fixture("hpa-create.json").to_string())
+            .await;
+        assert_eq!(reply.status, 200, "{}", reply.text());
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(!fails(&standin));
+    standin.up();
+    until("web's finding after the outage", || fails(&standin)).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(
+        report_writes(&standin),
+        writes + 1,
+        "{:#?}",
+        standin.requests_of("reports.openreports.io")
+    );
+    assert_eq!(
+        events(&standin),
+        [
+            result("api", "target-not-found", "Warning"),
+            result("web", "scaling-inactive", "Warning")
+        ]
+    );
+}

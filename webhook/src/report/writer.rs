@@ -86,7 +86,7 @@ fn failure(error: kube::Error) -> Failure {
 struct Watched {
     api: ReportApi,
     store: Store<DynamicObject>,
-    /// Set while the watch fails (a 403, say).
+    /// Set while the watch fails (a 403, say) until it delivers again.
     failing: Arc<AtomicBool>,
     task: AbortHandle,
 }
@@ -105,15 +105,17 @@ enum Reading {
 impl Watched {
     fn reading(&self) -> Reading {
         use futures::FutureExt;
-        if self.failing.load(Ordering::Relaxed) {
-            Reading::Failing
-        } else if self
+        // Once listed, the store stays right while the watch is cut: this
+        // replica is the only writer of these reports.
+        if self
             .store
             .wait_until_ready()
             .now_or_never()
             .is_some_and(|r| r.is_ok())
         {
             Reading::Synced
+        } else if self.failing.load(Ordering::Relaxed) {
+            Reading::Failing
         } else {
             Reading::Waiting
         }
