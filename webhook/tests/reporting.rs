@@ -399,6 +399,7 @@ async fn reports_and_events_follow_the_findings() {
     .await;
     standin.delete("autoscaling/v2", "HorizontalPodAutoscaler", "shop", "web");
     until("the report deleted", || report().is_none()).await;
+    assert_chart_grants_exactly_what_was_used(&standin);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -748,4 +749,137 @@ async fn an_api_server_outage_loses_nothing_writes_nothing_twice_and_admission_g
             result("web", "scaling-inactive", "Warning")
         ]
     );
+}
+
+/// (group, resource, verb, name) grants of a list of RBAC rules.
+fn grants(rules: &Value) -> Vec<(String, String, String, Option<String>)> {
+    let texts = |rule: &Value, field: &str| -> Vec<String> {
+        rule[field]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|v| v.as_str().unwrap().to_owned())
+            .collect()
+    };
+    let mut out = Vec::new();
+    for rule in rules.as_array().unwrap() {
+        let names = texts(rule, "resourceNames");
+        for group in texts(rule, "apiGroups") {
+            for resource in texts(rule, "resources") {
+                for verb in texts(rule, "verbs") {
+                    let name = |n: Option<&String>| {
+                        (group.clone(), resource.clone(), verb.clone(), n.cloned())
+                    };
+                    if names.is_empty() {
+                        out.push(name(None));
+                    } else {
+                        out.extend(names.iter().map(|n| name(Some(n))));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The rules of the chart's reporting roles (ClusterRole, then Role), with
+/// the Lease named as the tests name it.
+fn chart_grants() -> Vec<(String, String, String, Option<String>)> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../charts/hpa-lint/templates/rbac-reporting.yaml"
+    );
+    let text = std::fs::read_to_string(path).unwrap().replace(
+        "{{ include \"hpa-lint.fullname\" . | quote }}",
+        "\"hpa-lint-reporter\"",
+    );
+    let mut all = Vec::new();
+    for document in text.split("\n---\n") {
+        let Some(start) = document.find("\nrules:\n") else {
+            continue;
+        };
+        let rules = &document[start..];
+        let parsed =
+            hpa_lint_rules::source::read_document(rules, &|_, _| &hpa_lint_rules::source::ALL);
+        all.extend(grants(&parsed.values[0].0["rules"]));
+    }
+    all
+}
+
+/// The RBAC verb of a request the reporting mode made, and the object it
+/// names; `None` for discovery, which every user may read.
+fn verb(request: &str) -> Option<(String, String, String, Option<String>)> {
+    let (method, uri) = request.split_once(' ').unwrap();
+    let (path, query) = uri.split_once('?').unwrap_or((uri, ""));
+    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let (group, rest) = match segments.as_slice() {
+        ["api", "v1", rest @ ..] => ("", rest),
+        ["apis", group, _, rest @ ..] => (*group, rest),
+        _ => panic!("{request}"),
+    };
+    let rest = match rest {
+        ["namespaces", _, rest @ ..] => rest,
+        rest => rest,
+    };
+    let (resource, name) = (rest.first()?, rest.get(1).map(|n| (*n).to_owned()));
+    let verb = match (method, &name) {
+        ("GET", None) if query.contains("watch=true") => "watch",
+        ("GET", None) => "list",
+        ("GET", Some(_)) => "get",
+        ("POST", _) => "create",
+        ("PATCH", _) => "patch",
+        ("DELETE", _) => "delete",
+        ("PUT", _) => "update",
+        _ => panic!("{request}"),
+    };
+    Some((
+        group.to_owned(),
+        (*resource).to_owned(),
+        verb.to_owned(),
+        name,
+    ))
+}
+
+/// The chart grants the reporting mode exactly what it asked for: every
+/// request it made to reports, Events and Leases is granted (a server-side
+/// apply also needs `create`, for the report it creates), and every grant
+/// was used (the wg-policy API's as the OpenReports API's).
+fn assert_chart_grants_exactly_what_was_used(standin: &Live) {
+    let granted = chart_grants();
+    let is_granted = |(group, resource, verb, name): &(String, String, String, Option<String>)| {
+        granted.iter().any(|(g, r, v, n)| {
+            g == group && r == resource && v == verb && (n.is_none() || n == name)
+        })
+    };
+    let mut used = Vec::new();
+    for request in standin.requests() {
+        let Some(asked) = verb(&request) else {
+            continue;
+        };
+        if !matches!(
+            asked.0.as_str(),
+            "openreports.io" | "events.k8s.io" | "coordination.k8s.io"
+        ) {
+            continue;
+        }
+        assert!(is_granted(&asked), "not granted by the chart: {request}");
+        let applied = request
+            .split(['?', '&'])
+            .any(|p| p == "fieldManager=hpa-lint");
+        if asked.2 == "patch" && applied {
+            used.push((asked.0.clone(), asked.1.clone(), "create".to_owned(), None));
+        }
+        used.push(asked);
+    }
+    for grant in &granted {
+        let (group, resource) = match (grant.0.as_str(), grant.1.as_str()) {
+            ("wgpolicyk8s.io", "policyreports") => ("openreports.io", "reports"),
+            (group, resource) => (group, resource),
+        };
+        assert!(
+            used.iter()
+                .any(|(g, r, v, _)| g == group && r == resource && *v == grant.2),
+            "granted, never used: {grant:?}"
+        );
+    }
 }
