@@ -5,7 +5,9 @@
 
 mod args;
 mod cluster;
+mod credentials;
 mod inventory;
+mod kubeconfig;
 mod progress;
 mod reports;
 
@@ -67,7 +69,7 @@ async fn run(args: &Args) -> Result<u8> {
         names: args.names.clone(),
     };
     // The rules judge the objects at the cluster's release unless told otherwise.
-    let version = cluster.version().await;
+    let version = cluster.version().await?;
     let mut settings = settings::resolve(&args.lint, None, version)?.settings;
     settings.live = true;
     settings.now = Some(args.now.unwrap_or_else(clock));

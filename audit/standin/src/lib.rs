@@ -8,7 +8,8 @@
 //! anything not served (an absent CRD), `410 Gone` for an expired `continue`
 //! token, and slow pages; and watches, which stay open and silent (nothing
 //! changes). Items are rendered to JSON once, up front, so the server costs
-//! little next to the client it measures.
+//! little next to the client it measures. [`hostile`] answers as a broken or
+//! malicious server would, path by path, and can require a bearer token.
 //!
 //! For tests and benchmarks only.
 
@@ -27,6 +28,8 @@ use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
+
+pub mod hostile;
 
 /// One object, ready to serve.
 struct Item {
@@ -59,6 +62,8 @@ pub struct Cluster {
     expire: HashSet<String>,
     /// Whether discovery (`/apis`) answers 403.
     hide_discovery: bool,
+    /// Paths answered badly, and the token required.
+    hostile: hostile::Rules,
 }
 
 /// The stand-in, listening.
@@ -97,6 +102,7 @@ impl Cluster {
             slow: HashMap::new(),
             expire: HashSet::new(),
             hide_discovery: false,
+            hostile: hostile::Rules::default(),
         }
     }
 
@@ -237,6 +243,9 @@ async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Response
         .unwrap_or_else(|e| e.into_inner())
         .push(uri.to_string());
     let cluster = &shared.cluster;
+    if let Some(response) = cluster.hostile.answer(&path, request.headers()).await {
+        return response;
+    }
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
     match segments.as_slice() {
         ["version"] => json_response(
