@@ -62,6 +62,12 @@ pub struct Args {
     #[arg(long, value_name = "TIME", value_parser = parse_now)]
     pub now: Option<Millis>,
 
+    /// Read the findings from the policy reports the webhook's reporting
+    /// mode writes instead of from the objects: needs `list` on the reports
+    /// only (no rule runs here).
+    #[arg(long, conflicts_with = "selector")]
+    pub from_reports: bool,
+
     /// No progress on standard error (it is shown only on a terminal).
     #[arg(short = 'q', long)]
     pub quiet: bool,

@@ -9,6 +9,7 @@ mod credentials;
 mod inventory;
 mod kubeconfig;
 mod progress;
+mod reports;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -48,6 +49,16 @@ fn clock() -> Millis {
 async fn run(args: &Args) -> Result<u8> {
     let progress = Progress::new(args.quiet);
     let cluster = Arc::new(Cluster::connect(args, Arc::clone(&progress)).await?);
+    if args.from_reports {
+        let namespace = (!args.all_namespaces).then(|| {
+            args.namespace
+                .clone()
+                .unwrap_or_else(|| cluster.namespace.clone())
+        });
+        let outcome = reports::read(&cluster, namespace.as_deref(), &args.names).await?;
+        emit::print(&args.lint, &outcome)?;
+        return Ok(outcome.exit_code(args.lint.deny_warnings));
+    }
     let scope = Scope {
         namespace: (!args.all_namespaces).then(|| {
             args.namespace

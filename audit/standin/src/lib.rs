@@ -13,6 +13,9 @@
 //!
 //! For tests and benchmarks only.
 
+/// A stand-in whose objects change, for the webhook's reporting mode.
+pub mod live;
+
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -202,7 +205,7 @@ struct Shared {
     expired: Mutex<HashSet<String>>,
 }
 
-fn status(code: StatusCode, reason: &str, message: &str) -> Response {
+pub(crate) fn status(code: StatusCode, reason: &str, message: &str) -> Response {
     let body = json!({
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
         "message": message, "reason": reason, "code": code.as_u16(),
@@ -210,7 +213,7 @@ fn status(code: StatusCode, reason: &str, message: &str) -> Response {
     (code, [(CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
-fn not_found() -> Response {
+pub(crate) fn not_found() -> Response {
     status(
         StatusCode::NOT_FOUND,
         "NotFound",
@@ -218,7 +221,7 @@ fn not_found() -> Response {
     )
 }
 
-fn json_response(body: String) -> Response {
+pub(crate) fn json_response(body: String) -> Response {
     ([(CONTENT_TYPE, "application/json")], body).into_response()
 }
 
@@ -271,7 +274,7 @@ async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Response
 }
 
 /// Percent-decoding of a query value (`%3D`, `%2C`, `+`).
-fn decode(value: &str) -> String {
+pub(crate) fn decode(value: &str) -> String {
     let bytes = value.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -337,7 +340,7 @@ impl Cluster {
 }
 
 /// Whether `labels` match an equality selector (`a=b,c==d,e!=f`).
-fn selects(selector: &str, labels: &Map<String, Value>) -> bool {
+pub(crate) fn selects(selector: &str, labels: &Map<String, Value>) -> bool {
     selector
         .split(',')
         .filter(|term| !term.is_empty())
