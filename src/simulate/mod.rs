@@ -9,6 +9,7 @@
 
 mod output;
 mod plot;
+mod source;
 mod trace;
 
 use std::collections::BTreeMap;
@@ -17,6 +18,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
+use hpa_lint::prometheus::replay::ReplayArgs;
+use hpa_lint::prometheus::time::{TimeArg, UnixMillis, parse_time_arg};
 use hpa_lint_rules::controller::flags::format_duration;
 use hpa_lint_rules::controller::reconcile::{MetricKind, ResourceTarget};
 use hpa_lint_rules::controller::replicas::pod_request;
@@ -29,7 +32,7 @@ use crate::hpas::{self, ControllerArgs, Found, InputArgs};
 use trace::{Columns, Trace};
 
 /// The most syncs one simulation runs.
-const MAX_SYNCS: i64 = 10_000_000;
+pub(crate) const MAX_SYNCS: i64 = 10_000_000;
 
 /// The most pods one simulation follows, summed over its syncs: a sync's
 /// cost grows with its pods (the controller reads each one).
@@ -43,12 +46,21 @@ pub struct SimulateArgs {
     pub controller: ControllerArgs,
     /// The load: a CSV file (`time,replicas` or `time,<metric>,…`), or
     /// `METRIC=FILE.json` with a Prometheus `query_range` response, once per metric.
-    #[arg(long, required = true, value_name = "[METRIC=]FILE")]
+    #[arg(
+        long,
+        value_name = "[METRIC=]FILE",
+        required_unless_present = "prometheus",
+        conflicts_with = "prometheus"
+    )]
     pub trace: Vec<String>,
+    /// The load from Prometheus: `--prometheus URL --since 7d`.
+    #[command(flatten)]
+    pub replay: ReplayArgs,
     /// Pod requests when the target is not in the input, e.g. `cpu=250m,memory=256Mi`.
     #[arg(long, value_name = "RESOURCE=QUANTITY,…", value_delimiter = ',')]
     pub requests: Vec<String>,
-    /// Replicas at time 0 [default: minReplicas].
+    /// Replicas at time 0 [default: the observed replicas with --prometheus,
+    /// else minReplicas].
     #[arg(long, value_name = "N")]
     pub replicas: Option<i32>,
     /// From a scale-up until the new pods are Ready.
@@ -57,9 +69,11 @@ pub struct SimulateArgs {
     /// The metric samples' window (metrics-server's resolution).
     #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration)]
     pub metric_window: Millis,
-    /// Simulate until this time [default: the trace's last time].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub until: Option<Millis>,
+    /// Simulate until this time: a duration from the start, or (with
+    /// --prometheus or Prometheus files) an RFC 3339 time [default: the
+    /// trace's last time; with --prometheus, now].
+    #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
+    pub until: Option<TimeArg>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = SimulateFormat::Text)]
     pub format: SimulateFormat,
@@ -89,6 +103,10 @@ pub struct Setup<'a> {
     pub metrics: Vec<Option<(String, usize)>>,
     /// The number of syncs, one every sync period from time 0.
     pub syncs: i64,
+    /// The Unix time of time 0, when the trace has dates (Prometheus).
+    pub start: Option<UnixMillis>,
+    /// Whether the syncs come with the replicas kube-state-metrics saw.
+    pub observed: bool,
 }
 
 impl Setup<'_> {
@@ -108,9 +126,10 @@ impl Setup<'_> {
 
 /// Where the syncs of a run go, one at a time.
 pub trait Sink {
-    /// One sync: what the controller decided, and the trace's values at it
-    /// (per column; empty when the trace gives recommendations).
-    fn step(&mut self, step: &Step, demand: &[i64]) -> Result<()>;
+    /// One sync: what the controller decided, the trace's values at it (per
+    /// column; empty when the trace gives recommendations), and the replicas
+    /// kube-state-metrics saw then (when [`Setup::observed`]).
+    fn step(&mut self, step: &Step, demand: &[i64], observed: Option<i32>) -> Result<()>;
     /// After the last sync.
     fn finish(&mut self) -> Result<()>;
 }
@@ -119,10 +138,21 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
     let flags = args.controller.flags()?;
     let (found, settings) = hpas::read_one(&args.input)?;
     let autoscaler = Autoscaler::new(&found.hpa, flags, &settings.cluster);
-    let trace = read_trace(&args.trace, &trace_names(&autoscaler))?;
+    let source = source::load(
+        &args.trace,
+        &args.replay,
+        args.until,
+        &found,
+        &autoscaler,
+        &trace_names(&autoscaler),
+    )?;
+    let trace = &source.trace;
     let requests = requests(&found, &autoscaler, &args.requests, &trace.columns)?;
     let model = Model {
-        replicas: args.replicas.unwrap_or(autoscaler.min_replicas),
+        replicas: args
+            .replicas
+            .or(source.observed.first().copied().flatten())
+            .unwrap_or(autoscaler.min_replicas),
         pod_startup: args.pod_startup,
         metric_window: args.metric_window,
     };
@@ -131,7 +161,7 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
             "--replicas must be from 0 to {MAX_PODS} (the simulation follows each pod, and no cluster holds more)"
         );
     }
-    let end = args.until.unwrap_or_else(|| trace.end());
+    let end = source.end;
     let period = autoscaler.flags.sync_period;
     let syncs = end / period + 1;
     if syncs > MAX_SYNCS {
@@ -147,6 +177,8 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
         autoscaler: &autoscaler,
         columns: &trace.columns,
         syncs,
+        start: source.start,
+        observed: !source.observed.is_empty(),
     };
     // The plot's file is checked before anything is written.
     let mut plot = args
@@ -165,7 +197,7 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
         sinks.push(plot);
     }
     let simulation = Simulation::new(&autoscaler, model, requests);
-    drive(&setup, simulation, &trace, &mut sinks)?;
+    drive(&setup, simulation, trace, &source.observed, &mut sinks)?;
     Ok(0)
 }
 
@@ -176,6 +208,7 @@ fn drive(
     setup: &Setup<'_>,
     mut simulation: Simulation<'_>,
     trace: &Trace,
+    observed: &[Option<i32>],
     sinks: &mut [&mut dyn Sink],
 ) -> Result<()> {
     let autoscaler = setup.autoscaler;
@@ -210,8 +243,13 @@ fn drive(
             Columns::Replicas => &[],
             Columns::Metrics(_) => values,
         };
+        let observed = usize::try_from(sync)
+            .ok()
+            .and_then(|i| observed.get(i))
+            .copied()
+            .flatten();
         for sink in sinks.iter_mut() {
-            sink.step(&step, shown)?;
+            sink.step(&step, shown, observed)?;
         }
     }
     for sink in sinks.iter_mut() {
@@ -256,30 +294,6 @@ fn keys(autoscaler: &Autoscaler, columns: &Columns) -> Vec<Option<(String, usize
             Some((key, column))
         })
         .collect()
-}
-
-fn read_trace(specs: &[String], metrics: &[String]) -> Result<Trace> {
-    if let [single] = specs
-        && !single.contains('=')
-    {
-        return trace::read_csv(single.as_ref(), metrics);
-    }
-    let mut files = BTreeMap::new();
-    for spec in specs {
-        let Some((name, path)) = spec.split_once('=') else {
-            bail!(
-                "--trace {}: with several traces, name each one's metric: --trace cpu=cpu.json",
-                trace::escaped(spec)
-            );
-        };
-        if files
-            .insert(name.to_owned(), std::path::Path::new(path))
-            .is_some()
-        {
-            bail!("--trace {}=…: given twice", trace::escaped(name));
-        }
-    }
-    trace::read_prometheus(&files, metrics)
 }
 
 /// Each metric's per-pod request, for utilization targets: from `--requests`,
