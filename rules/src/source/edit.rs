@@ -425,6 +425,11 @@ fn flow_text(value: &Value, json: bool, in_flow: bool) -> String {
     }
 }
 
+/// A value as one line of YAML, the way fixes write values in flow style.
+pub fn flow_yaml(value: &Value) -> String {
+    flow_text(value, false, false)
+}
+
 /// `key: value` as lines of a block mapping whose keys are at `indent`.
 fn block_entry(key: &str, value: &Value, indent: usize, style: &Style<'_>) -> String {
     let pad = " ".repeat(indent);
