@@ -16,6 +16,7 @@ use serde_json::Value;
 
 mod compose;
 mod edit;
+mod goyaml;
 mod keep;
 pub mod lines;
 mod locate;
