@@ -469,3 +469,46 @@ fn characters_go_yaml_reads() {
         ("a: é🦀", Json(r#"{"a": "é🦀"}"#)),
     ]);
 }
+
+/// Lines of a block mapping whose values end in a token after which go-yaml
+/// reads a `#` as a comment: a quoted scalar or a flow collection.
+fn lines() -> impl proptest::strategy::Strategy<Value = Vec<(String, String)>> {
+    use proptest::prelude::*;
+    let value = prop_oneof![
+        "[a-z0-9 ]{0,8}".prop_map(|s| format!("'{s}'")),
+        "[a-z0-9 ]{0,8}".prop_map(|s| format!("\"{s}\"")),
+        "[a-z0-9]{1,5}".prop_map(|s| format!("[{s}, 1]")),
+        "[a-z0-9]{1,5}".prop_map(|s| format!("{{k: {s}}}")),
+    ];
+    proptest::collection::vec(("[a-z]{1,6}", value), 1..8)
+}
+
+fn mapping(lines: &[(String, String)], separator: &str, comment: &str) -> String {
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, (key, value))| format!("{key}{i}:{separator}{value}{comment}\n"))
+        .collect()
+}
+
+proptest::proptest! {
+    /// go-yaml's rules as relations any reader must keep: a comment right
+    /// after a quoted scalar or a flow collection reads as one after a
+    /// space; after a simple key's `:`, a tab reads as a space; at the start
+    /// of a line in the block context, a tab is an error.
+    #[test]
+    fn reads_by_go_yaml_rules(lines in lines(), line in 0usize..8) {
+        let spaced = read(&mapping(&lines, " ", " #c"));
+        proptest::prop_assert!(spaced.is_ok(), "{spaced:?}");
+        proptest::prop_assert_eq!(&read(&mapping(&lines, " ", "#c")), &spaced);
+        proptest::prop_assert_eq!(&read(&mapping(&lines, "\t", "")), &read(&mapping(&lines, " ", "")));
+        let mut tabbed: Vec<String> = mapping(&lines, " ", "").lines().map(str::to_owned).collect();
+        let line = line % tabbed.len();
+        tabbed[line].insert(0, '\t');
+        let tabbed = read(&(tabbed.join("\n") + "\n"));
+        proptest::prop_assert!(
+            tabbed.as_ref().is_err_and(|e| e.starts_with("found character that cannot start any token")),
+            "{tabbed:?}"
+        );
+    }
+}

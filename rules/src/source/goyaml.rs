@@ -164,16 +164,26 @@ pub(crate) fn scan(text: &str) -> Scanned {
 /// The first character go-yaml's reader refuses: one outside YAML's
 /// printable set (a byte order mark at the start is dropped before).
 fn unreadable(text: &str) -> Option<usize> {
-    text.char_indices()
-        .find(|&(at, c)| {
-            let allowed = matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{85}')
-                || ('\u{a0}'..='\u{d7ff}').contains(&c)
-                || ('\u{e000}'..='\u{fffd}').contains(&c)
-                || c >= '\u{10000}';
-            let leading_bom = at == 0 && c == '\u{feff}';
-            !(allowed || leading_bom)
-        })
-        .map(|(at, _)| at)
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        // Most of a manifest is printable ASCII: only the rest is decoded.
+        let ascii = bytes[at..]
+            .iter()
+            .position(|&b| !matches!(b, b' '..=b'~' | b'\t' | b'\n' | b'\r'));
+        at += ascii.unwrap_or(bytes.len() - at);
+        let c = text[at..].chars().next()?;
+        let allowed = c == '\u{85}'
+            || ('\u{a0}'..='\u{d7ff}').contains(&c)
+            || ('\u{e000}'..='\u{fffd}').contains(&c)
+            || c >= '\u{10000}';
+        let leading_bom = at == 0 && c == '\u{feff}';
+        if !(allowed || leading_bom) {
+            return Some(at);
+        }
+        at += c.len_utf8();
+    }
+    None
 }
 
 fn is_alpha(b: u8) -> bool {
@@ -263,11 +273,38 @@ impl Scanner<'_> {
     }
 
     /// Moves over a comment that starts here, to the end of its line.
-    fn skip_comment(&mut self) {
-        let start = self.pos;
-        while !self.is_breakz(0) {
+    /// Moves over ASCII characters while `keep` holds; how many.
+    fn skip_ascii_while(&mut self, keep: impl Fn(u8) -> bool) -> usize {
+        let rest = &self.text[self.pos..self.limit];
+        let n = rest
+            .iter()
+            .position(|&b| b >= 0x80 || !keep(b))
+            .unwrap_or(rest.len());
+        self.advance_ascii(n);
+        n
+    }
+
+    /// Moves over `n` ASCII characters of the current line.
+    fn advance_ascii(&mut self, n: usize) {
+        self.pos += n;
+        self.index += n;
+        self.column += n;
+    }
+
+    /// Moves to the end of the line.
+    fn skip_to_break(&mut self) {
+        loop {
+            self.skip_ascii_while(|b| b != b'\n' && b != b'\r');
+            if self.is_breakz(0) {
+                return;
+            }
             self.skip();
         }
+    }
+
+    fn skip_comment(&mut self) {
+        let start = self.pos;
+        self.skip_to_break();
         let separated = start == 0 || matches!(self.text[start - 1], b' ' | b'\t' | b'\n' | b'\r');
         if !separated {
             self.found.comments.push(start..self.pos);
@@ -336,11 +373,8 @@ impl Scanner<'_> {
     /// a blank only in the flow context or where no simple key may start.
     fn scan_to_next_token(&mut self) {
         loop {
-            while self.at(0) == b' '
-                || ((self.flow_level > 0 || !self.simple_key_allowed) && self.at(0) == b'\t')
-            {
-                self.skip();
-            }
+            let tabs = self.flow_level > 0 || !self.simple_key_allowed;
+            self.skip_ascii_while(|b| b == b' ' || (tabs && b == b'\t'));
             if self.at(0) == b'#' {
                 self.skip_comment();
             }
@@ -731,9 +765,7 @@ impl Scanner<'_> {
         };
         self.block_scalar_breaks(&mut indent)?;
         while self.column as isize == indent && !self.is_z(0) {
-            while !self.is_breakz(0) {
-                self.skip();
-            }
+            self.skip_to_break();
             self.skip_line();
             self.block_scalar_breaks(&mut indent)?;
         }
@@ -745,9 +777,17 @@ impl Scanner<'_> {
     fn block_scalar_breaks(&mut self, indent: &mut isize) -> Result<(), Stop> {
         let mut max_indent = 0;
         loop {
-            while (*indent == 0 || (self.column as isize) < *indent) && self.at(0) == b' ' {
-                self.skip();
-            }
+            let room = if *indent == 0 {
+                usize::MAX
+            } else {
+                (*indent - self.column as isize).max(0) as usize
+            };
+            let spaces = self.text[self.pos..self.limit]
+                .iter()
+                .take(room)
+                .take_while(|&&b| b == b' ')
+                .count();
+            self.advance_ascii(spaces);
             max_indent = max_indent.max(self.column as isize);
             if (*indent == 0 || (self.column as isize) < *indent) && self.at(0) == b'\t' {
                 return Err("found a tab character where an indentation space is expected");
@@ -782,6 +822,12 @@ impl Scanner<'_> {
                 return Err("found unexpected end of stream");
             }
             while !self.is_blankz(0) {
+                self.skip_ascii_while(|b| {
+                    !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\'' | b'"' | b'\\')
+                });
+                if self.is_blankz(0) {
+                    break;
+                }
                 let c = self.at(0);
                 if single && c == b'\'' && self.at(1) == b'\'' {
                     self.skip();
@@ -844,11 +890,20 @@ impl Scanner<'_> {
             if self.is_document_indicator() || self.at(0) == b'#' {
                 break;
             }
+            let flow = self.flow_level > 0;
             while !self.is_blankz(0) {
+                let plain = |b: u8| {
+                    let ends = matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b':');
+                    !(ends || flow && b",?[]{}".contains(&b))
+                };
+                if self.skip_ascii_while(plain) > 0 {
+                    leading_blanks = false;
+                }
+                if self.is_blankz(0) {
+                    break;
+                }
                 let c = self.at(0);
-                if (c == b':' && self.is_blankz(1))
-                    || (self.flow_level > 0 && b",?[]{}".contains(&c))
-                {
+                if (c == b':' && self.is_blankz(1)) || (flow && b",?[]{}".contains(&c)) {
                     break;
                 }
                 leading_blanks = false;
@@ -876,5 +931,47 @@ impl Scanner<'_> {
             self.simple_key_allowed = true;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_what_granit_must_read_otherwise() {
+        let found = scan("a: 'x'#c\nb: [!t, c] # d\n");
+        assert_eq!(found.comments, vec![6..8]);
+        assert_eq!(found.tags, vec![13..16]);
+        assert_eq!(found.error, None);
+        let (readable, stopped) = as_kubectl_reads("a: 'x'#c\nb: [!t, c] # d\n");
+        assert_eq!(readable, "a: 'x'  \nb: [!   c] # d\n");
+        assert_eq!(stopped, None);
+    }
+
+    #[test]
+    fn stops_where_go_yaml_stops() {
+        let stopped = scan("- a\n-\tb\n").error.unwrap();
+        assert_eq!(
+            stopped,
+            Stopped {
+                token: 5,
+                at: 5,
+                message: "found character that cannot start any token"
+            }
+        );
+        // The reader refuses a control character before the scanner gets there.
+        let control = scan("a: b\u{1}").error.unwrap();
+        assert_eq!((control.token, control.at), (0, 4));
+        assert_eq!(
+            scan(&"[".repeat(10_001)).error.unwrap().message,
+            "exceeded max depth of 10000"
+        );
+    }
+
+    #[test]
+    fn leaves_json_alone() {
+        let json = "{\"a\": 1,#x\n\t\"b\": 2}";
+        assert!(matches!(as_kubectl_reads(json), (Cow::Borrowed(_), None)));
     }
 }
