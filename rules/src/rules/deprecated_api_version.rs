@@ -5,7 +5,9 @@ use serde_json::Value;
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
 use crate::context::{Check, Context, Report};
-use crate::model::hpa::{HpaVersion, v2beta1_member_to_v2, v2beta1_status_member_to_v2};
+use crate::model::hpa::{
+    HpaVersion, V1_BEHAVIOR_ANNOTATION, v2beta1_member_to_v2, v2beta1_status_member_to_v2,
+};
 use crate::path::FieldPath;
 use crate::registry::{Category, FixAvailability, Rule};
 
@@ -75,8 +77,11 @@ becomes `metric: {name: ...}`, and an object metric's `target` becomes
 `--fix` changes `apiVersion` to `autoscaling/v2` and, from `v2beta1`, rewrites
 each metric source the way the API server converted it while it served
 `v2beta1` (a missing `targetValue` of an object metric, or `targetAverageValue`
-of a pods metric, becomes `"0"`, as it did then). It is safe: the object the
-server stores is the same; only the version it is written in changes.
+of a pods metric, becomes `"0"`, as it did then). A `behavior` that `v2beta1`
+carried in the `autoscaling.alpha.kubernetes.io/behavior` annotation (as
+`kubectl get` through `v2beta1` writes it) becomes `spec.behavior`, with what the
+server read of it: `autoscaling/v2` drops that annotation. It is safe: the HPA
+the server runs is the same; only the version it is written in changes.
 "#,
     fix: FixAvailability::Sometimes,
     manifests_only: true,
@@ -111,6 +116,17 @@ fn upgrade(cx: &Context<'_>) -> Fix {
         value: "autoscaling/v2".into(),
     }];
     if matches!(cx.hpa.version, HpaVersion::V2beta1 | HpaVersion::V2alpha1) {
+        // `v2beta1` carried `behavior` in an annotation, which `v2` drops.
+        let annotation = FieldPath::fields("metadata.annotations").key(V1_BEHAVIOR_ANNOTATION);
+        if cx.object.value.pointer(&annotation.pointer()).is_some() {
+            if let Some(behavior) = &cx.hpa.behavior {
+                edits.push(Edit::Set {
+                    path: FieldPath::fields("spec.behavior"),
+                    value: behavior.to_json(),
+                });
+            }
+            edits.push(Edit::Remove { path: annotation });
+        }
         // A manifest saved from a cluster carries its status, converted too.
         let lists = [
             ("spec.metrics", v2beta1_member_to_v2 as Convert),

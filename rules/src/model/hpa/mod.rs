@@ -349,6 +349,30 @@ impl ScalingRules {
     pub fn is_disabled(&self) -> bool {
         self.select_policy.as_deref() == Some("Disabled")
     }
+
+    /// The rules in `autoscaling/v2`'s JSON, with the fields that are set.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut out = serde_json::Map::new();
+        if let Some(window) = self.stabilization_window_seconds {
+            out.insert("stabilizationWindowSeconds".into(), window.into());
+        }
+        if let Some(select) = &self.select_policy {
+            out.insert("selectPolicy".into(), select.as_str().into());
+        }
+        if let Some(policies) = &self.policies {
+            let policies = policies
+                .iter()
+                .map(|p| {
+                    serde_json::json!({"type": p.type_, "value": p.value, "periodSeconds": p.period_seconds})
+                })
+                .collect();
+            out.insert("policies".into(), serde_json::Value::Array(policies));
+        }
+        if let Some(tolerance) = &self.tolerance {
+            out.insert("tolerance".into(), tolerance.to_string().into());
+        }
+        serde_json::Value::Object(out)
+    }
 }
 
 /// `HorizontalPodAutoscalerBehavior`.
@@ -361,6 +385,15 @@ pub struct Behavior {
 }
 
 impl Behavior {
+    /// The behavior in `autoscaling/v2`'s JSON, with the directions that are set.
+    pub fn to_json(&self) -> serde_json::Value {
+        let directions = self
+            .directions()
+            .into_iter()
+            .filter_map(|(name, rules)| Some((name.to_owned(), rules?.to_json())));
+        serde_json::Value::Object(directions.collect())
+    }
+
     /// Both directions with their JSON names, scale-up first (the server's order).
     pub fn directions(&self) -> [(&'static str, Option<&ScalingRules>); 2] {
         [
