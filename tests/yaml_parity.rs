@@ -79,7 +79,7 @@ fn tabs_are_read_as_kubectl_reads_them() {
             "invalid-yaml".to_owned(),
             9,
             4,
-            "found character that cannot start any token (a tab: YAML wants spaces here)"
+            "a tab where kubectl's YAML reader wants a space (found character that cannot start any token)"
                 .to_owned()
         )]
     );

@@ -3,6 +3,7 @@
 //! reloaders, serves until SIGTERM and for the drain delay after it, then
 //! lets in-flight requests finish.
 
+use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,7 +21,7 @@ use hpa_lint_webhook::server::{
     GRACE, HEADER_READ_TIMEOUT, Transport, drain, serve, shutdown_signal,
 };
 use hpa_lint_webhook::tls::{self, TlsFiles};
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 
 /// Admission webhook for HorizontalPodAutoscalers: validates HPAs and the
 /// workloads they scale with the hpa-lint rules, and injects default
@@ -93,7 +94,10 @@ fn init_tracing(format: LogFormat) {
             .flatten_event(true)
             .with_current_span(false)
             .init(),
-        LogFormat::Text => builder.init(),
+        // Colour only for a person at a terminal, not in a log file.
+        LogFormat::Text => builder
+            .with_ansi(std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none())
+            .init(),
     }
 }
 
@@ -232,17 +236,74 @@ async fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A kubeconfig error, without the file's text: a YAML error would quote the
+/// lines around it, which can hold tokens and passwords.
+fn kubeconfig_error(error: &KubeconfigError) -> String {
+    match error {
+        KubeconfigError::Parse(parse) => match parse.location() {
+            Some(at) => format!(
+                "the kubeconfig is not valid YAML at line {}, column {} (its text is not shown: it can hold credentials)",
+                at.line(),
+                at.column()
+            ),
+            None => {
+                "the kubeconfig is not valid YAML (its text is not shown: it can hold credentials)"
+                    .to_owned()
+            }
+        },
+        other => other.to_string(),
+    }
+}
+
+/// What is missing when there is neither an in-cluster configuration nor a
+/// kubeconfig to infer one from: `None` when there is one of them.
+fn no_cluster_configured() -> Option<String> {
+    if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some()
+        || std::env::var_os("KUBECONFIG").is_some()
+    {
+        return None;
+    }
+    let default = std::env::home_dir()?.join(".kube/config");
+    (!default.exists()).then(|| {
+        format!(
+            "not running in a pod (KUBERNETES_SERVICE_HOST is not set), KUBECONFIG is not set and {} does not exist",
+            default.display()
+        )
+    })
+}
+
 /// The stores of the kinds the enabled rules read, in the watched namespaces.
 async fn start_caches(args: &Args, policy: &Policy) -> anyhow::Result<ClusterIndex> {
     let config = match &args.kubeconfig {
         Some(path) => {
-            let kubeconfig = Kubeconfig::read_from(path)
-                .with_context(|| format!("reading kubeconfig {}", path.display()))?;
+            let reading = || format!("reading kubeconfig {}", path.display());
+            let text = std::fs::read_to_string(path).with_context(reading)?;
+            let kubeconfig = Kubeconfig::from_yaml(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {}", reading(), kubeconfig_error(&e)))?;
             kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await?
         }
-        None => kube::Config::infer()
-            .await
-            .context("finding the cluster (in-cluster configuration or kubeconfig); use --offline to run without one")?,
+        None => {
+            if let Some(missing) = no_cluster_configured() {
+                anyhow::bail!(
+                    "no cluster to watch: {missing}; give a kubeconfig with --kubeconfig FILE, or run with --offline (single-object rules only)"
+                );
+            }
+            // One message, not the chain (kube repeats its causes in each);
+            // outside a pod only the kubeconfig's error says something.
+            kube::Config::infer().await.map_err(|e| {
+                let kubeconfig = std::error::Error::source(&e)
+                    .and_then(|source| source.downcast_ref::<KubeconfigError>())
+                    .map_or_else(|| e.to_string(), kubeconfig_error);
+                match kube::Config::incluster() {
+                    Err(in_cluster) if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() => {
+                        anyhow::anyhow!(
+                            "finding the cluster: in-cluster configuration: {in_cluster}; kubeconfig: {kubeconfig}"
+                        )
+                    }
+                    _ => anyhow::anyhow!("finding the cluster: {kubeconfig}"),
+                }
+            })?
+        }
     };
     let client = kube::Client::try_from(config).context("creating the Kubernetes client")?;
     let kinds = Kind::needed(policy);

@@ -86,6 +86,6 @@ async fn a_crd_that_is_not_installed_is_unknown_and_does_not_hold_readiness() {
     let response: Value = serde_json::from_slice::<Value>(&bytes).unwrap()["response"].clone();
     assert_eq!(
         response["status"]["message"],
-        "hpa-lint denied HorizontalPodAutoscaler shop/web: spec.scaleTargetRef: Deployment `web` is also scaled by ScaledObject `web` (KEDA, which creates an HPA of its own)"
+        "hpa-lint denied HorizontalPodAutoscaler shop/web: duplicate-target: spec.scaleTargetRef: Deployment `web` is also scaled by ScaledObject `web` (KEDA, which creates an HPA of its own). To accept a finding, annotate the object it is about with `hpa-lint.io/ignore.<rule>: <reason>`."
     );
 }

@@ -62,10 +62,20 @@ pub fn compose(text: &str, choose: Choose<'_>) -> Composed {
     let stop = stop.map(|stopped| {
         let offset = stopped.at;
         let (line, column) = lines::positions(text, &[offset])[0];
-        let mut message = stopped.message.to_owned();
-        if text[offset..].starts_with('\t') {
-            message.push_str(" (a tab: YAML wants spaces here)");
-        }
+        let line_start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+        let indents = text[line_start..offset]
+            .bytes()
+            .all(|b| b == b' ' || b == b'\t');
+        let message = if !text[offset..].starts_with('\t') {
+            stopped.message.to_owned()
+        } else if indents {
+            "a tab indents this line: YAML indents with spaces only".to_owned()
+        } else {
+            format!(
+                "a tab where kubectl's YAML reader wants a space ({})",
+                stopped.message
+            )
+        };
         let problem = Problem {
             kind: ProblemKind::Syntax,
             message,
@@ -224,9 +234,24 @@ struct Composer<'a, 'c> {
     root: Option<Value>,
 }
 
-fn syntax_error(error: &ScanError) -> Problem {
+fn syntax_error(text: &str, error: &ScanError) -> Problem {
     let marker = error.marker();
+    let mut pos = Pos {
+        line: marker.line(),
+        column: marker.col() + 1,
+        offset: marker.byte_offset().unwrap_or_default(),
+        len: 1,
+    };
     let message = match error.kind() {
+        granit_parser::ErrorKind::TabInBlockIndentation
+        | granit_parser::ErrorKind::TabInIndentation => {
+            // The scanner stops where the indentation ends: point at the tab.
+            if let Some(tab) = tab_in_indentation(text, pos.offset) {
+                pos.column -= pos.offset - tab;
+                pos.offset = tab;
+            }
+            "a tab indents this line: YAML indents with spaces only".to_owned()
+        }
         granit_parser::ErrorKind::RecursionLimitExceeded => {
             format!("nested more than {MAX_DEPTH} levels deep")
         }
@@ -240,12 +265,20 @@ fn syntax_error(error: &ScanError) -> Problem {
         kind: ProblemKind::Syntax,
         message,
         path: FieldPath::root(),
-        pos: Pos {
-            line: marker.line(),
-            column: marker.col() + 1,
-            offset: marker.byte_offset().unwrap_or_default(),
-            len: 1,
-        },
+        pos,
+    }
+}
+
+/// The offset of the first tab in the blanks that start the line of `offset`
+/// and reach up to it.
+fn tab_in_indentation(text: &str, offset: usize) -> Option<usize> {
+    let before = text.get(..offset)?;
+    let start = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let indentation = &before[start..];
+    if indentation.bytes().all(|b| b == b' ' || b == b'\t') {
+        indentation.find('\t').map(|i| start + i)
+    } else {
+        None
     }
 }
 
@@ -271,7 +304,7 @@ impl<'a, 'c> Composer<'a, 'c> {
         loop {
             let (event, span) = match parser.next_event() {
                 Some(Ok(next)) => next,
-                Some(Err(error)) => return Err(self.first_error(syntax_error(&error))),
+                Some(Err(error)) => return Err(self.first_error(syntax_error(text, &error))),
                 None => return self.finish(),
             };
             let at = pos_of(&span).offset;
@@ -793,6 +826,21 @@ mod tests {
         assert_eq!((bom.pos.line, bom.pos.column, bom.pos.offset), (1, 11, 10));
         let cr = problem("a: 1\rb: [\r");
         assert_eq!(cr.pos.line, 2);
+    }
+
+    #[test]
+    fn a_tab_in_indentation_is_reported_at_the_tab() {
+        for text in ["metadata:\n\tname: x\n", "a:\r\tb: 1\n"] {
+            let error = problem(text);
+            assert_eq!(&text[error.pos.offset..=error.pos.offset], "\t", "{text:?}");
+            let line_start = text[..error.pos.offset].rfind(['\n', '\r']).unwrap() + 1;
+            assert_eq!(
+                error.pos.column,
+                error.pos.offset - line_start + 1,
+                "{text:?}"
+            );
+            assert!(error.message.contains("spaces only"), "{}", error.message);
+        }
     }
 
     #[test]
