@@ -85,6 +85,33 @@ impl Fix {
         }
     }
 
+    /// Whether the fix would add a key to the mapping that holds `field`, or
+    /// replace a value that holds it, in `document`.
+    pub fn writes_beside(&self, field: &FieldPath, document: &Value) -> bool {
+        self.edits.iter().any(|edit| {
+            let Edit::Set { path, .. } = edit else {
+                return false;
+            };
+            let segments = path.segments();
+            // How much of the path is there.
+            let there = (0..=segments.len())
+                .rev()
+                .find(|&n| {
+                    FieldPath::from_segments(segments[..n].to_vec())
+                        .lookup(document)
+                        .is_some()
+                })
+                .unwrap_or(0);
+            if there == segments.len() {
+                field.starts_with(path) && field != path
+            } else {
+                field
+                    .parent()
+                    .is_some_and(|parent| parent.segments() == &segments[..there])
+            }
+        })
+    }
+
     /// The JSON Patch that makes the edits to `document`. Missing parent
     /// mappings are added with the value; an edit of a field that is not there
     /// (a removal or rename) is left out.
