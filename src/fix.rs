@@ -156,7 +156,7 @@ fn fix_text(
             continue;
         };
         let fixed = fix_document(document, fixes);
-        count += fixed.applied;
+        count += fixed.made.len();
         unmade.extend(
             fixed
                 .unmade

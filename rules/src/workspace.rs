@@ -259,8 +259,8 @@ pub fn locate(text: &str, findings: &[(&FieldPath, &Diagnostic)]) -> Vec<Pos> {
 pub struct Fixed {
     /// The text edits made, on the text given (in order, not overlapping).
     pub edits: Vec<TextEdit>,
-    /// Fixes made.
-    pub applied: usize,
+    /// Fixes made (by their place in the list given).
+    pub made: Vec<usize>,
     /// Fixes left for the next pass: their edits overlap one made in this
     /// pass, or they could be made alone but not with it.
     pub deferred: usize,
@@ -380,7 +380,8 @@ pub fn fix_document(text: &str, fixes: &[(&FieldPath, &Fix)]) -> Fixed {
             }
         }
     }
-    fixed.applied = made.len();
+    fixed.made = made.iter().map(|fix| fix.index).collect();
+    fixed.made.sort_unstable();
     fixed.edits = made
         .iter()
         .flat_map(|fix| fix.text_edits.iter().cloned())
@@ -541,7 +542,7 @@ impl Taken {
 
 #[cfg(test)]
 mod tests {
-    use super::{fix_document, scan_document};
+    use super::{Unmade, fix_document, scan_document};
     use crate::fix::{Edit, Fix};
     use crate::index::Stored;
     use crate::path::FieldPath;
@@ -586,6 +587,34 @@ mod tests {
     }
 
     #[test]
+    fn a_fix_that_would_change_more_than_it_writes_is_not_made() {
+        // The anchored value is read again through its alias.
+        let text = "a: &n \"2\"\nb: *n\nc: \"3\"\n";
+        let set = |path: &str, value: i32| {
+            Fix::safe(
+                "unquote",
+                vec![Edit::Set {
+                    path: FieldPath::fields(path),
+                    value: value.into(),
+                }],
+            )
+        };
+        let (anchored, plain) = (set("a", 2), set("c", 3));
+        let root = FieldPath::root();
+        let fixed = fix_document(text, &[(&root, &anchored), (&root, &plain)]);
+        assert_eq!(fixed.made, [1]);
+        assert_eq!(fixed.unmade, [(0, Unmade::Changed(FieldPath::fields("b")))]);
+        assert_eq!(
+            crate::fix::apply(text, &fixed.edits),
+            "a: &n \"2\"\nb: *n\nc: 3\n"
+        );
+        assert_eq!(
+            fixed.unmade[0].1.to_string(),
+            "`b`, which the fix does not write, would change"
+        );
+    }
+
+    #[test]
     fn fixes_that_write_one_field_wait_for_the_next_pass() {
         // A misspelt key renamed, and the same key added by another fix:
         // their text does not overlap, but made together they repeat a key.
@@ -613,7 +642,7 @@ mod tests {
         );
         let root = FieldPath::root();
         let fixed = fix_document(text, &[(&root, &rename), (&root, &add), (&root, &around)]);
-        assert_eq!((fixed.applied, fixed.deferred), (1, 2));
+        assert_eq!((fixed.made, fixed.deferred), (vec![0], 2));
         assert_eq!(
             crate::fix::apply(text, &fixed.edits),
             "a:\n  policies: [x]\n"

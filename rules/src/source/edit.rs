@@ -191,6 +191,7 @@ enum Kind {
         entries: Vec<Entry>,
     },
     Seq {
+        flow: bool,
         items: Vec<Node>,
     },
 }
@@ -359,7 +360,7 @@ fn read_tree(text: &str) -> Result<Node, EditError> {
                         } else {
                             start
                         },
-                        kind: Kind::Seq { items },
+                        kind: Kind::Seq { flow, items },
                     }
                 }
                 _ => return Err(EditError::Unreadable),
@@ -434,7 +435,7 @@ impl Node {
                 .rev()
                 .find(|e| e.key == **name)
                 .map(|e| &e.value),
-            (Kind::Seq { items }, Segment::Index(i)) => items.get(*i),
+            (Kind::Seq { items, .. }, Segment::Index(i)) => items.get(*i),
             _ => None,
         }
     }
@@ -808,7 +809,8 @@ fn plan<'n>(root: &'n Node, style: &Style<'_>, edit: &Edit) -> Result<Planned<'n
 
 /// Replaces an existing value. A scalar, or anything in flow style, is
 /// replaced in place, with its tag (which would retype the new value) but
-/// not its anchor; a block collection is rewritten in block style.
+/// not its anchor; a block collection's entry is rewritten whole (in block
+/// style, unless the value is a scalar or empty).
 fn set_existing(
     node: &Node,
     value: &Value,
@@ -819,13 +821,17 @@ fn set_existing(
     let in_flow = matches!(parent.kind, Kind::Map { flow: true, .. }) || style.json;
     // An empty value (`key:` and nothing) has no text of its own.
     let empty = node.span.is_empty();
-    let block_value = (empty
-        || matches!(node.kind, Kind::Map { flow: false, .. } | Kind::Seq { .. }))
-        && !matches!(value, Value::Object(m) if m.is_empty())
+    let block_collection = matches!(
+        node.kind,
+        Kind::Map { flow: false, .. } | Kind::Seq { flow: false, .. }
+    );
+    let block_value = !matches!(value, Value::Object(m) if m.is_empty())
         && !matches!(value, Value::Array(a) if a.is_empty())
         && (value.is_object() || value.is_array());
     match (name, parent.entry(name.unwrap_or_default())) {
-        (Some(name), Some((_, entry))) if block_value && !in_flow => {
+        (Some(name), Some((_, entry)))
+            if (block_collection || empty && block_value) && !in_flow =>
+        {
             // The whole entry, from the key to its value's last line.
             let end = style.line_end(node.span.end.saturating_sub(1).max(entry.key_span.end));
             let text = block_entry(name, value, entry.indent, style);
@@ -962,6 +968,11 @@ fn remove(parent: &Node, i: usize, style: &Style<'_>) -> TextEdit {
             .max(entry.key_span.end),
     );
     match (own_line, entries.get(i + 1)) {
+        // The only entry: the mapping stays, empty.
+        (true, _) if entries.len() == 1 => TextEdit {
+            range: line_start..end,
+            text: format!("{}{{}}{}", &style.text[line_start..entry.start], style.eol),
+        },
         (true, _) => TextEdit {
             range: line_start..end,
             text: String::new(),
@@ -1176,6 +1187,100 @@ mod tests {
         assert_eq!(
             edited("a: {b, c: 1}\n", &[set("a.b", json!(3))]),
             "a: {b: 3, c: 1}\n"
+        );
+    }
+
+    #[test]
+    fn entries_added_to_one_mapping_are_written_together() {
+        let added = [
+            set("a.b.x", json!(1)),
+            set("a.b.p", json!(2)),
+            set("a.c.z", json!(3)),
+            set("a.c.w", json!(4)),
+        ];
+        for (text, expected) in [
+            ("a: {}\n", "a: {b: {x: 1, p: 2}, c: {z: 3, w: 4}}\n"),
+            ("a: { }\n", "a: {b: {x: 1, p: 2}, c: {z: 3, w: 4} }\n"),
+            ("a: {\n}\n", "a: {b: {x: 1, p: 2}, c: {z: 3, w: 4}\n}\n"),
+            ("a: {b: {}}\n", "a: {b: {x: 1, p: 2}, c: {z: 3, w: 4}}\n"),
+            (
+                "a:\n  b: {}\n  v: 0\n",
+                "a:\n  b: {x: 1, p: 2}\n  v: 0\n  c:\n    z: 3\n    w: 4\n",
+            ),
+        ] {
+            assert_eq!(edited(text, &added), expected, "{text:?}");
+        }
+        // Under a missing parent, in block style: one parent, inner entries first.
+        assert_eq!(
+            edited(
+                "a:\n  v: 0\n",
+                &[set("a.b.x", json!(1)), set("a.b.p", json!(2))]
+            ),
+            "a:\n  v: 0\n  b:\n    x: 1\n    p: 2\n"
+        );
+    }
+
+    #[test]
+    fn a_block_scalar_is_replaced_from_its_header_to_its_last_line() {
+        for (text, expected) in [
+            ("a: >-\n  5\nb: 1\n", "a: 7\nb: 1\n"),
+            ("a: |\n  5\n\n# c\nb: 1\n", "a: 7\n\n# c\nb: 1\n"),
+            ("a: !!str &x >- # five\n  5\n", "a: &x 7 # five\n"),
+            ("- |-\n  5\n- 6\n", "- 7\n- 6\n"),
+        ] {
+            let path = if text.starts_with('-') {
+                FieldPath::root().index(0)
+            } else {
+                FieldPath::fields("a")
+            };
+            let edit = Edit::Set {
+                path,
+                value: json!(7),
+            };
+            assert_eq!(edited(text, &[edit]), expected, "{text:?}");
+        }
+        // A tag would retype the value: it goes; an anchor stays.
+        assert_eq!(
+            edited("a: !!str &n \"5\"\n", &[set("a", json!(5))]),
+            "a: &n 5\n"
+        );
+    }
+
+    #[test]
+    fn a_complex_key_starts_at_its_question_mark() {
+        let text = "spec:\n  ? replicas\n  : 3\n  ? min\n  : 1\n";
+        let remove = Edit::Remove {
+            path: FieldPath::fields("spec.replicas"),
+        };
+        assert_eq!(edited(text, &[remove]), "spec:\n  ? min\n  : 1\n");
+        let rename = Edit::Rename {
+            path: FieldPath::fields("spec.min"),
+            to: "minReplicas".into(),
+        };
+        assert_eq!(
+            edited(text, &[rename, set("spec.max", json!(5))]),
+            "spec:\n  ? replicas\n  : 3\n  ? minReplicas\n  : 1\n  max: 5\n"
+        );
+    }
+
+    #[test]
+    fn block_collections_are_rewritten_with_their_key() {
+        let text = "a:\n  s:\n  - x: 1\n    y: 2\n  m:\n    k: v\n";
+        assert_eq!(
+            edited(text, &[set("a.s", json!("one"))]),
+            "a:\n  s: one\n  m:\n    k: v\n"
+        );
+        assert_eq!(
+            edited(text, &[set("a.m", json!([]))]),
+            "a:\n  s:\n  - x: 1\n    y: 2\n  m: []\n"
+        );
+        // The only entry of a mapping leaves it empty, not null.
+        let remove = Edit::Remove {
+            path: FieldPath::fields("a.m.k"),
+        };
+        assert_eq!(
+            edited(text, &[remove]),
+            "a:\n  s:\n  - x: 1\n    y: 2\n  m:\n    {}\n"
         );
     }
 
