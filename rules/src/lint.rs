@@ -190,11 +190,10 @@ fn run_hpa_checks(
 }
 
 /// Takes a fix off a finding on the HPA when it would add a key to a mapping
-/// that holds a field the API version does not define, or replace a value
-/// that holds one: that field may be a misspelling of the one the fix
-/// writes, and the value the author gave it would be lost. The help line
-/// says what to do first; once the field is renamed or removed, the fix is
-/// offered again.
+/// that holds a field the API version does not define, and leave that field
+/// there: it may be a misspelling of the key the fix writes, and the value
+/// the author gave it would be shadowed for good. The help line says what to
+/// do first; once the field is renamed or removed, the fix is offered again.
 fn hold_back_beside_unknown_fields(diagnostic: &mut Diagnostic, object: &Object, hpa: &Hpa) {
     let Some(fix) = &diagnostic.fix else {
         return;
@@ -203,7 +202,7 @@ fn hold_back_beside_unknown_fields(diagnostic: &mut Diagnostic, object: &Object,
         .decode_errors
         .iter()
         .filter(|e| e.kind == DecodeErrorKind::UnknownField)
-        .find(|e| fix.writes_beside(&e.path, &object.value));
+        .find(|e| fix.adds_beside(&e.path, &object.value));
     let Some(unknown) = unknown else {
         return;
     };
