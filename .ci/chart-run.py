@@ -133,7 +133,7 @@ try:
     if mode == "deny":
         assert answer["allowed"] is False and answer["status"]["code"] == 422, answer
         assert answer["status"]["message"].startswith(
-            f"hpa-lint denied HorizontalPodAutoscaler default/hpa-lint-check: {expected}"
+            f"hpa-lint denied HorizontalPodAutoscaler default/hpa-lint-check: target-not-scalable: {expected}"
         ), answer
     else:
         assert answer["allowed"] is True, answer

@@ -6,10 +6,11 @@ use std::io::{self, Write};
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
+use hpa_lint::report::TROUBLE;
 use hpa_lint_rules::config::validated_defaults;
-use hpa_lint_rules::controller::flags::format_duration;
+use hpa_lint_rules::controller::flags::{format_duration, thousandths as seconds};
 use hpa_lint_rules::controller::normalize::{Rules, Select};
-use hpa_lint_rules::controller::velocity::{self, Limiter, Path};
+use hpa_lint_rules::controller::velocity::{self, End, Limiter, Path};
 use hpa_lint_rules::controller::{Autoscaler, ControllerFlags};
 use hpa_lint_rules::defaults::NamespacedDefaults;
 use hpa_lint_rules::mutate::settings_for;
@@ -53,9 +54,12 @@ const FIELDS: [&str; 4] = [
     "tolerance",
 ];
 
+/// Reports on the HPAs the API server accepts; each one it would reject is
+/// refused with its errors on standard error, and the exit code is then 2.
 pub fn run(args: &BehaviorArgs) -> Result<u8> {
     let flags = args.controller.flags()?;
-    let (found, settings) = hpas::read(&args.input)?;
+    let (selection, settings) = hpas::read(&args.input)?;
+    let found = selection.found;
     let mut out = io::BufWriter::new(io::stdout().lock());
     if args.output == Some(Output::Yaml) {
         write_yaml(&found, &flags, &settings, &mut out)?;
@@ -81,7 +85,14 @@ pub fn run(args: &BehaviorArgs) -> Result<u8> {
         }
     }
     out.flush()?;
-    Ok(0)
+    for refused in &selection.refused {
+        eprintln!("hpa-lint: {refused}");
+    }
+    Ok(if selection.refused.is_empty() {
+        0
+    } else {
+        TROUBLE
+    })
 }
 
 /// What the command says about one HPA.
@@ -226,25 +237,69 @@ impl<'f> Report<'f> {
                 path.to,
                 self.describe(path, up)
             )?;
+            if up && path.from == 0 && path.to != 0 {
+                writeln!(
+                    out,
+                    "    from 0 replicas as the HPA leaves a workload it scaled to zero (ScaledToZero: True); one scaled to zero by hand stays there"
+                )?;
+            }
         }
         self.step_table(out)
     }
 
-    /// `2 → 6 → 12 → 24 → 48 → 50 in 1m15s`, with the delay before the first step.
+    /// `2 → 6 → 12 → 24 → 48 → 50 in 1m15s`, with the delay before the first
+    /// step; or where the path stops for good, or how far it got within the
+    /// time it is followed for.
     fn describe(&self, path: &Path, up: bool) -> String {
         if path.from == path.to {
             return "nothing to do: minReplicas equals maxReplicas".to_owned();
         }
-        let Some(arrival) = path.arrival else {
-            return match path.steps.last() {
-                Some((_, replicas)) => format!("stops at {replicas}: never reaches {}", path.to),
-                None => "never scales".to_owned(),
-            };
-        };
-        let counts: Vec<String> = std::iter::once(path.from)
+        let mut counts: Vec<String> = std::iter::once(path.from)
             .chain(path.steps.iter().map(|s| s.1))
             .map(|c| c.to_string())
             .collect();
+        if counts.len() > MAX_COUNTS_SHOWN {
+            counts.splice(6..counts.len() - 3, ["…".to_owned()]);
+        }
+        let counts = counts.join(" → ");
+        let arrival = match path.end {
+            End::Arrived(time) => time,
+            End::Stuck(_) if path.steps.is_empty() => {
+                let disabled = self.rules(up).is_some_and(|r| r.select == Select::Disabled);
+                return if disabled {
+                    "never scales (selectPolicy: Disabled)".to_owned()
+                } else {
+                    "never scales".to_owned()
+                } + &refusal(path);
+            }
+            End::Stuck(_) => {
+                return format!("{counts}, then stops: never reaches {}", path.to) + &refusal(path);
+            }
+            End::Unfinished(time) => {
+                let period = self.flags().sync_period;
+                let bound = if time + period > velocity::HORIZON {
+                    String::new()
+                } else {
+                    format!(
+                        " at a sync every {}, {} syncs",
+                        format_duration(period),
+                        velocity::max_path_syncs(&self.autoscaler)
+                    )
+                };
+                let within = format!(
+                    "within {}, the longest `behavior` follows a path{bound}",
+                    format_duration(time)
+                );
+                return match path.steps.last() {
+                    Some((last, _)) => format!(
+                        "{counts} by {}; not {} {within}",
+                        format_duration(*last),
+                        path.to
+                    ),
+                    None => format!("no change {within}"),
+                };
+            }
+        };
         let first = path.first_change().unwrap_or(0);
         let held = first - self.flags().sync_period;
         let delay = if held > 0 {
@@ -270,11 +325,7 @@ impl<'f> Report<'f> {
             }
             None => String::new(),
         };
-        format!(
-            "{} in {}{delay}{limit}",
-            counts.join(" → "),
-            format_duration(arrival)
-        )
+        format!("{counts} in {}{delay}{limit}", format_duration(arrival))
     }
 
     fn step_table(&self, out: &mut impl Write) -> io::Result<()> {
@@ -349,11 +400,19 @@ impl<'f> Report<'f> {
             json!({"scaleUp": direction("scaleUp", true), "scaleDown": direction("scaleDown", false)})
         });
         let path = |path: &Path| {
+            let (end, followed) = match path.end {
+                End::Arrived(time) => ("reached", time),
+                End::Stuck(time) => ("stuck", time),
+                End::Unfinished(time) => ("horizon", time),
+            };
             json!({
                 "from": path.from,
                 "to": path.to,
-                "steps": path.steps.iter().map(|(t, r)| json!({"time": t / 1000, "replicas": r})).collect::<Vec<_>>(),
-                "seconds": path.arrival.map(|t| t / 1000),
+                "steps": path.steps.iter().map(|(t, r)| json!({"time": seconds(*t), "replicas": r})).collect::<Vec<_>>(),
+                "seconds": path.arrival().map(seconds),
+                "end": end,
+                "followedFor": seconds(followed),
+                "refused": path.refused.map(|r| json!({"time": seconds(r.time), "replicas": r.replicas})),
             })
         };
         json!({
@@ -368,6 +427,22 @@ impl<'f> Report<'f> {
             "scaleDown": path(&self.down),
         })
     }
+}
+
+/// Paths with more counts than this show the first six and the last three.
+const MAX_COUNTS_SHOWN: usize = 12;
+
+/// What a refused scale update means, when the path met one.
+fn refusal(path: &Path) -> String {
+    let Some(refused) = path.refused else {
+        return String::new();
+    };
+    let at = path.steps.last().map_or(path.from, |s| s.1);
+    format!(
+        ": from {} on, each sync asks the API server to scale {at} replicas to {} (Go's int32 arithmetic overflowed), and it refuses that update (`spec.replicas` must be at least 0)",
+        format_duration(refused.time),
+        refused.replicas
+    )
 }
 
 fn select_name(select: Select) -> &'static str {

@@ -303,10 +303,7 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
         .map(|(id, source)| scan_file(id, source, settings))
         .collect();
 
-    let mut summary = Summary {
-        files: sources.iter().filter(|s| !s.context).count(),
-        ..Summary::default()
-    };
+    let mut summary = Summary::default();
     let mut findings = Vec::new();
     let mut input_errors = Vec::new();
     let mut catalog = Catalog::default();
@@ -319,6 +316,8 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
             if let Some(error) = scan.error {
                 summary.unread += 1;
                 input_errors.push(error);
+            } else {
+                summary.files += 1;
             }
         }
         for (place, found) in scan.found {

@@ -1,6 +1,7 @@
 //! The HPAs the `behavior` and `simulate` commands work on: read with the
 //! linter's input pipeline, picked with `--hpa`, and checked to be objects
-//! the API server accepts (the controller never sees the others).
+//! the API server accepts (the controller never sees the others: they are
+//! refused with the server's errors).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -106,11 +107,39 @@ impl Found {
     }
 }
 
-/// Reads the input and returns the HPAs `--hpa` picks (every one without it)
-/// with the settings. Unreadable input is an error, and so is an HPA the API
-/// server would reject when `--hpa` names it; without `--hpa` such HPAs are
-/// skipped with a note on standard error.
-pub fn read(args: &InputArgs) -> Result<(Vec<Found>, Settings)> {
+/// An HPA of the input that the API server would reject: the controller
+/// never sees it, so nothing is said about what it would do.
+pub struct Refused {
+    /// `namespace/name`.
+    pub key: String,
+    /// The API server's errors, as `field: message`.
+    pub errors: Vec<String>,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "HorizontalPodAutoscaler {}: refused, the API server would reject it (no controller runs it):",
+            self.key
+        )?;
+        for error in &self.errors {
+            write!(f, "\n  {error}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The HPAs `--hpa` picks (every one without it), sorted by key: those the
+/// API server accepts, and those it would reject.
+pub struct Selection {
+    pub found: Vec<Found>,
+    pub refused: Vec<Refused>,
+}
+
+/// Reads the input and returns the HPAs `--hpa` picks with the settings.
+/// Unreadable input is an error, and so is an input without such an HPA.
+pub fn read(args: &InputArgs) -> Result<(Selection, Settings)> {
     let lint_args = LintArgs {
         config: args.config.clone(),
         isolated: args.isolated,
@@ -136,7 +165,10 @@ pub fn read(args: &InputArgs) -> Result<(Vec<Found>, Settings)> {
         None => (None, h),
     });
     let index = &inventory.index;
-    let mut found = Vec::new();
+    let mut selection = Selection {
+        found: Vec::new(),
+        refused: Vec::new(),
+    };
     for (object, file) in inventory.hpas(&sources, &settings) {
         let Some(hpa) = Hpa::decode(&object, &settings.cluster, None) else {
             continue;
@@ -147,41 +179,60 @@ pub fn read(args: &InputArgs) -> Result<(Vec<Found>, Settings)> {
         }) {
             continue;
         }
-        let errors: Vec<String> = lint(&object, Operation::Create, index, &settings)
+        let mut errors: Vec<String> = lint(&object, Operation::Create, index, &settings)
             .into_iter()
             .filter(|d| d.rule.category == Category::ApiServer && d.severity == Severity::Error)
             .map(|d| d.field_message())
             .collect();
-        if !errors.is_empty() || !hpa.decodable {
-            let problem = format!(
-                "HorizontalPodAutoscaler {}/{} is invalid, the API server would reject it ({}); `hpa-lint` reports it",
-                key.namespace,
-                key.name,
-                errors.join("; ")
-            );
-            if wanted.is_some() {
-                bail!(problem);
-            }
-            eprintln!("hpa-lint: skipped: {problem}");
+        if !hpa.decodable && errors.is_empty() {
+            errors.push("the object does not decode as a HorizontalPodAutoscaler".to_owned());
+        }
+        if !errors.is_empty() {
+            selection.refused.push(Refused {
+                key: format!("{}/{}", key.namespace, key.name),
+                errors,
+            });
             continue;
         }
         let target = match index.get(&hpa.target(&key.namespace)) {
             Lookup::Found(target) => Some(target),
             _ => None,
         };
-        found.push(Found {
+        selection.found.push(Found {
             object: Arc::new(object),
             hpa,
             file: file.to_owned(),
             target,
         });
     }
-    found.sort_by_key(Found::key);
-    if found.is_empty() {
+    selection.found.sort_by_key(Found::key);
+    selection.refused.sort_by(|a, b| a.key.cmp(&b.key));
+    if selection.found.is_empty() && selection.refused.is_empty() {
         match &args.hpa {
             Some(name) => bail!("no HorizontalPodAutoscaler `{name}` in the input"),
             None => bail!("no HorizontalPodAutoscaler in the input"),
         }
     }
+    Ok((selection, settings))
+}
+
+/// The one HPA `--hpa` picks, or the only one of the input: an error when
+/// there are several (valid or not), or when the API server would reject it.
+pub fn read_one(args: &InputArgs) -> Result<(Found, Settings)> {
+    let (mut selection, settings) = read(args)?;
+    let count = selection.found.len() + selection.refused.len();
+    if count > 1 {
+        let mut keys: Vec<String> = selection.found.iter().map(Found::key).collect();
+        keys.extend(selection.refused.iter().map(|r| r.key.clone()));
+        keys.sort();
+        bail!(
+            "{count} HorizontalPodAutoscalers in the input ({}); pick one with --hpa",
+            keys.join(", ")
+        );
+    }
+    if let Some(refused) = selection.refused.pop() {
+        bail!("{refused}");
+    }
+    let found = selection.found.pop().expect("one HPA");
     Ok((found, settings))
 }

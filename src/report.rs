@@ -118,6 +118,7 @@ pub struct Summary {
     pub context: Option<String>,
     /// For objects read from a cluster: how many HPAs were audited.
     pub hpas: usize,
+    /// Files read: not those that could not be read, nor `--context` files.
     pub files: usize,
     pub documents: usize,
     pub objects: usize,

@@ -51,22 +51,16 @@ pub fn resolve(
         }
         None => Config::default(),
     };
-    let at = |e| {
-        anyhow!(
-            "{}:{e}",
-            path.as_deref().unwrap_or(Path::new(CONFIG_FILE)).display()
-        )
-    };
-    let version = match &args.kube_version {
-        Some(version) => version.parse::<KubeVersion>().map_err(|e| anyhow!(e))?,
-        None => config
-            .kube_version()
-            .map_err(at)?
-            .or(default_version)
-            .unwrap_or_default(),
-    };
-    let mut settings = Settings::new(version);
-    config.apply(&mut settings).map_err(at)?;
+    let version = args
+        .kube_version
+        .as_deref()
+        .map(str::parse::<KubeVersion>)
+        .transpose()
+        .map_err(|e| anyhow!(e))?;
+    let mut settings = config.settings(version, default_version).map_err(|e| {
+        let name = path.as_deref().unwrap_or(Path::new(CONFIG_FILE)).display();
+        anyhow!(e.lines(&format!("{name}:")))
+    })?;
     if let Some(gates) = &args.feature_gates {
         settings
             .cluster

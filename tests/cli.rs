@@ -309,6 +309,35 @@ fn finds_the_configuration_upwards_and_reports_its_errors_with_positions() {
 }
 
 #[test]
+fn configuration_errors_are_all_reported_in_file_order() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        ".hpa-lint.yaml",
+        "kubeVersion: \"1.35\"\nrules:\n  target-not-fund: off\n  min-equals-max: loud\n",
+    );
+    let output = Command::cargo_bin("hpa-lint")
+        .unwrap()
+        .current_dir(dir.path())
+        .arg(".")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(
+        lines[0].starts_with("hpa-lint: ")
+            && lines[0].contains(".hpa-lint.yaml:3:20: unknown rule `target-not-fund`"),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].contains(".hpa-lint.yaml:4:19: invalid rule level `loud`"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn kube_version_and_feature_gates_change_parity() {
     let hpa = HPA_MAX_ZERO
         .replace("minReplicas: 2", "minReplicas: 0")

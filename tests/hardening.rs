@@ -220,6 +220,38 @@ fn unread_input_is_never_called_clean() {
 }
 
 #[test]
+fn the_summary_counts_only_the_files_read() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "hpa.yaml", HPA_MAX_ZERO.as_bytes());
+    write(dir.path(), "utf16.yaml", b"\xff\xfea\x00");
+    write(dir.path(), "latin1.yaml", b"a: \xff\n");
+    write(dir.path(), "nul.json", b"{\"a\": \x00}");
+    let stdout = String::from_utf8(hpa_lint().arg(dir.path()).output().unwrap().stdout).unwrap();
+    assert!(stdout.contains("Could not read 3 inputs"), "{stdout}");
+    assert!(
+        stdout.contains("in the 1 file (1 document, 1 object) read"),
+        "{stdout}"
+    );
+    let report = json_output(hpa_lint().arg(dir.path()));
+    assert_eq!(report["summary"]["files"], 1);
+    assert_eq!(report["summary"]["unread"], 3);
+}
+
+#[test]
+fn a_tab_in_indentation_is_reported_at_the_tab() {
+    let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: x\n";
+    let (code, out) = run(text, "json");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(code, 1);
+    let finding = &report["diagnostics"][0];
+    assert_eq!(
+        (finding["line"].as_u64(), finding["column"].as_u64()),
+        (Some(4), Some(1))
+    );
+    assert!(run(text, "text").1.contains("--> <stdin>:4:1"));
+}
+
+#[test]
 fn indented_documents_are_read() {
     let broken = HPA_MAX_ZERO.replace("maxReplicas: 1", "maxReplicas: 0");
     let indented: String = broken.lines().map(|l| format!("  {l}\n")).collect();

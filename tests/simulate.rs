@@ -198,7 +198,11 @@ fn json_output_is_the_documented_contract() {
             .args(["--trace", "examples/traces/cart-cpu.csv", "--until", "5m"]),
     );
     let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
-    assert_eq!(keys(&document), ["hpa", "syncPeriod", "steps"]);
+    assert_eq!(keys(&document), ["hpa", "syncPeriod", "metrics", "steps"]);
+    assert_eq!(
+        document["metrics"],
+        serde_json::json!({"cpu": {"type": "Resource", "name": "cpu", "index": 0}})
+    );
     assert_eq!(
         document["hpa"],
         serde_json::json!({"namespace": "shop", "name": "cart"})
@@ -212,6 +216,7 @@ fn json_output_is_the_documented_contract() {
             "time",
             "currentReplicas",
             "recommendation",
+            "stabilized",
             "desiredReplicas",
             "conditions",
             "metrics"
@@ -266,12 +271,14 @@ fn csv_output_has_one_row_per_sync() {
     let text = String::from_utf8(output.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 6, "{text}");
-    assert!(
-        lines[0].starts_with("time,currentReplicas,recommendation,stabilized,desiredReplicas,")
+    assert_eq!(
+        lines[0],
+        "time,currentReplicas,recommendation,stabilized,desiredReplicas,AbleToScale,ScalingActive,ScalingLimited,ScaledToZero,\
+         cpu.demand,cpu.averageUtilization,cpu.averageValue,cpu.replicas,cpu.error"
     );
     assert_eq!(
         lines[1],
-        "0,3,3,3,3,ReadyForNewScale,ValidMetricFound,DesiredWithinRange,1.2,72%,3"
+        "0,3,3,3,3,ReadyForNewScale,ValidMetricFound,DesiredWithinRange,,1.2,72,0.4,3,"
     );
 }
 
@@ -304,10 +311,13 @@ fn behavior_of_the_examples() {
     let output = hpa_lint("behavior").arg("examples").output().unwrap();
     let text = String::from_utf8(output.stdout).unwrap();
     let errors = String::from_utf8(output.stderr).unwrap();
-    assert!(output.status.success(), "{errors}");
-    // The broken HPAs are skipped, the others shown.
+    // The broken HPAs are refused with their errors (exit 2), the others shown.
+    assert_eq!(output.status.code(), Some(2), "{errors}");
     assert!(
-        errors.contains("skipped: HorizontalPodAutoscaler shop/checkout is invalid"),
+        errors.contains(
+            "HorizontalPodAutoscaler shop/checkout: refused, the API server would reject it (no controller runs it):\n  \
+             spec.behavior.scaleUp.policies[0].periodSeconds: Invalid value: 3600: must be less than or equal to 1800"
+        ),
         "{errors}"
     );
     assert!(
@@ -550,7 +560,7 @@ fn bad_prometheus_traces_and_arguments() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "is invalid, the API server would reject it",
+            "HorizontalPodAutoscaler shop/checkout: refused, the API server would reject it",
         ));
 }
 
@@ -599,4 +609,781 @@ fn readme_example_is_current() {
         svg,
         "examples/traces/cart-cpu.svg is stale: run `UPDATE_README=1 cargo test --test simulate`"
     );
+}
+
+/// Writes `text` as `name` in `dir` and returns its path as a string.
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// An `autoscaling/v2` HPA of `web` with this `spec` tail (indented by two).
+fn hpa(name: &str, spec: &str) -> String {
+    format!(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: {name}, namespace: shop}}\n\
+         spec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n{spec}"
+    )
+}
+
+#[test]
+fn behavior_and_simulate_refuse_an_hpa_the_api_server_rejects() {
+    let dir = tempfile::tempdir().unwrap();
+    let invalid = hpa("inverted", "  minReplicas: 5\n  maxReplicas: 3\n");
+    let bad = write(dir.path(), "bad.yaml", &invalid);
+    let trace = write(dir.path(), "trace.csv", "time,replicas\n0,5\n60,1\n");
+    let error = "HorizontalPodAutoscaler shop/inverted: refused, the API server would reject it \
+                 (no controller runs it):\n  spec.maxReplicas: Invalid value: 3: must be greater \
+                 than or equal to `minReplicas`";
+    // No path and no flapping simulation: the errors, exit 2.
+    for (format, nothing) in [("text", ""), ("json", "{\n  \"hpas\": []\n}\n")] {
+        hpa_lint("behavior")
+            .arg(&bad)
+            .args(["--format", format])
+            .assert()
+            .code(2)
+            .stdout(nothing)
+            .stderr(predicate::str::contains(error));
+    }
+    hpa_lint("simulate")
+        .arg(&bad)
+        .args(["--trace", &trace])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(error));
+    // Beside a valid HPA: `behavior` reports the valid one and refuses the
+    // other (exit 2); `simulate` needs one HPA and counts both.
+    let both = write(
+        dir.path(),
+        "both.yaml",
+        &format!("{invalid}---\n{}", hpa("fine", "  maxReplicas: 4\n")),
+    );
+    let output = hpa_lint("behavior").arg(&both).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text.contains("HorizontalPodAutoscaler shop/fine"), "{text}");
+    assert!(!text.contains("inverted"), "{text}");
+    assert!(String::from_utf8(output.stderr).unwrap().contains(error));
+    hpa_lint("simulate")
+        .arg(&both)
+        .args(["--trace", &trace])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "2 HorizontalPodAutoscalers in the input (shop/fine, shop/inverted); pick one with --hpa",
+        ));
+    hpa_lint("simulate")
+        .arg(&both)
+        .args(["--hpa", "fine", "--trace", &trace])
+        .assert()
+        .success();
+}
+
+#[test]
+fn plot_is_written_through_an_exclusive_temporary_file_and_refuses_special_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let simulate = |plot: &Path| {
+        let mut command = hpa_lint("simulate");
+        command
+            .arg("examples/shop/cart/cart.yaml")
+            .args(["--trace", "examples/traces/cart-cpu.csv", "--plot"])
+            .arg(plot);
+        command
+    };
+    // A link to a file: the file it names gets the picture, the link stays.
+    let picture = dir.path().join("picture.svg");
+    std::fs::write(&picture, "old").unwrap();
+    let link = dir.path().join("link.svg");
+    std::os::unix::fs::symlink(&picture, &link).unwrap();
+    simulate(&link).assert().success();
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    assert!(
+        std::fs::read_to_string(&picture)
+            .unwrap()
+            .starts_with("<svg")
+    );
+    // Special files are refused, and left as they are.
+    let fifo = dir.path().join("fifo.svg");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let to_device = dir.path().join("null.svg");
+    std::os::unix::fs::symlink("/dev/null", &to_device).unwrap();
+    let directory = dir.path().join("directory.svg");
+    std::fs::create_dir(&directory).unwrap();
+    let dangling = dir.path().join("dangling.svg");
+    std::os::unix::fs::symlink(dir.path().join("missing/x.svg"), &dangling).unwrap();
+    let nowhere = dir.path().join("missing/out.svg");
+    for (path, expected) in [
+        (&nowhere, "cannot write in"),
+        (&fifo, "not a regular file (a named pipe)"),
+        (&to_device, "not a regular file (a device)"),
+        (&directory, "not a regular file (a directory)"),
+        (&dangling, "a symbolic link to nothing"),
+    ] {
+        simulate(path)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(expected));
+    }
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    assert!(std::fs::symlink_metadata(&to_device).unwrap().is_symlink());
+    // The temporary file's name is not predictable: a link planted where
+    // it once was (`.NAME.PID.tmp`) is not followed. The run waits on its
+    // standard output until the link is there (the plot is written last).
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "keep").unwrap();
+    let plot = dir.path().join("out.svg");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hpa-lint"))
+        .env_remove("HPA_LINT_KUBE_VERSION")
+        .args(["simulate", "--isolated", "examples/shop/cart/cart.yaml"])
+        .args(["--trace", "examples/traces/cart-cpu.csv", "--until", "2h"])
+        .args(["--sync-period", "1s", "--format", "csv", "--plot"])
+        .arg(&plot)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let planted = dir.path().join(format!(".out.svg.{}.tmp", child.id()));
+    std::os::unix::fs::symlink(&victim, &planted).unwrap();
+    let mut rows = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut rows).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        rows.lines().count(),
+        7202,
+        "a row per second, and the header"
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    assert!(std::fs::read_to_string(&plot).unwrap().starts_with("<svg"));
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            format!(".out.svg.{}.tmp", child.id()),
+            "dangling.svg".to_owned(),
+            "directory.svg".to_owned(),
+            "fifo.svg".to_owned(),
+            "link.svg".to_owned(),
+            "null.svg".to_owned(),
+            "out.svg".to_owned(),
+            "picture.svg".to_owned(),
+            "victim".to_owned(),
+        ],
+        "no temporary file is left behind"
+    );
+}
+
+#[test]
+fn huge_durations_are_refused_and_the_largest_stay_exact() {
+    let cart_with = |trace: &str| {
+        let mut command = hpa_lint("simulate");
+        command.args(["examples/shop/cart/cart.yaml", "--trace", trace]);
+        command
+    };
+    let cart = || cart_with("examples/traces/cart-cpu.csv");
+    // Once these wrapped around: endless syncs at negative times.
+    for flag in ["--sync-period", "--until", "--pod-startup"] {
+        cart()
+            .args([flag, "2562047788015h"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "duration `2562047788015h` is longer than the longest Go duration, 2562047h47m16.854s",
+            ));
+    }
+    hpa_lint("behavior")
+        .args([
+            "examples/shop/cart/cart.yaml",
+            "--sync-period",
+            "2562047h47m16.855s",
+        ])
+        .assert()
+        .code(2);
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(dir.path(), "late.csv", "time,cpu\n0,1\n2562047788015h,2\n");
+    cart_with(&trace)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "late.csv:3: time `2562047788015h` is later than the latest time a simulation reaches",
+        ));
+    // The longest sync period Go allows: two syncs, at whole positive times.
+    let output = cart()
+        .args([
+            "--sync-period",
+            "2562047h",
+            "--until",
+            "2562047h",
+            "--format",
+            "csv",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    let times: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    assert_eq!(times, ["0", "9223369200"]);
+    let document = json(hpa_lint("behavior").args([
+        "examples/shop/cart/cart.yaml",
+        "--sync-period",
+        "2562047h47m16.854s",
+    ]));
+    let up = &document["hpas"][0]["scaleUp"];
+    assert_eq!(up["steps"][0]["time"], 9_223_372_036.854);
+    assert_eq!(up["end"], "horizon");
+    // Syncs beyond the limit are refused before the first one runs.
+    cart()
+        .args(["--sync-period", "1ms", "--until", "3h"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the simulation would run 10800001 syncs (one every 1ms until 3h), more than the limit of 10000000",
+        ));
+}
+
+#[test]
+fn small_sync_periods_finish_with_the_controllers_answers() {
+    // A 1 ms sync period once walked a 300,000-entry window at every sync;
+    // a sync's cost no longer depends on the windows and periods.
+    let output = hpa_lint("simulate")
+        .args([
+            "examples/shop/cart/cart.yaml",
+            "--trace",
+            "examples/traces/cart-cpu.csv",
+        ])
+        .args([
+            "--sync-period",
+            "1ms",
+            "--until",
+            "2m30s",
+            "--format",
+            "csv",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(text.lines().count(), 150_002);
+    // 2.4 cores from 2m: 3 → 6 at the first sync that sees them.
+    let changes: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            f[1] != f[4] && f[0] != "time"
+        })
+        .collect();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert!(changes[0].starts_with("120,3,6,6,6,SucceededRescale,"));
+    // `behavior` follows a path for a day or a bounded number of syncs, and
+    // says which; both directions disabled is found stuck at once.
+    let cart = hpa_lint("behavior")
+        .args(["examples/shop/cart/cart.yaml", "--sync-period", "1ms"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(cart.stdout).unwrap();
+    assert!(cart.status.success());
+    assert!(
+        text.contains("fastest scale-up (3 → 9): 3 → 7 → 9 in 15.001s; limited by Pods 4 per 15s"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "fastest scale-down (9 → 3): 9 → 8 → 7 → 6 → 5 by 16m; not 3 within 16m39.999s, \
+             the longest `behavior` follows a path at a sync every 1ms, 1000000 syncs"
+        ),
+        "{text}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let frozen = write(
+        dir.path(),
+        "frozen.yaml",
+        &hpa(
+            "frozen",
+            "  maxReplicas: 10\n  behavior:\n    scaleUp: {selectPolicy: Disabled}\n    scaleDown: {selectPolicy: Disabled}\n",
+        ),
+    );
+    let document = json(hpa_lint("behavior").args([&frozen, "--sync-period", "20ms"]));
+    let up = &document["hpas"][0]["scaleUp"];
+    assert_eq!(
+        (&up["end"], &up["seconds"]),
+        (&json_str("stuck"), &Value::Null)
+    );
+    hpa_lint("behavior")
+        .args([&frozen, "--sync-period", "20ms"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "fastest scale-up (1 → 10): never scales (selectPolicy: Disabled)",
+        ));
+}
+
+fn json_str(text: &str) -> Value {
+    Value::String(text.to_owned())
+}
+
+#[test]
+fn json_steps_are_written_as_the_syncs_run() {
+    // The document is written sync by sync, not held: a run that stops at a
+    // sync (here: more pods than the model follows) has written the syncs
+    // before it, and exits with 2.
+    let dir = tempfile::tempdir().unwrap();
+    let wide = write(
+        dir.path(),
+        "wide.yaml",
+        &hpa("wide", "  minReplicas: 1\n  maxReplicas: 2147483647\n"),
+    );
+    let trace = write(
+        dir.path(),
+        "rush.csv",
+        "time,replicas\n0,1\n15,2147483647\n",
+    );
+    let output = hpa_lint("simulate")
+        .args([
+            &wide, "--trace", &trace, "--until", "1h", "--format", "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.starts_with("{\"hpa\":{\"namespace\":\"shop\",\"name\":\"wide\"},\"syncPeriod\":15,\"metrics\":{},\"steps\":[{\"time\":0,"), "{text}");
+    // 1 → 4 → 8 → … → 131072 at 15 s a doubling; the next would pass 150,000.
+    assert!(text.contains("\"desiredReplicas\":131072"), "{text}");
+    assert!(!text.ends_with("]}\n"));
+    assert!(
+        String::from_utf8(output.stderr)
+            .unwrap()
+            .contains("at 255s the controller scales to 262144 replicas")
+    );
+}
+
+#[test]
+fn behavior_says_the_horizon_where_it_does_not_know_never() {
+    // One pod per 1800 s after a 3600 s window: 100 replicas take 50 h.
+    let dir = tempfile::tempdir().unwrap();
+    let slow = write(
+        dir.path(),
+        "slow.yaml",
+        &hpa(
+            "slow",
+            "  maxReplicas: 100\n  behavior:\n    scaleUp:\n      stabilizationWindowSeconds: 3600\n      \
+             policies: [{type: Pods, value: 1, periodSeconds: 1800}]\n",
+        ),
+    );
+    hpa_lint("behavior")
+        .arg(&slow)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "fastest scale-up (1 → 100): 1 → 2 → 3 → 4 → 5 → 6 → … → 46 → 47 → 48 by 24h; \
+             not 100 within 24h, the longest `behavior` follows a path\n",
+        ));
+    let document = json(hpa_lint("behavior").arg(&slow));
+    let up = &document["hpas"][0]["scaleUp"];
+    assert_eq!(up["end"], "horizon");
+    assert_eq!(up["followedFor"], 86_400);
+    assert_eq!(up["seconds"], Value::Null);
+    // The simulation, given the time, gets there at 50 h.
+    let trace = write(dir.path(), "trace.csv", "time,replicas\n0,1\n15,100\n");
+    let run = json(hpa_lint("simulate").args([&slow, "--trace", &trace, "--until", "51h"]));
+    assert_eq!(changes(&run).last(), Some(&(180_000, 99, 100)));
+}
+
+#[test]
+fn behavior_scales_up_from_zero_as_simulate_does() {
+    // An HPA that scales to zero leaves `ScaledToZero: True`, and scales up
+    // again when its External metric asks: 0 → 4 → 8 → 10 (legacy path).
+    let dir = tempfile::tempdir().unwrap();
+    let queue = write(
+        dir.path(),
+        "queue.yaml",
+        &hpa(
+            "queue",
+            "  minReplicas: 0\n  maxReplicas: 10\n  metrics:\n  - type: External\n    external:\n      \
+             metric: {name: queue_depth}\n      target: {type: AverageValue, averageValue: \"10\"}\n",
+        ),
+    );
+    let gate = ["--feature-gates", "HPAScaleToZero=true"];
+    hpa_lint("behavior")
+        .arg(&queue)
+        .args(gate)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "fastest scale-up (0 → 10): 0 → 4 → 8 → 10 in 45s; limited by the legacy max(2 × current, 4) per sync\n    \
+             from 0 replicas as the HPA leaves a workload it scaled to zero (ScaledToZero: True)",
+        ));
+    let up = &json(hpa_lint("behavior").arg(&queue).args(gate))["hpas"][0]["scaleUp"];
+    assert_eq!(
+        up["steps"],
+        serde_json::json!([{"time": 15, "replicas": 4}, {"time": 30, "replicas": 8}, {"time": 45, "replicas": 10}])
+    );
+    // The simulation from 0 at rest: the same steps when the queue fills.
+    let trace = write(dir.path(), "queue.csv", "time,queue_depth\n0,0\n15,500\n");
+    let run = json(
+        hpa_lint("simulate")
+            .arg(&queue)
+            .args(gate)
+            .args(["--trace", &trace, "--until", "1m"]),
+    );
+    assert_eq!(changes(&run), [(15, 0, 4), (30, 4, 8), (45, 8, 10)]);
+}
+
+#[test]
+fn legacy_path_past_two_to_the_thirty_shows_the_refused_scale_update() {
+    // Go's int32(2 × current) overflows past 2^30: the controller asks for
+    // -2147483648 replicas and the API server refuses the update, each sync.
+    let dir = tempfile::tempdir().unwrap();
+    let wide = write(
+        dir.path(),
+        "wide.yaml",
+        &hpa("wide", "  minReplicas: 1\n  maxReplicas: 2147483647\n"),
+    );
+    let output = hpa_lint("behavior").arg(&wide).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success());
+    assert!(
+        text.contains(
+            "fastest scale-up (1 → 2147483647): 1 → 4 → 8 → 16 → 32 → 64 → … → 268435456 → 536870912 → 1073741824, \
+             then stops: never reaches 2147483647: from 7m30s on, each sync asks the API server to scale \
+             1073741824 replicas to -2147483648 (Go's int32 arithmetic overflowed), and it refuses that update"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("fastest scale-down (2147483647 → 1): never scales: from 0s on"),
+        "{text}"
+    );
+    let document = json(hpa_lint("behavior").arg(&wide));
+    for direction in ["scaleUp", "scaleDown"] {
+        let path = &document["hpas"][0][direction];
+        assert_eq!(path["end"], "stuck");
+        assert_eq!(path["refused"]["replicas"], -2_147_483_648_i64);
+        for step in path["steps"].as_array().unwrap() {
+            assert!(step["replicas"].as_i64().unwrap() > 0, "{step}");
+        }
+    }
+}
+
+/// An HPA of `web` with these metrics, and a target for its requests.
+fn with_metrics(metrics: &str) -> String {
+    hpa("web", &format!("  maxReplicas: 20\n  metrics:\n{metrics}"))
+        + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\n\
+         spec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    \
+         spec:\n      containers:\n      - name: app\n        image: web\n        resources: {requests: {cpu: 500m}}\n"
+}
+
+#[test]
+fn a_metric_named_replicas_is_that_metric_in_every_trace_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "hpa.yaml",
+        &with_metrics(
+            "  - type: External\n    external:\n      metric: {name: replicas}\n      \
+             target: {type: Value, value: \"10\"}\n",
+        ),
+    );
+    let csv = write(dir.path(), "trace.csv", "time,replicas\n0,10\n60,40\n");
+    let prometheus = write(
+        dir.path(),
+        "replicas.json",
+        r#"{"data": {"resultType": "matrix", "result": [{"values": [[1000, "10"], [1060, "40"]]}]}}"#,
+    );
+    let from_csv = json(hpa_lint("simulate").args([&file, "--trace", &csv]));
+    let from_prometheus =
+        json(hpa_lint("simulate").args([&file, "--trace", &format!("replicas={prometheus}")]));
+    assert_eq!(from_csv, from_prometheus);
+    assert_eq!(
+        from_csv["steps"][4]["metrics"]["replicas"],
+        serde_json::json!({"demand": 40, "value": 40, "replicas": 4})
+    );
+    // Without such a metric, a lone `replicas` column is the recommendation.
+    let cart = json(hpa_lint("simulate").args(["examples/shop/cart/cart.yaml", "--trace", &csv]));
+    assert_eq!(cart["steps"][0]["recommendation"], 10);
+    assert_eq!(cart["steps"][0]["metrics"], serde_json::json!({}));
+}
+
+#[test]
+fn metrics_of_one_name_have_keys_of_their_own() {
+    // A Resource and a ContainerResource cpu metric: both kept, apart.
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "hpa.yaml",
+        &with_metrics(
+            "  - type: Resource\n    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}\n  \
+             - type: ContainerResource\n    containerResource: {name: cpu, container: app, \
+             target: {type: AverageValue, averageValue: 100m}}\n",
+        ),
+    );
+    let trace = write(dir.path(), "trace.csv", "time,cpu\n0,1\n");
+    let document = json(hpa_lint("simulate").args([&file, "--trace", &trace, "--until", "0s"]));
+    assert_eq!(
+        document["metrics"],
+        serde_json::json!({
+            "cpu[0]": {"type": "Resource", "name": "cpu", "index": 0},
+            "cpu[1]": {"type": "ContainerResource", "name": "cpu", "index": 1, "container": "app"},
+        })
+    );
+    // 1 core on one pod: 200 % of 500m asks for 4; 1000m of 100m for 10.
+    assert_eq!(
+        document["steps"][0]["metrics"],
+        serde_json::json!({
+            "cpu[0]": {"demand": 1, "averageUtilization": 200, "averageValue": 1, "replicas": 4},
+            "cpu[1]": {"demand": 1, "averageValue": 1, "replicas": 10},
+        })
+    );
+    assert_eq!(document["steps"][0]["recommendation"], 10);
+    let csv = hpa_lint("simulate")
+        .args([&file, "--trace", &trace, "--until", "0s", "--format", "csv"])
+        .output()
+        .unwrap();
+    let header = String::from_utf8(csv.stdout).unwrap();
+    assert!(
+        header.lines().next().unwrap().ends_with(
+            ",cpu[0].demand,cpu[0].averageUtilization,cpu[0].averageValue,cpu[0].replicas,cpu[0].error,\
+             cpu[1].demand,cpu[1].averageValue,cpu[1].replicas,cpu[1].error"
+        ),
+        "{header}"
+    );
+}
+
+#[test]
+fn csv_and_json_carry_the_same_fields() {
+    // A metric name with a comma and a quote: quoted in the trace's header
+    // and in the output's.
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "hpa.yaml",
+        &with_metrics(
+            "  - type: Resource\n    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}\n  \
+             - type: Pods\n    pods:\n      metric: {name: 'a,\"b'}\n      target: {type: AverageValue, averageValue: \"5\"}\n",
+        ),
+    );
+    let trace = write(
+        dir.path(),
+        "trace.csv",
+        "time,cpu,\"a,\"\"b\"\n0,1,5\n60,0.25,40\n120,3,0\n",
+    );
+    let run = |format: &str| {
+        hpa_lint("simulate")
+            .args([
+                &file, "--trace", &trace, "--until", "5m", "--format", format,
+            ])
+            .output()
+            .unwrap()
+    };
+    let document: Value = serde_json::from_slice(&run("json").stdout).unwrap();
+    let csv = run("csv");
+    assert!(csv.status.success());
+    let mut reader = csv::Reader::from_reader(csv.stdout.as_slice());
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    assert!(
+        header.contains(&"a,\"b.averageValue".to_owned()),
+        "{header:?}"
+    );
+    let steps = document["steps"].as_array().unwrap();
+    let mut rows = 0;
+    for (row, step) in reader.records().zip(steps) {
+        let row = row.unwrap();
+        rows += 1;
+        for (column, value) in header.iter().zip(row.iter()) {
+            let expected = match column.split_once('.') {
+                Some((key, field))
+                    if !["time"].contains(&column.as_str())
+                        && step["metrics"].get(key).is_some() =>
+                {
+                    step["metrics"][key][field].clone()
+                }
+                _ if step.get(column).is_some() => step[column].clone(),
+                _ => step["conditions"][column].clone(),
+            };
+            let expected = match expected {
+                Value::Null => String::new(),
+                Value::String(text) => text,
+                other => other.to_string(),
+            };
+            assert_eq!(value, expected, "{column} at {}", step["time"]);
+        }
+    }
+    assert_eq!(rows, steps.len());
+}
+
+#[test]
+fn traces_skip_a_byte_order_mark_and_escape_control_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |text: &[u8]| {
+        let trace = dir.path().join("trace.csv");
+        std::fs::write(&trace, text).unwrap();
+        hpa_lint("simulate")
+            .arg("examples/shop/cart/cart.yaml")
+            .arg("--trace")
+            .arg(&trace)
+            .output()
+            .unwrap()
+    };
+    // A spreadsheet's UTF-8 export, with CRLF line ends.
+    let output = run(b"\xef\xbb\xbftime,cpu\r\n0,1.2\r\n60,2.4\r\n");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // A lone carriage return is no line end, and is shown, not obeyed.
+    let output = run(b"time,cpu\n0,1\r2\n");
+    assert_eq!(output.status.code(), Some(2));
+    let errors = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        errors.contains("trace.csv:2: `1\\r2` is not a number or quantity"),
+        "{errors}"
+    );
+    assert!(!errors.contains('\r'));
+    let output = run(b"time,\x1b[2Jcpu\n0,1\n");
+    let errors = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        errors.contains("unknown column `\\u{1b}[2Jcpu`"),
+        "{errors}"
+    );
+    assert!(!errors.contains('\x1b'));
+}
+
+mod random_traces {
+    //! Traces made of what once went wrong (byte order marks, lone carriage
+    //! returns, escape sequences, quotes, times past Go's longest duration,
+    //! huge and negative numbers) with sync periods from 1 s to the longest:
+    //! every run either simulates, with times from 0 up in steps of the sync
+    //! period, or is refused with a clear error (exit 2), and no message
+    //! carries a control character. The test command runs 48 traces;
+    //! `HPA_LINT_FUZZ_CASES` runs more.
+    use proptest::prelude::*;
+
+    use super::*;
+
+    const TIMES: [&str; 10] = [
+        "0",
+        "15",
+        "1m",
+        "90s",
+        "1.5",
+        "2562047h47m16.854s",
+        "2562047788015h",
+        "99999999999999999999",
+        "-5",
+        "\u{feff}0",
+    ];
+    const VALUES: [&str; 12] = [
+        "1",
+        "1.2",
+        "250m",
+        "0",
+        "-1",
+        "1e3",
+        "NaN",
+        "99999999999999999999",
+        "\"2\"",
+        "1\r2",
+        "\u{1b}[1m",
+        "\"a,\"\"b\"",
+    ];
+    const LINE_ENDS: [&str; 3] = ["\n", "\r\n", "\r"];
+
+    /// Mostly a good trace (a row every 15 s from 0, good values), with
+    /// what once went wrong mixed in.
+    fn trace() -> impl Strategy<Value = String> {
+        let row = (
+            prop::option::weighted(0.15, prop::sample::select(TIMES.to_vec())),
+            prop_oneof![
+                3 => prop::sample::select(VALUES[..4].to_vec()),
+                1 => prop::sample::select(VALUES.to_vec()),
+            ],
+        );
+        (
+            any::<bool>(),
+            prop::sample::select(vec!["time,cpu", "time, cpu", "time,replicas", "time,rps"]),
+            prop::collection::vec(row, 0..6),
+            prop::sample::select(LINE_ENDS.to_vec()),
+        )
+            .prop_map(|(bom, header, rows, end)| {
+                let mut text = if bom {
+                    "\u{feff}".to_owned()
+                } else {
+                    String::new()
+                };
+                text += header;
+                text += end;
+                for (i, (time, value)) in rows.into_iter().enumerate() {
+                    let time = time.map_or_else(|| (15 * i).to_string(), str::to_owned);
+                    text += &format!("{time},{value}{end}");
+                }
+                text
+            })
+    }
+
+    fn cases() -> u32 {
+        std::env::var("HPA_LINT_FUZZ_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(48)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+        #[test]
+        fn any_trace_is_simulated_or_refused_clearly(
+            trace in trace(),
+            period in prop::sample::select(vec!["1s", "15s", "7s", "2562047h47m16.854s"]),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = write(dir.path(), "trace.csv", &trace);
+            let output = hpa_lint("simulate")
+                .args(["examples/shop/cart/cart.yaml", "--trace", &path])
+                .args(["--sync-period", period, "--format", "csv"])
+                .output()
+                .unwrap();
+            let errors = String::from_utf8(output.stderr).unwrap();
+            prop_assert!(
+                !errors.chars().any(|c| c.is_control() && c != '\n'),
+                "{errors:?}"
+            );
+            match output.status.code() {
+                Some(0) => {
+                    let period = hpa_lint_rules::controller::parse_duration(period).unwrap();
+                    let text = String::from_utf8(output.stdout).unwrap();
+                    let times: Vec<f64> = text
+                        .lines()
+                        .skip(1)
+                        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+                        .collect();
+                    for (i, time) in times.iter().enumerate() {
+                        let expected = (i as i64 * period) as f64 / 1000.0;
+                        prop_assert_eq!(*time, expected);
+                    }
+                }
+                Some(2) => prop_assert!(errors.contains("hpa-lint: "), "{errors}"),
+                code => prop_assert!(false, "exit {code:?}: {errors}"),
+            }
+        }
+    }
 }

@@ -149,6 +149,70 @@ impl fmt::Display for ConfigError {
     }
 }
 
+/// Every problem found in a configuration's values, in file order (those
+/// without a position last). Reading the file's structure stops at its first
+/// error, which is then the only one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigErrors(pub Vec<ConfigError>);
+
+impl fmt::Display for ConfigErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, error) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{error}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigErrors {}
+
+impl From<ConfigError> for ConfigErrors {
+    fn from(error: ConfigError) -> Self {
+        Self(vec![error])
+    }
+}
+
+impl ConfigErrors {
+    /// The problems of several checks, in file order.
+    pub fn merged(all: impl IntoIterator<Item = ConfigErrors>) -> Self {
+        let mut errors: Vec<ConfigError> = all.into_iter().flat_map(|e| e.0).collect();
+        // `None` sorts first: problems without a position go last.
+        errors.sort_by_key(|e| (e.position.is_none(), e.position));
+        Self(errors)
+    }
+
+    /// Each problem on its own line, after `prefix` (the file's name and a colon).
+    pub fn lines(&self, prefix: &str) -> String {
+        let lines: Vec<String> = self.0.iter().map(|e| format!("{prefix}{e}")).collect();
+        lines.join("\n")
+    }
+}
+
+/// The values of `results`, or every error among them in file order.
+fn all_or_errors<T>(
+    results: impl IntoIterator<Item = Result<T, ConfigError>>,
+) -> Result<Vec<T>, ConfigErrors> {
+    let (mut values, mut errors) = (Vec::new(), Vec::new());
+    for result in results {
+        match result {
+            Ok(value) => values.push(value),
+            Err(error) => errors.push(error),
+        }
+    }
+    in_file_order(errors).map(|()| values)
+}
+
+/// Nothing, or `errors` in file order.
+fn in_file_order(errors: Vec<ConfigError>) -> Result<(), ConfigErrors> {
+    if errors.is_empty() {
+        return Ok(());
+    }
+    Err(ConfigErrors::merged([ConfigErrors(errors)]))
+}
+
 fn at<T>(spanned: &Spanned<T>, message: impl fmt::Display) -> ConfigError {
     ConfigError {
         message: message.to_string(),
@@ -197,39 +261,36 @@ impl Config {
     /// The admission mode of each rule named in `webhook.rules`, checked.
     pub fn webhook_rule_modes(
         &self,
-    ) -> Result<Vec<(&'static crate::registry::Rule, AdmissionMode)>, ConfigError> {
-        self.webhook
-            .rules
-            .iter()
-            .map(|(name, mode)| Ok((known_rule(name, mode)?, mode.value)))
-            .collect()
+    ) -> Result<Vec<(&'static crate::registry::Rule, AdmissionMode)>, ConfigErrors> {
+        all_or_errors(
+            self.webhook
+                .rules
+                .iter()
+                .map(|(name, mode)| Ok((known_rule(name, mode)?, mode.value))),
+        )
     }
 
     /// The rules whose safe fixes `/mutate` applies, checked: each must have a fix.
-    pub fn mutation_rules(&self) -> Result<Vec<&'static Rule>, ConfigError> {
+    pub fn mutation_rules(&self) -> Result<Vec<&'static Rule>, ConfigErrors> {
         let Some(names) = &self.webhook.mutate else {
             return Ok(vec![&implicit_behavior::RULE]);
         };
-        names
-            .iter()
-            .map(|name| {
-                let rule = known_rule(&name.value, name)?;
-                if rule.fix == FixAvailability::None {
-                    return Err(at(
-                        name,
-                        format!("rule `{}` has no fix to apply", rule.name),
-                    ));
-                }
-                Ok(rule)
-            })
-            .collect()
+        all_or_errors(names.iter().map(|name| {
+            let rule = known_rule(&name.value, name)?;
+            if rule.fix == FixAvailability::None {
+                return Err(at(
+                    name,
+                    format!("rule `{}` has no fix to apply", rule.name),
+                ));
+            }
+            Ok(rule)
+        }))
     }
 
     /// Reads `webhook.defaults`: each entry's behavior must pass the API
     /// server's validation at `settings`.
-    fn namespaced_defaults(&self, settings: &Settings) -> Result<NamespacedDefaults, ConfigError> {
-        let mut entries = Vec::new();
-        for (i, entry) in self.webhook.defaults.iter().enumerate() {
+    fn namespaced_defaults(&self, settings: &Settings) -> Result<NamespacedDefaults, ConfigErrors> {
+        let entries = self.webhook.defaults.iter().enumerate().map(|(i, entry)| {
             let error = |message: String| ConfigError {
                 message: format!("webhook.defaults[{i}]: {message}"),
                 position: None,
@@ -239,25 +300,28 @@ impl Config {
             if let Some(selector) = &entry.namespace_selector {
                 check_selector(selector).map_err(|e| error(e.to_string()))?;
             }
-            entries.push((entry.namespace_selector.clone(), defaults));
-        }
-        Ok(NamespacedDefaults::new(entries))
+            Ok((entry.namespace_selector.clone(), defaults))
+        });
+        Ok(NamespacedDefaults::new(all_or_errors(entries)?))
     }
 
     /// Applies feature gates, rule levels, scalable kinds, the namespace,
-    /// thresholds and the behavior defaults.
-    pub fn apply(&self, settings: &mut Settings) -> Result<(), ConfigError> {
+    /// thresholds and the behavior defaults; reports every problem among them.
+    pub fn apply(&self, settings: &mut Settings) -> Result<(), ConfigErrors> {
+        let mut errors = Vec::new();
         for (name, enabled) in &self.feature_gates {
-            settings
-                .cluster
-                .feature_gates
-                .set(name, enabled.value)
-                .map_err(|e| at(enabled, e))?;
+            if let Err(e) = settings.cluster.feature_gates.set(name, enabled.value) {
+                errors.push(at(enabled, e));
+            }
         }
         for (name, level) in &self.rules {
-            let rule = known_rule(name, level)?;
-            let parsed: Level = level.value.parse().map_err(|e| at(level, e))?;
-            settings.set_level(rule, parsed);
+            match (known_rule(name, level), level.value.parse::<Level>()) {
+                (Ok(rule), Ok(parsed)) => settings.set_level(rule, parsed),
+                (rule, parsed) => {
+                    errors.extend(rule.err());
+                    errors.extend(parsed.err().map(|e| at(level, e)));
+                }
+            }
         }
         settings
             .cluster
@@ -269,20 +333,55 @@ impl Config {
         if let Some(namespace) = &self.namespace {
             settings.cluster.default_namespace.clone_from(namespace);
         }
+        let duration = |threshold: &Spanned<String>| {
+            crate::controller::parse_duration(&threshold.value).map_err(|e| at(threshold, e))
+        };
         if let Some(threshold) = &self.slow_scale_up_threshold {
-            settings.slow_scale_up_threshold = crate::controller::parse_duration(&threshold.value)
-                .map_err(|e| at(threshold, e))?;
+            match duration(threshold) {
+                Ok(ms) => settings.slow_scale_up_threshold = ms,
+                Err(e) => errors.push(e),
+            }
         }
         if let Some(threshold) = &self.pinned_threshold {
-            settings.pinned_threshold = crate::controller::parse_duration(&threshold.value)
-                .map_err(|e| at(threshold, e))?;
+            match duration(threshold) {
+                Ok(ms) => settings.pinned_threshold = ms,
+                Err(e) => errors.push(e),
+            }
         }
         if let Some(percent) = &self.far_below_target {
-            settings.far_below_target =
-                parse_percent(&percent.value).map_err(|e| at(percent, e))?;
+            match parse_percent(&percent.value) {
+                Ok(p) => settings.far_below_target = p,
+                Err(e) => errors.push(at(percent, e)),
+            }
         }
-        settings.behavior_defaults = self.namespaced_defaults(settings)?;
-        Ok(())
+        match self.namespaced_defaults(settings) {
+            Ok(defaults) => settings.behavior_defaults = defaults,
+            Err(ConfigErrors(more)) => errors.extend(more),
+        }
+        in_file_order(errors)
+    }
+
+    /// The settings this configuration gives: its Kubernetes version (unless
+    /// `version` overrides it; `fallback` when it names none) with everything
+    /// [`Config::apply`] applies. Reports every problem, in file order.
+    pub fn settings(
+        &self,
+        version: Option<KubeVersion>,
+        fallback: Option<KubeVersion>,
+    ) -> Result<Settings, ConfigErrors> {
+        let mut errors = Vec::new();
+        let version = version.or_else(|| match self.kube_version() {
+            Ok(configured) => configured.or(fallback),
+            Err(error) => {
+                errors.push(error);
+                fallback
+            }
+        });
+        let mut settings = Settings::new(version.unwrap_or_default());
+        if let Err(ConfigErrors(more)) = self.apply(&mut settings) {
+            errors.extend(more);
+        }
+        in_file_order(errors).map(|()| settings)
     }
 }
 
@@ -368,12 +467,12 @@ mod tests {
         );
         let config = Config::parse("farBelowTarget: 100%\n").unwrap();
         assert_eq!(
-            config.apply(&mut settings).unwrap_err().position,
+            config.apply(&mut settings).unwrap_err().0[0].position,
             Some((1, 17))
         );
         let config = Config::parse("slowScaleUpThreshold: soon\n").unwrap();
         assert_eq!(
-            config.apply(&mut settings).unwrap_err().position,
+            config.apply(&mut settings).unwrap_err().0[0].position,
             Some((1, 23))
         );
     }
@@ -422,8 +521,7 @@ mod tests {
         );
         let bad = Config::parse("webhook:\n  rules: {min-equal-max: off}\n").unwrap();
         assert!(
-            bad.webhook_rule_modes()
-                .unwrap_err()
+            bad.webhook_rule_modes().unwrap_err().0[0]
                 .message
                 .contains("did you mean")
         );
@@ -437,7 +535,7 @@ mod tests {
         assert!(error.message.contains("rulez"), "{error}");
 
         let config = Config::parse("rules:\n  min-equal-max: off\n").unwrap();
-        let error = config.apply(&mut Settings::default()).unwrap_err();
+        let error = &config.apply(&mut Settings::default()).unwrap_err().0[0];
         assert_eq!(error.position, Some((2, 18)));
         assert!(
             error.message.contains("did you mean `min-equals-max`"),
@@ -446,14 +544,43 @@ mod tests {
 
         let config = Config::parse("rules:\n  min-equals-max: loud\n").unwrap();
         assert!(
-            config
-                .apply(&mut Settings::default())
-                .unwrap_err()
+            config.apply(&mut Settings::default()).unwrap_err().0[0]
                 .message
                 .contains("invalid rule level")
         );
         let config = Config::parse("kubeVersion: \"1.99\"\n").unwrap();
         assert_eq!(config.kube_version().unwrap_err().position, Some((1, 14)));
+    }
+
+    /// Every problem of the values is reported, in file order, whatever
+    /// order the settings are applied in.
+    #[test]
+    fn reports_every_problem_in_file_order() {
+        let config = Config::parse(
+            "farBelowTarget: 200%\nkubeVersion: \"1.99\"\nrules:\n  zz-unknown: off\n  min-equals-max: loud\n  a-unknown: never\nfeatureGates: {NoSuchGate: true}\nwebhook:\n  defaults:\n  - behavior: {scaleUp: {selectPolicy: Fastest}}\n",
+        )
+        .unwrap();
+        let errors = config.settings(None, None).unwrap_err();
+        let positions: Vec<_> = errors.0.iter().map(|e| e.position).collect();
+        assert_eq!(
+            positions,
+            [
+                Some((1, 17)),
+                Some((2, 14)),
+                Some((4, 15)),
+                Some((5, 19)),
+                Some((6, 14)),
+                Some((6, 14)),
+                Some((7, 28)),
+                None
+            ],
+            "{errors}"
+        );
+        assert!(
+            errors.0[7].message.starts_with("webhook.defaults[0]"),
+            "{errors}"
+        );
+        assert_eq!(errors.lines("f:").lines().count(), 8);
     }
 
     #[test]

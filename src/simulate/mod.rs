@@ -1,17 +1,23 @@
 //! `hpa-lint simulate`: replicas over time for an HPA under a load trace, as
 //! the HPA controller decides them, sync by sync, against the pod model of
 //! `hpa_lint_rules::controller::simulate`.
+//!
+//! A run is a [`Setup`] (the HPA, its metrics' keys, the syncs to run) and a
+//! trace; each sync's [`Step`] goes to the [`Sink`]s as it is made (the
+//! output format, the plot), so that nothing grows with the number of syncs
+//! but what a sink keeps.
 
 mod output;
 mod plot;
 mod trace;
 
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+use std::io;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
+use hpa_lint_rules::controller::flags::format_duration;
 use hpa_lint_rules::controller::reconcile::{MetricKind, ResourceTarget};
 use hpa_lint_rules::controller::replicas::pod_request;
 use hpa_lint_rules::controller::simulate::{Demand, MAX_PODS, Model, Simulation, Step};
@@ -23,7 +29,11 @@ use crate::hpas::{self, ControllerArgs, Found, InputArgs};
 use trace::{Columns, Trace};
 
 /// The most syncs one simulation runs.
-const MAX_STEPS: i64 = 10_000_000;
+const MAX_SYNCS: i64 = 10_000_000;
+
+/// The most pods one simulation follows, summed over its syncs: a sync's
+/// cost grows with its pods (the controller reads each one).
+const MAX_POD_SYNCS: i64 = 1_000_000_000;
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
@@ -68,43 +78,49 @@ pub enum SimulateFormat {
     Csv,
 }
 
-/// A finished simulation and what is needed to show it.
-pub struct Run<'a> {
+/// What a run is about, known before its first sync.
+pub struct Setup<'a> {
     pub found: &'a Found,
     pub autoscaler: &'a Autoscaler,
-    pub columns: Columns,
-    /// The demand per sync, per column (empty in `replicas` mode).
-    pub demand: Vec<Vec<i64>>,
-    pub steps: Vec<Step>,
+    /// What the trace gives.
+    pub columns: &'a Columns,
+    /// Per metric of the HPA: its key in the outputs and its trace column,
+    /// or `None` when the trace has no column for it.
+    pub metrics: Vec<Option<(String, usize)>>,
+    /// The number of syncs, one every sync period from time 0.
+    pub syncs: i64,
 }
 
-impl Run<'_> {
-    /// The trace column of each metric of the HPA (`None`: no column).
-    pub fn column_of(&self, metric: usize) -> Option<usize> {
-        let Columns::Metrics(names) = &self.columns else {
-            return None;
-        };
-        names
-            .iter()
-            .position(|n| n == self.autoscaler.metrics[metric].name())
+impl Setup<'_> {
+    /// The time of the last sync.
+    pub fn end(&self) -> Millis {
+        (self.syncs - 1) * self.autoscaler.flags.sync_period
     }
+
+    /// The metrics with a trace column: `(index, key, column)`.
+    pub fn shown_metrics(&self) -> impl Iterator<Item = (usize, &str, usize)> {
+        self.metrics
+            .iter()
+            .enumerate()
+            .filter_map(|(m, shown)| shown.as_ref().map(|(key, c)| (m, key.as_str(), *c)))
+    }
+}
+
+/// Where the syncs of a run go, one at a time.
+pub trait Sink {
+    /// One sync: what the controller decided, and the trace's values at it
+    /// (per column; empty when the trace gives recommendations).
+    fn step(&mut self, step: &Step, demand: &[i64]) -> Result<()>;
+    /// After the last sync.
+    fn finish(&mut self) -> Result<()>;
 }
 
 pub fn run(args: &SimulateArgs) -> Result<u8> {
     let flags = args.controller.flags()?;
-    let (found, settings) = hpas::read(&args.input)?;
-    let found = match found.as_slice() {
-        [one] => one,
-        many => bail!(
-            "{} HorizontalPodAutoscalers in the input ({}); pick one with --hpa",
-            many.len(),
-            many.iter().map(Found::key).collect::<Vec<_>>().join(", ")
-        ),
-    };
+    let (found, settings) = hpas::read_one(&args.input)?;
     let autoscaler = Autoscaler::new(&found.hpa, flags, &settings.cluster);
-    let metric_names = column_names(&autoscaler);
-    let trace = read_trace(&args.trace, &metric_names)?;
-    let requests = requests(found, &autoscaler, &args.requests, &trace.columns)?;
+    let trace = read_trace(&args.trace, &trace_names(&autoscaler))?;
+    let requests = requests(&found, &autoscaler, &args.requests, &trace.columns)?;
     let model = Model {
         replicas: args.replicas.unwrap_or(autoscaler.min_replicas),
         pod_startup: args.pod_startup,
@@ -117,64 +133,96 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
     }
     let end = args.until.unwrap_or_else(|| trace.end());
     let period = autoscaler.flags.sync_period;
-    if end / period >= MAX_STEPS {
+    let syncs = end / period + 1;
+    if syncs > MAX_SYNCS {
         bail!(
-            "the simulation would run {} syncs, more than the limit of {MAX_STEPS}; shorten --until or lengthen --sync-period",
-            end / period + 1
+            "the simulation would run {syncs} syncs (one every {} until {}), more than the limit of {MAX_SYNCS}; shorten --until or lengthen --sync-period",
+            format_duration(period),
+            format_duration(end)
         );
     }
-    let mut simulation = Simulation::new(&autoscaler, model, requests);
-    let (mut steps, mut demand) = (Vec::new(), Vec::new());
+    let setup = Setup {
+        found: &found,
+        metrics: keys(&autoscaler, &trace.columns),
+        autoscaler: &autoscaler,
+        columns: &trace.columns,
+        syncs,
+    };
+    // The plot's file is checked before anything is written.
+    let mut plot = args
+        .plot
+        .as_deref()
+        .map(|path| plot::Plot::new(&setup, path))
+        .transpose()?;
+    let out = io::BufWriter::new(io::stdout().lock());
+    let mut output: Box<dyn Sink + '_> = match args.format {
+        SimulateFormat::Text => Box::new(output::Text::new(&setup, out)?),
+        SimulateFormat::Json => Box::new(output::Json::new(&setup, out)?),
+        SimulateFormat::Csv => Box::new(output::Csv::new(&setup, out)?),
+    };
+    let mut sinks: Vec<&mut dyn Sink> = vec![output.as_mut()];
+    if let Some(plot) = plot.as_mut() {
+        sinks.push(plot);
+    }
+    let simulation = Simulation::new(&autoscaler, model, requests);
+    drive(&setup, simulation, &trace, &mut sinks)?;
+    Ok(0)
+}
+
+/// Runs the syncs of `setup` over the trace, giving each to every sink, then
+/// finishes them (not after an error: a sink's output then stops where the
+/// run did, and no plot is written).
+fn drive(
+    setup: &Setup<'_>,
+    mut simulation: Simulation<'_>,
+    trace: &Trace,
+    sinks: &mut [&mut dyn Sink],
+) -> Result<()> {
+    let autoscaler = setup.autoscaler;
+    let period = autoscaler.flags.sync_period;
     let mut row = 0;
-    let mut now = 0;
-    while now <= end {
+    let mut pod_syncs: i64 = 0;
+    for sync in 0..setup.syncs {
+        let now = sync * period;
         while row + 1 < trace.rows.len() && trace.rows[row + 1].0 <= now {
             row += 1;
         }
         let values = &trace.rows[row].1;
-        let sync_demand = match &trace.columns {
+        let demand = match &trace.columns {
             Columns::Replicas => Demand::Replicas(i32::try_from(values[0]).unwrap_or(i32::MAX)),
-            Columns::Metrics(names) => Demand::Metrics(
-                autoscaler
+            Columns::Metrics(_) => Demand::Metrics(
+                setup
                     .metrics
                     .iter()
-                    .map(|m| {
-                        names
-                            .iter()
-                            .position(|n| n == m.name())
-                            .map_or(0, |c| values[c])
-                    })
+                    .map(|shown| shown.as_ref().map_or(0, |(_, c)| values[*c]))
                     .collect(),
             ),
         };
-        steps.push(simulation.sync(now, &sync_demand)?);
-        if matches!(trace.columns, Columns::Metrics(_)) {
-            demand.push(values.clone());
+        let step = simulation.sync(now, &demand)?;
+        pod_syncs += i64::from(step.current);
+        if pod_syncs > MAX_POD_SYNCS {
+            bail!(
+                "by {} the simulation has followed {MAX_POD_SYNCS} pods summed over its syncs, the most one run does; shorten --until or lengthen --sync-period",
+                format_duration(now)
+            );
         }
-        now += period;
+        let shown: &[i64] = match trace.columns {
+            Columns::Replicas => &[],
+            Columns::Metrics(_) => values,
+        };
+        for sink in sinks.iter_mut() {
+            sink.step(&step, shown)?;
+        }
     }
-    let run = Run {
-        found,
-        autoscaler: &autoscaler,
-        columns: trace.columns,
-        demand,
-        steps,
-    };
-    if let Some(path) = &args.plot {
-        plot::write(&run, path)?;
+    for sink in sinks.iter_mut() {
+        sink.finish()?;
     }
-    let mut out = io::BufWriter::new(io::stdout().lock());
-    match args.format {
-        SimulateFormat::Text => output::text(&run, &mut out)?,
-        SimulateFormat::Json => output::json(&run, &mut out)?,
-        SimulateFormat::Csv => output::csv(&run, &mut out)?,
-    }
-    out.flush()?;
-    Ok(0)
+    Ok(())
 }
 
-/// The trace column names of the HPA's metrics, once each.
-fn column_names(autoscaler: &Autoscaler) -> Vec<String> {
+/// The trace names of the HPA's metrics, once each: the resource, or
+/// `metric.name` (two metrics of one name read the same trace column).
+fn trace_names(autoscaler: &Autoscaler) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for metric in &autoscaler.metrics {
         let name = metric.name();
@@ -183,6 +231,31 @@ fn column_names(autoscaler: &Autoscaler) -> Vec<String> {
         }
     }
     names
+}
+
+/// Each metric's key in the outputs, with its trace column: its name, or,
+/// when another metric of the HPA has the same name, `name[i]` with `i` its
+/// index in `spec.metrics`. Unique, and the same for every run of the HPA.
+fn keys(autoscaler: &Autoscaler, columns: &Columns) -> Vec<Option<(String, usize)>> {
+    let Columns::Metrics(names) = columns else {
+        return vec![None; autoscaler.metrics.len()];
+    };
+    let metrics = &autoscaler.metrics;
+    metrics
+        .iter()
+        .enumerate()
+        .map(|(i, metric)| {
+            let name = metric.name();
+            let column = names.iter().position(|n| n == name)?;
+            let shared = metrics.iter().filter(|m| m.name() == name).count() > 1;
+            let key = if shared {
+                format!("{name}[{i}]")
+            } else {
+                name.to_owned()
+            };
+            Some((key, column))
+        })
+        .collect()
 }
 
 fn read_trace(specs: &[String], metrics: &[String]) -> Result<Trace> {
@@ -195,14 +268,15 @@ fn read_trace(specs: &[String], metrics: &[String]) -> Result<Trace> {
     for spec in specs {
         let Some((name, path)) = spec.split_once('=') else {
             bail!(
-                "--trace {spec}: with several traces, name each one's metric: --trace cpu=cpu.json"
+                "--trace {}: with several traces, name each one's metric: --trace cpu=cpu.json",
+                trace::escaped(spec)
             );
         };
         if files
             .insert(name.to_owned(), std::path::Path::new(path))
             .is_some()
         {
-            bail!("--trace {name}=…: given twice");
+            bail!("--trace {}=…: given twice", trace::escaped(name));
         }
     }
     trace::read_prometheus(&files, metrics)

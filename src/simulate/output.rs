@@ -1,26 +1,25 @@
 //! The simulation as a text table and terminal chart, as JSON (the stable
-//! contract documented in the README) and as CSV.
+//! contract documented in the README) and as CSV, each written sync by sync.
+//! JSON and CSV carry the same fields, with the same numbers.
 
-use std::io::{self, Write};
+use std::io::Write;
 
-use hpa_lint_rules::controller::flags::format_duration;
-use hpa_lint_rules::controller::reconcile::{MetricKind, MetricResult, ResourceTarget};
+use anyhow::Result;
+use hpa_lint_rules::controller::flags::{format_duration, thousandths};
+use hpa_lint_rules::controller::reconcile::{Condition, MetricKind, MetricResult, ResourceTarget};
 use hpa_lint_rules::controller::simulate::Step;
 use serde_json::{Map, Value, json};
 
-use super::{Columns, Run};
+use super::{Setup, Sink};
 
 /// Milli-units in the metric's unit, as a number.
 pub fn units(milli: i64) -> f64 {
     milli as f64 / 1000.0
 }
 
+/// Milliseconds as seconds.
 fn seconds(ms: i64) -> Value {
-    if ms % 1000 == 0 {
-        json!(ms / 1000)
-    } else {
-        json!(ms as f64 / 1000.0)
-    }
+    thousandths(ms)
 }
 
 /// `3.2`, `800m`: milli-units written as a quantity.
@@ -52,7 +51,7 @@ fn per_pod(kind: &MetricKind, result: &MetricResult) -> String {
 }
 
 /// The target of a metric as `kubectl get hpa` shows it.
-pub fn target(kind: &MetricKind) -> String {
+fn target(kind: &MetricKind) -> String {
     match kind {
         MetricKind::Resource {
             target: ResourceTarget::Utilization(u),
@@ -69,9 +68,52 @@ pub fn target(kind: &MetricKind) -> String {
     }
 }
 
+/// The metric's `type` in `spec.metrics`.
+fn metric_type(kind: &MetricKind) -> &'static str {
+    match kind {
+        MetricKind::Resource {
+            container: None, ..
+        } => "Resource",
+        MetricKind::Resource { .. } => "ContainerResource",
+        MetricKind::Pods { .. } => "Pods",
+        MetricKind::Value { external, .. } | MetricKind::AverageOfTotal { external, .. } => {
+            if *external {
+                "External"
+            } else {
+                "Object"
+            }
+        }
+        MetricKind::Invalid { .. } => "",
+    }
+}
+
+/// The field of the metric's current value: `value` (Object and External
+/// `Value` targets) or `averageValue`.
+fn value_field(kind: &MetricKind) -> &'static str {
+    if matches!(kind, MetricKind::Value { .. }) {
+        "value"
+    } else {
+        "averageValue"
+    }
+}
+
+/// Whether the metric's target is a utilization (a percentage of requests).
+pub fn has_utilization(kind: &MetricKind) -> bool {
+    matches!(
+        kind,
+        MetricKind::Resource {
+            target: ResourceTarget::Utilization(_),
+            ..
+        }
+    )
+}
+
 fn reason(step: &Step) -> String {
     let conditions = &step.conditions;
     let mut parts = Vec::new();
+    if let Some(c) = conditions.able_to_scale.filter(|c| !c.status) {
+        parts.push(c.reason);
+    }
     if let Some(c) = conditions.scaling_active.filter(|c| !c.status) {
         parts.push(c.reason);
     }
@@ -90,238 +132,397 @@ fn optional(value: Option<i32>) -> String {
     value.map_or_else(|| "-".to_owned(), |v| v.to_string())
 }
 
-pub fn text(run: &Run<'_>, out: &mut impl Write) -> io::Result<()> {
-    let a = run.autoscaler;
-    let last = run.steps.last().map_or(0, |s| s.time);
-    writeln!(
-        out,
-        "HorizontalPodAutoscaler {}: {} to {} replicas, a sync every {}, {} syncs from 0s to {}",
-        run.found.key(),
-        a.min_replicas,
-        a.max_replicas,
-        format_duration(a.flags.sync_period),
-        run.steps.len(),
-        format_duration(last)
-    )?;
-    let mut header = format!("{:>8}", "time");
-    for (i, metric) in a.metrics.iter().enumerate() {
-        if run.column_of(i).is_some() {
-            let name = metric.name();
-            header += &format!(
-                "  {:>10}  {:>12}",
-                name,
-                format!("per pod ({})", target(metric))
-            );
-        }
-    }
-    header += &format!(
-        "  {:>4}  {:>6}  {:>8}  {}",
-        "rec", "stable", "replicas", "reason"
-    );
-    writeln!(out, "{header}")?;
-    let mut previous: Option<(&Step, String)> = None;
-    for (i, step) in run.steps.iter().enumerate() {
-        let reason = reason(step);
-        let changed = previous.as_ref().is_none_or(|(p, r)| {
-            p.outcome.desired != step.outcome.desired
-                || p.outcome.recommendation != step.outcome.recommendation
-                || *r != reason
-                || run.demand.get(i) != run.demand.get(i - 1)
-        });
-        if changed || i + 1 == run.steps.len() {
-            let mut line = format!("{:>8}", format_duration(step.time));
-            for (m, metric) in a.metrics.iter().enumerate() {
-                let Some(column) = run.column_of(m) else {
-                    continue;
-                };
-                let shown = step
-                    .outcome
-                    .metrics
-                    .get(m)
-                    .map_or_else(|| "-".to_owned(), |r| per_pod(metric, r));
-                line += &format!("  {:>10}  {:>12}", quantity(run.demand[i][column]), shown);
-            }
-            let stable = step.outcome.normalized.map(|n| n.stabilized);
-            let replicas = if step.outcome.desired == step.current {
-                step.current.to_string()
-            } else {
-                format!("{} → {}", step.current, step.outcome.desired)
-            };
-            line += &format!(
-                "  {:>4}  {:>6}  {:>8}  {reason}",
-                optional(step.outcome.recommendation),
-                optional(stable),
-                replicas
-            );
-            writeln!(out, "{}", line.trim_end())?;
-        }
-        previous = Some((step, reason));
-    }
-    writeln!(out)?;
-    chart(run, out)
+/// What a text line compares with the line before.
+#[derive(PartialEq)]
+struct Shown {
+    desired: i32,
+    recommendation: Option<i32>,
+    reason: String,
+    demand: Vec<i64>,
 }
 
-/// Replicas over time in the terminal: one column per time slice (its highest count).
-fn chart(run: &Run<'_>, out: &mut impl Write) -> io::Result<()> {
-    const WIDTH: usize = 64;
-    const HEIGHT: i32 = 10;
-    let counts: Vec<i32> = run.steps.iter().map(|s| s.outcome.desired).collect();
-    let top = counts
-        .iter()
-        .copied()
-        .max()
-        .unwrap_or(0)
-        .max(run.autoscaler.max_replicas)
-        .max(1);
-    let per_column = counts.len().div_ceil(WIDTH).max(1);
-    let columns: Vec<i32> = counts
-        .chunks(per_column)
-        .map(|c| c.iter().copied().max().unwrap_or(0))
-        .collect();
-    writeln!(out, "replicas")?;
-    for level in (1..=HEIGHT).rev() {
-        let threshold = f64::from(top) * f64::from(level) / f64::from(HEIGHT);
-        let label = if level == HEIGHT {
-            format!("{top:>6} ┤")
-        } else {
-            format!("{:>6} │", "")
+/// The table of the syncs where something changed, then a chart.
+pub struct Text<'s, W: Write> {
+    setup: &'s Setup<'s>,
+    out: W,
+    previous: Option<Shown>,
+    syncs: i64,
+    chart: Chart,
+}
+
+impl<'s, W: Write> Text<'s, W> {
+    pub fn new(setup: &'s Setup<'s>, mut out: W) -> Result<Self> {
+        let a = setup.autoscaler;
+        writeln!(
+            out,
+            "HorizontalPodAutoscaler {}: {} to {} replicas, a sync every {}, {} syncs from 0s to {}",
+            setup.found.key(),
+            a.min_replicas,
+            a.max_replicas,
+            format_duration(a.flags.sync_period),
+            setup.syncs,
+            format_duration(setup.end())
+        )?;
+        let mut header = format!("{:>8}", "time");
+        for (m, key, _) in setup.shown_metrics() {
+            header += &format!(
+                "  {key:>10}  {:>12}",
+                format!("per pod ({})", target(&a.metrics[m]))
+            );
+        }
+        header += &format!(
+            "  {:>4}  {:>6}  {:>8}  {}",
+            "rec", "stable", "replicas", "reason"
+        );
+        writeln!(out, "{header}")?;
+        Ok(Self {
+            setup,
+            out,
+            previous: None,
+            syncs: 0,
+            chart: Chart::new(setup.syncs),
+        })
+    }
+}
+
+impl<W: Write> Sink for Text<'_, W> {
+    fn step(&mut self, step: &Step, demand: &[i64]) -> Result<()> {
+        let shown = Shown {
+            desired: step.outcome.desired,
+            recommendation: step.outcome.recommendation,
+            reason: reason(step),
+            demand: demand.to_vec(),
         };
-        let bar: String = columns
+        self.syncs += 1;
+        self.chart.add(step.outcome.desired);
+        let last = self.syncs == self.setup.syncs;
+        if self.previous.as_ref() == Some(&shown) && !last {
+            return Ok(());
+        }
+        let a = self.setup.autoscaler;
+        let mut line = format!("{:>8}", format_duration(step.time));
+        for (m, _, column) in self.setup.shown_metrics() {
+            let value = step
+                .outcome
+                .metrics
+                .get(m)
+                .map_or_else(|| "-".to_owned(), |r| per_pod(&a.metrics[m], r));
+            line += &format!("  {:>10}  {value:>12}", quantity(demand[column]));
+        }
+        let stable = step.outcome.normalized.map(|n| n.stabilized);
+        let replicas = if step.outcome.desired == step.current {
+            step.current.to_string()
+        } else {
+            format!("{} → {}", step.current, step.outcome.desired)
+        };
+        line += &format!(
+            "  {:>4}  {:>6}  {replicas:>8}  {}",
+            optional(step.outcome.recommendation),
+            optional(stable),
+            shown.reason
+        );
+        writeln!(self.out, "{}", line.trim_end())?;
+        self.previous = Some(shown);
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        writeln!(self.out)?;
+        let top = self.setup.autoscaler.max_replicas;
+        self.chart.write(top, self.setup.end(), &mut self.out)?;
+        self.out.flush()?;
+        Ok(())
+    }
+}
+
+/// Replicas over time in the terminal: one column per time slice (its
+/// highest count), filled as the syncs come.
+struct Chart {
+    per_column: i64,
+    columns: Vec<i32>,
+    count: i64,
+}
+
+impl Chart {
+    const WIDTH: i64 = 64;
+    const HEIGHT: i32 = 10;
+
+    fn new(syncs: i64) -> Self {
+        Self {
+            per_column: (syncs + Self::WIDTH - 1) / Self::WIDTH,
+            columns: Vec::new(),
+            count: 0,
+        }
+    }
+
+    fn add(&mut self, replicas: i32) {
+        if self.count % self.per_column.max(1) == 0 {
+            self.columns.push(replicas);
+        } else if let Some(column) = self.columns.last_mut() {
+            *column = (*column).max(replicas);
+        }
+        self.count += 1;
+    }
+
+    fn write(&self, max_replicas: i32, end: i64, out: &mut impl Write) -> std::io::Result<()> {
+        let columns = &self.columns;
+        let top = columns
             .iter()
-            .map(|&c| {
-                if f64::from(c) >= threshold - f64::from(top) / f64::from(HEIGHT) / 2.0 {
-                    '█'
-                } else {
-                    ' '
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .max(max_replicas)
+            .max(1);
+        writeln!(out, "replicas")?;
+        for level in (1..=Self::HEIGHT).rev() {
+            let height = f64::from(Self::HEIGHT);
+            let threshold = f64::from(top) * f64::from(level) / height;
+            let label = if level == Self::HEIGHT {
+                format!("{top:>6} ┤")
+            } else {
+                format!("{:>6} │", "")
+            };
+            let bar: String = columns
+                .iter()
+                .map(|&c| {
+                    if f64::from(c) >= threshold - f64::from(top) / height / 2.0 {
+                        '█'
+                    } else {
+                        ' '
+                    }
+                })
+                .collect();
+            writeln!(out, "{label}{}", bar.trim_end())?;
+        }
+        writeln!(out, "{:>6} └{}", 0, "─".repeat(columns.len()))?;
+        writeln!(
+            out,
+            "{:>8}{:>width$}",
+            "0s",
+            format_duration(end),
+            width = columns.len().saturating_sub(1)
+        )
+    }
+}
+
+/// One metric's fields at a sync, as JSON and CSV carry them: `demand`,
+/// `averageUtilization` (utilization targets), `averageValue` or `value`,
+/// `replicas` (the metric's proposal), and `error` (the `ScalingActive`
+/// reason when the metric failed). `None`: not set at this sync.
+fn metric_fields(
+    kind: &MetricKind,
+    demand: i64,
+    result: Option<&MetricResult>,
+) -> Vec<(&'static str, Option<Value>)> {
+    let mut fields = vec![("demand", Some(thousandths(demand)))];
+    let proposed = match result {
+        Some(MetricResult::Proposed {
+            replicas,
+            utilization,
+            current,
+        }) => Some((*replicas, *utilization, *current)),
+        _ => None,
+    };
+    if has_utilization(kind) {
+        fields.push((
+            "averageUtilization",
+            proposed.and_then(|(_, u, _)| u).map(|u| json!(u)),
+        ));
+    }
+    fields.push((
+        value_field(kind),
+        proposed.map(|(_, _, current)| thousandths(current)),
+    ));
+    fields.push(("replicas", proposed.map(|(r, _, _)| json!(r))));
+    let error = match result {
+        Some(MetricResult::Failed { reason, .. }) => Some(json!(reason)),
+        _ => None,
+    };
+    fields.push(("error", error));
+    fields
+}
+
+/// The conditions as `kubectl describe hpa` lists them: type, reason.
+const CONDITIONS: [&str; 4] = [
+    "AbleToScale",
+    "ScalingActive",
+    "ScalingLimited",
+    "ScaledToZero",
+];
+
+fn conditions(step: &Step) -> [Option<Condition>; 4] {
+    let c = &step.conditions;
+    [
+        c.able_to_scale,
+        c.scaling_active,
+        c.scaling_limited,
+        c.scaled_to_zero,
+    ]
+}
+
+/// One JSON document, written as the syncs come: the header, then one step
+/// per sync, then the closing brackets.
+pub struct Json<'s, W: Write> {
+    setup: &'s Setup<'s>,
+    out: W,
+    first: bool,
+}
+
+impl<'s, W: Write> Json<'s, W> {
+    pub fn new(setup: &'s Setup<'s>, mut out: W) -> Result<Self> {
+        let key = &setup.found.object.key;
+        let metrics: Map<String, Value> = setup
+            .shown_metrics()
+            .map(|(m, key, _)| {
+                let kind = &setup.autoscaler.metrics[m];
+                let mut about = json!({"type": metric_type(kind), "name": kind.name(), "index": m});
+                if let MetricKind::Resource {
+                    container: Some(container),
+                    ..
+                } = kind
+                {
+                    about["container"] = json!(container);
                 }
+                (key.to_owned(), about)
             })
             .collect();
-        writeln!(out, "{label}{}", bar.trim_end())?;
-    }
-    let end = run.steps.last().map_or(0, |s| s.time);
-    writeln!(out, "{:>6} └{}", 0, "─".repeat(columns.len()))?;
-    writeln!(
-        out,
-        "{:>8}{:>width$}",
-        "0s",
-        format_duration(end),
-        width = columns.len().saturating_sub(1)
-    )
-}
-
-pub fn json(run: &Run<'_>, out: &mut impl Write) -> io::Result<()> {
-    let key = &run.found.object.key;
-    let steps: Vec<Value> = run
-        .steps
-        .iter()
-        .enumerate()
-        .map(|(i, step)| {
-            let conditions: Map<String, Value> = step
-                .conditions
-                .list()
-                .into_iter()
-                .map(|(name, c)| (name.to_owned(), json!(c.reason)))
-                .collect();
-            let mut metrics = Map::new();
-            for (m, kind) in run.autoscaler.metrics.iter().enumerate() {
-                let Some(column) = run.column_of(m) else {
-                    continue;
-                };
-                let mut entry = Map::new();
-                entry.insert("demand".into(), json!(units(run.demand[i][column])));
-                match step.outcome.metrics.get(m) {
-                    Some(MetricResult::Proposed {
-                        replicas,
-                        utilization,
-                        current,
-                    }) => {
-                        if let Some(u) = utilization {
-                            entry.insert("averageUtilization".into(), json!(u));
-                        }
-                        let field = if matches!(kind, MetricKind::Value { .. }) {
-                            "value"
-                        } else {
-                            "averageValue"
-                        };
-                        entry.insert(field.into(), json!(units(*current)));
-                        entry.insert("replicas".into(), json!(replicas));
-                    }
-                    Some(MetricResult::Failed { reason, .. }) => {
-                        entry.insert("error".into(), json!(reason));
-                    }
-                    None => {}
-                }
-                metrics.insert(kind.name().to_owned(), Value::Object(entry));
-            }
-            json!({
-                "time": seconds(step.time),
-                "currentReplicas": step.current,
-                "recommendation": step.outcome.recommendation,
-                "desiredReplicas": step.outcome.desired,
-                "conditions": conditions,
-                "metrics": metrics,
-            })
+        let head = json!({
+            "hpa": {"namespace": key.namespace, "name": key.name},
+            "syncPeriod": seconds(setup.autoscaler.flags.sync_period),
+            "metrics": metrics,
+        });
+        let head = serde_json::to_string(&head)?;
+        // The object without its closing brace, then the steps.
+        write!(out, "{},\"steps\":[", &head[..head.len() - 1])?;
+        Ok(Self {
+            setup,
+            out,
+            first: true,
         })
-        .collect();
-    let document = json!({
-        "hpa": {"namespace": key.namespace, "name": key.name},
-        "syncPeriod": seconds(run.autoscaler.flags.sync_period),
-        "steps": steps,
-    });
-    serde_json::to_writer(&mut *out, &document)?;
-    writeln!(out)
+    }
 }
 
-pub fn csv(run: &Run<'_>, out: &mut impl Write) -> io::Result<()> {
-    let mut header = String::from(
-        "time,currentReplicas,recommendation,stabilized,desiredReplicas,AbleToScale,ScalingActive,ScalingLimited",
-    );
-    let metrics: Vec<(usize, usize)> = (0..run.autoscaler.metrics.len())
-        .filter_map(|m| run.column_of(m).map(|c| (m, c)))
-        .collect();
-    for &(m, _) in &metrics {
-        let name = run.autoscaler.metrics[m].name();
-        header += &format!(",{name}.demand,{name}.current,{name}.replicas");
-    }
-    writeln!(out, "{header}")?;
-    for (i, step) in run.steps.iter().enumerate() {
-        let c = &step.conditions;
-        let reason = |c: Option<hpa_lint_rules::controller::reconcile::Condition>| {
-            c.map_or("", |c| c.reason)
-        };
-        let optional = |v: Option<i32>| v.map_or(String::new(), |v| v.to_string());
-        let mut line = format!(
-            "{},{},{},{},{},{},{},{}",
-            seconds(step.time),
-            step.current,
-            optional(step.outcome.recommendation),
-            optional(step.outcome.normalized.map(|n| n.stabilized)),
-            step.outcome.desired,
-            reason(c.able_to_scale),
-            reason(c.scaling_active),
-            reason(c.scaling_limited),
-        );
-        for &(m, column) in &metrics {
-            let (current, replicas) = match step.outcome.metrics.get(m) {
-                Some(MetricResult::Proposed {
-                    replicas,
-                    utilization,
-                    current,
-                }) => (
-                    utilization.map_or_else(|| units(*current).to_string(), |u| format!("{u}%")),
-                    replicas.to_string(),
-                ),
-                Some(MetricResult::Failed { reason, .. }) => ((*reason).to_owned(), String::new()),
-                None => (String::new(), String::new()),
-            };
-            line += &format!(",{},{current},{replicas}", units(run.demand[i][column]));
+impl<W: Write> Sink for Json<'_, W> {
+    fn step(&mut self, step: &Step, demand: &[i64]) -> Result<()> {
+        let conditions: Map<String, Value> = CONDITIONS
+            .iter()
+            .zip(conditions(step))
+            .filter_map(|(name, c)| Some(((*name).to_owned(), json!(c?.reason))))
+            .collect();
+        let mut metrics = Map::new();
+        for (m, key, column) in self.setup.shown_metrics() {
+            let kind = &self.setup.autoscaler.metrics[m];
+            let entry: Map<String, Value> =
+                metric_fields(kind, demand[column], step.outcome.metrics.get(m))
+                    .into_iter()
+                    .filter_map(|(field, value)| Some((field.to_owned(), value?)))
+                    .collect();
+            metrics.insert(key.to_owned(), Value::Object(entry));
         }
-        writeln!(out, "{line}")?;
+        let value = json!({
+            "time": seconds(step.time),
+            "currentReplicas": step.current,
+            "recommendation": step.outcome.recommendation,
+            "stabilized": step.outcome.normalized.map(|n| n.stabilized),
+            "desiredReplicas": step.outcome.desired,
+            "conditions": conditions,
+            "metrics": metrics,
+        });
+        if !std::mem::take(&mut self.first) {
+            self.out.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut self.out, &value)?;
+        Ok(())
     }
-    Ok(())
+
+    fn finish(&mut self) -> Result<()> {
+        self.out.write_all(b"]}\n")?;
+        self.out.flush()?;
+        Ok(())
+    }
 }
 
-/// Whether the trace gives metrics (not a `replicas` column).
-pub fn has_metrics(run: &Run<'_>) -> bool {
-    matches!(run.columns, Columns::Metrics(_))
+/// One CSV row per sync, the fields of the JSON steps as columns (a
+/// metric's as `<key>.<field>`), numbers written as in JSON.
+pub struct Csv<'s, W: Write> {
+    setup: &'s Setup<'s>,
+    out: csv::Writer<W>,
+    row: Vec<String>,
+}
+
+/// A CSV error as what it is: a failed write stays an `io::Error` (a closed
+/// pipe is no error).
+fn csv_error(error: csv::Error) -> anyhow::Error {
+    match error.into_kind() {
+        csv::ErrorKind::Io(error) => error.into(),
+        other => anyhow::anyhow!("writing CSV: {other:?}"),
+    }
+}
+
+/// A JSON value as a CSV field: numbers and strings as JSON writes them,
+/// without quotes; nothing for null.
+fn field(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+impl<'s, W: Write> Csv<'s, W> {
+    pub fn new(setup: &'s Setup<'s>, out: W) -> Result<Self> {
+        let mut out = csv::Writer::from_writer(out);
+        let mut header: Vec<String> = [
+            "time",
+            "currentReplicas",
+            "recommendation",
+            "stabilized",
+            "desiredReplicas",
+        ]
+        .into_iter()
+        .chain(CONDITIONS)
+        .map(str::to_owned)
+        .collect();
+        for (m, key, _) in setup.shown_metrics() {
+            let kind = &setup.autoscaler.metrics[m];
+            for (name, _) in metric_fields(kind, 0, None) {
+                header.push(format!("{key}.{name}"));
+            }
+        }
+        out.write_record(&header).map_err(csv_error)?;
+        Ok(Self {
+            setup,
+            out,
+            row: Vec::new(),
+        })
+    }
+}
+
+impl<W: Write> Sink for Csv<'_, W> {
+    fn step(&mut self, step: &Step, demand: &[i64]) -> Result<()> {
+        let row = &mut self.row;
+        row.clear();
+        let number = |v: Option<i32>| field(v.map(|v| json!(v)).as_ref());
+        row.push(field(Some(&seconds(step.time))));
+        row.push(step.current.to_string());
+        row.push(number(step.outcome.recommendation));
+        row.push(number(step.outcome.normalized.map(|n| n.stabilized)));
+        row.push(step.outcome.desired.to_string());
+        row.extend(
+            conditions(step)
+                .iter()
+                .map(|c| c.map_or_else(String::new, |c| c.reason.to_owned())),
+        );
+        for (m, _, column) in self.setup.shown_metrics() {
+            let kind = &self.setup.autoscaler.metrics[m];
+            let fields = metric_fields(kind, demand[column], step.outcome.metrics.get(m));
+            row.extend(fields.iter().map(|(_, value)| field(value.as_ref())));
+        }
+        self.out.write_record(&*row).map_err(csv_error)
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        self.out.flush()?;
+        Ok(())
+    }
 }

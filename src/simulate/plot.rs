@@ -3,18 +3,21 @@
 //! held the count back. Written to a temporary file and renamed, so a failed
 //! run leaves no half-written picture.
 
+use std::io::Write;
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 use hpa_lint_rules::controller::flags::format_duration;
 use hpa_lint_rules::controller::reconcile::{MetricKind, MetricResult, ResourceTarget};
+use hpa_lint_rules::controller::simulate::Step;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use super::Run;
-use super::output::{has_metrics, units};
+use super::output::{has_utilization, units};
+use super::trace::Columns;
+use super::{Setup, Sink};
 
 const WIDTH: u32 = 960;
 const PANEL: u32 = 260;
@@ -30,18 +33,245 @@ const LIMITED: RGBColor = RGBColor(214, 39, 40);
 const STABILIZED: RGBColor = RGBColor(255, 127, 14);
 const BOUND: RGBColor = RGBColor(150, 150, 150);
 
-pub fn write(run: &Run<'_>, path: &Path) -> Result<()> {
-    let svg = render(run).map_err(|e| anyhow!("drawing {}: {e}", path.display()))?;
-    let file_name = path
-        .file_name()
-        .context("--plot needs a file name")?
-        .to_string_lossy();
-    let temporary = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
-    std::fs::write(&temporary, svg).with_context(|| format!("writing {}", temporary.display()))?;
-    std::fs::rename(&temporary, path).map_err(|e| {
-        let _ = std::fs::remove_file(&temporary);
-        anyhow!("writing {}: {e}", path.display())
-    })
+/// Where the plot goes: the file named, or the one a symbolic link names;
+/// an error for anything but a regular file or a new name.
+fn destination(path: &Path) -> Result<PathBuf> {
+    let shown = path.display();
+    if path.file_name().is_none() {
+        bail!("--plot {shown}: needs a file name");
+    }
+    match std::fs::symlink_metadata(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(path.to_owned()),
+        Err(error) => bail!("--plot {shown}: {error}"),
+        Ok(_) => {
+            // As `--fix` does: a link stays a link, the file it names is replaced.
+            let target = std::fs::canonicalize(path)
+                .with_context(|| format!("--plot {shown}: a symbolic link to nothing"))?;
+            let metadata = std::fs::metadata(&target).with_context(|| format!("--plot {shown}"))?;
+            if !metadata.is_file() {
+                bail!(
+                    "--plot {shown}: not a regular file ({}); give the name of a file to write",
+                    kind(&metadata.file_type())
+                );
+            }
+            Ok(target)
+        }
+    }
+}
+
+/// What a file that is not a regular one is.
+fn kind(file_type: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_block_device() || file_type.is_char_device() {
+            return "a device";
+        }
+        if file_type.is_fifo() {
+            return "a named pipe";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+    }
+    if file_type.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The temporary file the plot is written to before it is renamed over
+/// `path`: a random name, created exclusively in the same directory (with the
+/// permissions of the file it replaces, or those of a new file), before the
+/// run, so that an unwritable place fails at once. Dropped, it is removed.
+fn temporary(path: &Path) -> Result<tempfile::NamedTempFile> {
+    let shown = path.display();
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".hpa-lint-plot").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // As a plain create: 0666 less the umask.
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let file = builder
+        .tempfile_in(directory)
+        .with_context(|| format!("--plot {shown}: cannot write in {}", directory.display()))?;
+    if let Ok(replaced) = std::fs::metadata(path) {
+        file.as_file()
+            .set_permissions(replaced.permissions())
+            .with_context(|| format!("--plot {shown}"))?;
+    }
+    Ok(file)
+}
+
+/// A value that holds from one sync to the next: its value at the first
+/// sync and at each sync where it changed.
+#[derive(Default)]
+struct Held {
+    changes: Vec<(f64, f64)>,
+}
+
+impl Held {
+    fn add(&mut self, time: f64, value: f64) {
+        if self.changes.last().is_none_or(|(_, last)| *last != value) {
+            self.changes.push((time, value));
+        }
+    }
+
+    fn top(&self) -> f64 {
+        self.changes.iter().map(|c| c.1).fold(0.0, f64::max)
+    }
+
+    /// The line's points up to `end`.
+    fn points(&self, end: f64) -> Vec<(f64, f64)> {
+        let mut points = Vec::with_capacity(self.changes.len() * 2);
+        for (i, &(time, value)) in self.changes.iter().enumerate() {
+            points.push((time, value));
+            let until = self.changes.get(i + 1).map_or(end, |next| next.0);
+            if until > time {
+                points.push((until, value));
+            }
+        }
+        points
+    }
+}
+
+/// Syncs held back by stabilization or a policy, as dots: one per
+/// two-thousandth of the time axis and count (finer than a pixel), however
+/// many syncs fall there.
+struct Dots {
+    /// The time axis's length in seconds.
+    end: f64,
+    points: Vec<(f64, f64)>,
+}
+
+impl Dots {
+    const SLOTS: f64 = 2000.0;
+
+    fn slot(&self, time: f64) -> i64 {
+        (time / self.end.max(f64::MIN_POSITIVE) * Self::SLOTS) as i64
+    }
+
+    fn add(&mut self, time: f64, value: f64) {
+        let shown = self
+            .points
+            .last()
+            .is_some_and(|&(t, v)| v == value && self.slot(t) == self.slot(time));
+        if !shown {
+            self.points.push((time, value));
+        }
+    }
+}
+
+/// One metric's lines.
+struct MetricLines {
+    /// Its index in the HPA's metrics, and its trace column.
+    metric: usize,
+    column: usize,
+    label: String,
+    demand: Held,
+    per_pod: Held,
+}
+
+/// `--plot FILE.svg`: collects what it draws as the syncs come (each line
+/// only where it changes), and draws and writes it at the end.
+pub struct Plot<'s> {
+    setup: &'s Setup<'s>,
+    path: PathBuf,
+    /// Where the picture is written first; `None` once it is renamed.
+    file: Option<tempfile::NamedTempFile>,
+    end: f64,
+    metrics: Vec<MetricLines>,
+    replicas: Held,
+    recommended: Held,
+    stabilized: Dots,
+    limited: Dots,
+}
+
+impl<'s> Plot<'s> {
+    pub fn new(setup: &'s Setup<'s>, path: &Path) -> Result<Self> {
+        let metrics = setup
+            .shown_metrics()
+            .map(|(metric, key, column)| MetricLines {
+                metric,
+                column,
+                label: key.to_owned(),
+                demand: Held::default(),
+                per_pod: Held::default(),
+            })
+            .collect();
+        let path = destination(path)?;
+        Ok(Self {
+            setup,
+            file: Some(temporary(&path)?),
+            path,
+            end: 0.0,
+            metrics,
+            replicas: Held::default(),
+            recommended: Held::default(),
+            stabilized: Dots {
+                end: x(setup.end()),
+                points: Vec::new(),
+            },
+            limited: Dots {
+                end: x(setup.end()),
+                points: Vec::new(),
+            },
+        })
+    }
+}
+
+impl Sink for Plot<'_> {
+    fn step(&mut self, step: &Step, demand: &[i64]) -> Result<()> {
+        let time = x(step.time);
+        self.end = time;
+        for lines in &mut self.metrics {
+            lines.demand.add(time, units(demand[lines.column]));
+            // Utilization targets show the percentage, the others the value.
+            let utilization = has_utilization(&self.setup.autoscaler.metrics[lines.metric]);
+            let current = match step.outcome.metrics.get(lines.metric) {
+                Some(MetricResult::Proposed {
+                    utilization: Some(u),
+                    ..
+                }) if utilization => f64::from(*u),
+                Some(MetricResult::Proposed { current, .. }) if !utilization => units(*current),
+                _ => 0.0,
+            };
+            lines.per_pod.add(time, current);
+        }
+        let desired = f64::from(step.outcome.desired);
+        self.replicas.add(time, desired);
+        self.recommended.add(
+            time,
+            f64::from(step.outcome.recommendation.unwrap_or(step.current)),
+        );
+        if let Some(n) = &step.outcome.normalized {
+            if n.able_to_scale.ends_with("Stabilized") {
+                self.stabilized.add(time, desired);
+            }
+            if n.scaling_limited == "ScaleUpLimit" || n.scaling_limited == "ScaleDownLimit" {
+                self.limited.add(time, desired);
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        let shown = self.path.display();
+        let svg = self.render().map_err(|e| anyhow!("drawing {shown}: {e}"))?;
+        let mut file = self.file.take().context("the plot is written once")?;
+        file.write_all(svg.as_bytes())
+            .with_context(|| format!("writing {shown}"))?;
+        file.persist(&self.path)
+            .map_err(|e| anyhow!("writing {shown}: {}", e.error))?;
+        Ok(())
+    }
 }
 
 /// Seconds on the x axis.
@@ -123,18 +353,6 @@ fn value_label(value: &f64) -> String {
     format!("{}", (value * 1000.0).round() / 1000.0)
 }
 
-/// Points of a value that holds from one sync to the next.
-fn steps(times: &[i64], values: &[f64]) -> Vec<(f64, f64)> {
-    let mut points = Vec::with_capacity(values.len() * 2);
-    for (i, (&t, &v)) in times.iter().zip(values).enumerate() {
-        points.push((x(t), v));
-        if let Some(&next) = times.get(i + 1) {
-            points.push((x(next), v));
-        }
-    }
-    points
-}
-
 /// A labelled line: its points.
 type Line = (String, RGBColor, Vec<(f64, f64)>);
 /// Labelled markers at points.
@@ -201,183 +419,126 @@ fn panel<'a>(
     Ok(())
 }
 
-fn render(run: &Run<'_>) -> Result<String, Box<dyn std::error::Error>> {
-    let a = run.autoscaler;
-    let times: Vec<i64> = run.steps.iter().map(|s| s.time).collect();
-    let end = x(*times.last().unwrap_or(&0));
-    let metrics: Vec<(usize, usize)> = (0..a.metrics.len())
-        .filter_map(|m| run.column_of(m).map(|c| (m, c)))
-        .collect();
-    let panels = if has_metrics(run) { 3 } else { 1 };
-    let mut svg = String::new();
-    {
-        let root =
-            SVGBackend::with_string(&mut svg, (WIDTH, PANEL * panels + 40)).into_drawing_area();
-        root.fill(&WHITE)?;
-        let (title, body) = root.split_vertically(40);
-        title.titled(
-            &format!("HorizontalPodAutoscaler {}", run.found.key()),
-            ("sans-serif", 20),
-        )?;
-        let areas = body.split_evenly((panels as usize, 1));
-        if has_metrics(run) {
-            let mut demand = Vec::new();
-            let mut per_pod = Vec::new();
-            let (mut demand_top, mut per_pod_top) = (0.0_f64, 0.0_f64);
-            for (n, &(m, column)) in metrics.iter().enumerate() {
-                let kind = &a.metrics[m];
-                let color = COLORS[n % COLORS.len()];
-                let values: Vec<f64> = run.demand.iter().map(|d| units(d[column])).collect();
-                demand_top = values.iter().copied().fold(demand_top, f64::max);
-                demand.push((
-                    format!("{} (total)", kind.name()),
-                    color,
-                    steps(&times, &values),
-                ));
-                let (current, goal): (Vec<f64>, f64) = match kind {
-                    MetricKind::Resource {
-                        target: ResourceTarget::Utilization(u),
-                        ..
-                    } => (
-                        run.steps
-                            .iter()
-                            .map(|s| match s.outcome.metrics.get(m) {
-                                Some(MetricResult::Proposed {
-                                    utilization: Some(u),
-                                    ..
-                                }) => f64::from(*u),
-                                _ => 0.0,
-                            })
-                            .collect(),
-                        f64::from(*u),
-                    ),
-                    _ => (
-                        run.steps
-                            .iter()
-                            .map(|s| match s.outcome.metrics.get(m) {
-                                Some(MetricResult::Proposed { current, .. }) => units(*current),
-                                _ => 0.0,
-                            })
-                            .collect(),
-                        match kind {
-                            MetricKind::Resource {
-                                target: ResourceTarget::AverageValue(t),
-                                ..
-                            }
-                            | MetricKind::Pods { target: t, .. }
-                            | MetricKind::Value { target: t, .. }
-                            | MetricKind::AverageOfTotal { target: t, .. } => units(*t),
-                            _ => 0.0,
-                        },
-                    ),
-                };
-                per_pod_top = current
-                    .iter()
-                    .copied()
-                    .fold(per_pod_top.max(goal), f64::max);
-                let unit = if matches!(
-                    kind,
-                    MetricKind::Resource {
-                        target: ResourceTarget::Utilization(_),
-                        ..
-                    }
-                ) {
-                    " %"
-                } else {
-                    ""
-                };
-                per_pod.push((
-                    format!("{}{unit}", kind.name()),
-                    color,
-                    steps(&times, &current),
-                ));
-                per_pod.push((
-                    format!("{} target", kind.name()),
-                    BOUND,
-                    vec![(0.0, goal), (end, goal)],
+impl Plot<'_> {
+    fn render(&self) -> Result<String, Box<dyn std::error::Error>> {
+        let a = self.setup.autoscaler;
+        let end = self.end;
+        let has_metrics = matches!(self.setup.columns, Columns::Metrics(_));
+        let panels = if has_metrics { 3 } else { 1 };
+        let mut svg = String::new();
+        {
+            let root =
+                SVGBackend::with_string(&mut svg, (WIDTH, PANEL * panels + 40)).into_drawing_area();
+            root.fill(&WHITE)?;
+            let (title, body) = root.split_vertically(40);
+            title.titled(
+                &format!("HorizontalPodAutoscaler {}", self.setup.found.key()),
+                ("sans-serif", 20),
+            )?;
+            let areas = body.split_evenly((panels as usize, 1));
+            if has_metrics {
+                let mut demand = Vec::new();
+                let mut per_pod = Vec::new();
+                let (mut demand_top, mut per_pod_top) = (0.0_f64, 0.0_f64);
+                for (n, lines) in self.metrics.iter().enumerate() {
+                    let kind = &a.metrics[lines.metric];
+                    let color = COLORS[n % COLORS.len()];
+                    demand_top = demand_top.max(lines.demand.top());
+                    demand.push((
+                        format!("{} (total)", lines.label),
+                        color,
+                        lines.demand.points(end),
+                    ));
+                    let goal = match kind {
+                        MetricKind::Resource {
+                            target: ResourceTarget::Utilization(u),
+                            ..
+                        } => f64::from(*u),
+                        MetricKind::Resource {
+                            target: ResourceTarget::AverageValue(t),
+                            ..
+                        }
+                        | MetricKind::Pods { target: t, .. }
+                        | MetricKind::Value { target: t, .. }
+                        | MetricKind::AverageOfTotal { target: t, .. } => units(*t),
+                        MetricKind::Invalid { .. } => 0.0,
+                    };
+                    per_pod_top = per_pod_top.max(goal).max(lines.per_pod.top());
+                    let unit = if has_utilization(kind) { " %" } else { "" };
+                    per_pod.push((
+                        format!("{}{unit}", lines.label),
+                        color,
+                        lines.per_pod.points(end),
+                    ));
+                    per_pod.push((
+                        format!("{} target", lines.label),
+                        BOUND,
+                        vec![(0.0, goal), (end, goal)],
+                    ));
+                }
+                panel(
+                    &areas[0],
+                    "demand",
+                    Axis {
+                        label: "total",
+                        whole: false,
+                    },
+                    end,
+                    demand_top,
+                    demand,
+                    Vec::new(),
+                )?;
+                panel(
+                    &areas[1],
+                    "per-pod metric and target",
+                    Axis {
+                        label: "per pod",
+                        whole: false,
+                    },
+                    end,
+                    per_pod_top,
+                    per_pod,
+                    Vec::new(),
+                )?;
+            }
+            let top = self.replicas.top().max(f64::from(a.max_replicas));
+            // The bounds first, so that the replicas are drawn over them.
+            let mut series: Vec<_> = [
+                ("maxReplicas", a.max_replicas),
+                ("minReplicas", a.min_replicas),
+            ]
+            .into_iter()
+            .map(|(label, bound)| {
+                let line = vec![(0.0, f64::from(bound)), (end, f64::from(bound))];
+                (label.to_owned(), BOUND, line)
+            })
+            .collect();
+            if !has_metrics {
+                series.push((
+                    "recommendation".to_owned(),
+                    COLORS[1],
+                    self.recommended.points(end),
                 ));
             }
-            panel(
-                &areas[0],
-                "demand",
-                Axis {
-                    label: "total",
-                    whole: false,
-                },
-                end,
-                demand_top,
-                demand,
-                Vec::new(),
-            )?;
-            panel(
-                &areas[1],
-                "per-pod metric and target",
-                Axis {
-                    label: "per pod",
-                    whole: false,
-                },
-                end,
-                per_pod_top,
-                per_pod,
-                Vec::new(),
-            )?;
+            series.push(("replicas".to_owned(), COLORS[0], self.replicas.points(end)));
+            let marks = vec![
+                (
+                    "held by stabilization",
+                    STABILIZED,
+                    self.stabilized.points.clone(),
+                ),
+                ("limited by a policy", LIMITED, self.limited.points.clone()),
+            ];
+            let last = areas.last().expect("one panel at least");
+            let axis = Axis {
+                label: "replicas",
+                whole: true,
+            };
+            panel(last, "replicas", axis, end, top, series, marks)?;
+            root.present()?;
         }
-        let replicas: Vec<f64> = run
-            .steps
-            .iter()
-            .map(|s| f64::from(s.outcome.desired))
-            .collect();
-        let top = replicas
-            .iter()
-            .copied()
-            .fold(f64::from(a.max_replicas), f64::max);
-        // The bounds first, so that the replicas are drawn over them.
-        let mut series: Vec<_> = [
-            ("maxReplicas", a.max_replicas),
-            ("minReplicas", a.min_replicas),
-        ]
-        .into_iter()
-        .map(|(label, bound)| {
-            let line = vec![(0.0, f64::from(bound)), (end, f64::from(bound))];
-            (label.to_owned(), BOUND, line)
-        })
-        .collect();
-        if !has_metrics(run) {
-            let recommended: Vec<f64> = run
-                .steps
-                .iter()
-                .map(|s| f64::from(s.outcome.recommendation.unwrap_or(s.current)))
-                .collect();
-            series.push((
-                "recommendation".to_owned(),
-                COLORS[1],
-                steps(&times, &recommended),
-            ));
-        }
-        series.push(("replicas".to_owned(), COLORS[0], steps(&times, &replicas)));
-        let mark = |wanted: &dyn Fn(&hpa_lint_rules::controller::normalize::Normalized) -> bool| -> Vec<(f64, f64)> {
-            run.steps
-                .iter()
-                .filter(|s| s.outcome.normalized.as_ref().is_some_and(wanted))
-                .map(|s| (x(s.time), f64::from(s.outcome.desired)))
-                .collect()
-        };
-        let limited =
-            mark(&|n| n.scaling_limited == "ScaleUpLimit" || n.scaling_limited == "ScaleDownLimit");
-        let stabilized = mark(&|n| n.able_to_scale.ends_with("Stabilized"));
-        let marks = vec![
-            ("held by stabilization", STABILIZED, stabilized),
-            ("limited by a policy", LIMITED, limited),
-        ];
-        let last = areas.last().expect("one panel at least");
-        let axis = Axis {
-            label: "replicas",
-            whole: true,
-        };
-        panel(last, "replicas", axis, end, top, series, marks)?;
-        root.present()?;
+        Ok(svg)
     }
-    Ok(svg)
 }
 
 #[cfg(test)]

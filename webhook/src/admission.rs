@@ -23,6 +23,10 @@ use crate::policy::{Action, Admitted, Policy};
 /// `warnings` asks for 120 characters where possible.
 const WARNING_LIMIT: usize = 120;
 
+/// The end of a denial: how to accept a finding.
+const SUPPRESSION_HINT: &str = "To accept a finding, annotate the object it is about with \
+                                `hpa-lint.io/ignore.<rule>: <reason>`.";
+
 /// How many findings a denial message lists, and how many warnings an answer
 /// carries; the rest are counted in a last item. 25 warnings of 120
 /// characters stay within the 4,096 the API server passes on to clients.
@@ -318,7 +322,9 @@ fn render(
             rule: diagnostic.rule.name,
             action,
         });
-        // Findings about another object (the HPA's target) name it first.
+        // Each finding starts with its rule, the name an `hpa-lint.io/ignore.`
+        // annotation needs; findings about another object (the HPA's target)
+        // name it next.
         let text = || {
             let subject = &diagnostic.subject.key;
             let about = if subject.to_ref() == this {
@@ -326,7 +332,11 @@ fn render(
             } else {
                 format!("{}: ", subject.to_ref())
             };
-            format!("{about}{}", diagnostic.field_message())
+            format!(
+                "{}: {about}{}",
+                diagnostic.rule.name,
+                diagnostic.field_message()
+            )
         };
         match action {
             Action::Deny => denials.push(|| {
@@ -334,9 +344,7 @@ fn render(
                 truncate(&mut text, MAX_DENIAL_BYTES);
                 text
             }),
-            Action::Warn => {
-                warnings.push(|| shorten(&format!("{}: {}", diagnostic.rule.name, text())));
-            }
+            Action::Warn => warnings.push(|| shorten(&text())),
             Action::Log => {}
         }
     }
@@ -347,7 +355,10 @@ fn render(
     }
     let decision = if !denials.items.is_empty() {
         let listed = denials.finish(std::convert::identity);
-        let message = format!("hpa-lint denied {this}: {}", listed.join("; "));
+        let message = format!(
+            "hpa-lint denied {this}: {}. {SUPPRESSION_HINT}",
+            listed.join("; ")
+        );
         response.allowed = false;
         response.result = Status::failure(&message, "Invalid").with_code(422);
         Decision::Denied

@@ -6,7 +6,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-use hpa_lint_rules::config::{AdmissionMode, Config, ConfigError};
+use hpa_lint_rules::cluster::Millis;
+use hpa_lint_rules::config::{AdmissionMode, Config, ConfigErrors};
 use hpa_lint_rules::mutate::settings_for;
 use hpa_lint_rules::{Diagnostic, Settings, Severity};
 
@@ -75,14 +76,23 @@ impl Default for Policy {
 }
 
 impl Policy {
-    /// Resolves a parsed configuration.
-    pub fn from_config(config: &Config) -> Result<Self, ConfigError> {
-        let mut settings = Settings::new(config.kube_version()?.unwrap_or_default());
-        config.apply(&mut settings)?;
+    /// Resolves a parsed configuration; reports every problem, in file order.
+    pub fn from_config(config: &Config) -> Result<Self, ConfigErrors> {
+        let (settings, mutation, modes) = (
+            config.settings(None, None),
+            config.mutation_rules(),
+            config.webhook_rule_modes(),
+        );
+        let (settings, mutation, modes) = match (settings, mutation, modes) {
+            (Ok(settings), Ok(mutation), Ok(modes)) => (settings, mutation, modes),
+            (settings, mutation, modes) => {
+                let errors = [settings.err(), mutation.err(), modes.err()];
+                return Err(ConfigErrors::merged(errors.into_iter().flatten()));
+            }
+        };
         let webhook = &config.webhook;
-        let mutation = settings_for(&settings, &config.mutation_rules()?);
-        let rules = config
-            .webhook_rule_modes()?
+        let mutation = settings_for(&settings, &mutation);
+        let rules = modes
             .into_iter()
             .map(|(rule, mode)| (rule.name, mode))
             .collect();
@@ -98,8 +108,19 @@ impl Policy {
     }
 
     /// Resolves a configuration given as text.
-    pub fn parse(text: &str) -> Result<Self, ConfigError> {
+    pub fn parse(text: &str) -> Result<Self, ConfigErrors> {
         Self::from_config(&Config::parse(text)?)
+    }
+
+    /// The settings the reporting mode lints live objects with: the rule
+    /// settings with the `live` rules on (unless configured off) and the
+    /// rules about manifests off, as `kubectl hpa-lint` lints, judging
+    /// durations as of `now`.
+    pub fn live_settings(&self, now: Option<Millis>) -> Settings {
+        let mut settings = self.settings.clone();
+        settings.live = true;
+        settings.now = now;
+        settings
     }
 
     /// Whether the webhook is switched off (`webhook.mode: off`): every

@@ -147,7 +147,7 @@ async fn a_deployment_update_is_checked_against_the_live_hpa() {
     assert_eq!(response["status"]["code"], 422);
     let message = response["status"]["message"].as_str().unwrap();
     assert!(
-        message.starts_with("hpa-lint denied Deployment shop/web: spec.template.spec.containers[0].resources.requests.cpu: "),
+        message.starts_with("hpa-lint denied Deployment shop/web: target-missing-requests: spec.template.spec.containers[0].resources.requests.cpu: "),
         "{message}"
     );
     assert_eq!(rules(&response), ["target-replicas-conflict"]);
@@ -189,7 +189,7 @@ async fn an_hpa_is_checked_against_the_cached_target_and_other_autoscalers() {
     // A finding about the target names it.
     assert!(
         message.starts_with(
-            "hpa-lint denied HorizontalPodAutoscaler shop/web: Deployment shop/web: spec.template.spec.containers[0].resources.requests.cpu: "
+            "hpa-lint denied HorizontalPodAutoscaler shop/web: target-missing-requests: Deployment shop/web: spec.template.spec.containers[0].resources.requests.cpu: "
         ),
         "{message}"
     );
@@ -212,7 +212,7 @@ async fn an_hpa_is_checked_against_the_cached_target_and_other_autoscalers() {
     .await;
     assert_eq!(
         response["status"]["message"],
-        "hpa-lint denied HorizontalPodAutoscaler shop/web: spec.scaleTargetRef: Deployment `web` is also scaled by HorizontalPodAutoscaler `web-legacy`"
+        "hpa-lint denied HorizontalPodAutoscaler shop/web: duplicate-target: spec.scaleTargetRef: Deployment `web` is also scaled by HorizontalPodAutoscaler `web-legacy`. To accept a finding, annotate the object it is about with `hpa-lint.io/ignore.<rule>: <reason>`."
     );
 
     // A target that is not in the (synced) cache.
@@ -367,7 +367,7 @@ async fn an_hpa_whose_target_a_cached_vpa_resizes_is_warned() {
     .await;
     assert_eq!(rules(&response), ["target-replicas-conflict"]);
     let policy = Policy::parse(config).unwrap();
-    assert!(!Kind::needed(&policy).contains(&Kind::VerticalPodAutoscaler));
+    assert!(!Kind::needed(&policy, false).contains(&Kind::VerticalPodAutoscaler));
 }
 
 #[tokio::test]
@@ -452,7 +452,7 @@ async fn a_cached_scaled_object_is_another_autoscaler_but_not_its_own_hpa() {
     let response = call(index(), "", "/validate", &request).await;
     assert_eq!(
         response["status"]["message"],
-        "hpa-lint denied HorizontalPodAutoscaler shop/web: spec.scaleTargetRef: Deployment `web` is also scaled by ScaledObject `web` (KEDA, which creates an HPA of its own)"
+        "hpa-lint denied HorizontalPodAutoscaler shop/web: duplicate-target: spec.scaleTargetRef: Deployment `web` is also scaled by ScaledObject `web` (KEDA, which creates an HPA of its own). To accept a finding, annotate the object it is about with `hpa-lint.io/ignore.<rule>: <reason>`."
     );
 
     // KEDA creating its own HPA is no conflict.

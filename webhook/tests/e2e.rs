@@ -82,8 +82,10 @@ async fn review(client: &mut Client, path: &str, body: &Value) -> Value {
     review["response"].clone()
 }
 
-const DENIAL: &str = "hpa-lint denied HorizontalPodAutoscaler shop/web: spec.scaleTargetRef.kind: \
-                      DaemonSet has no `/scale` subresource: the HPA controller cannot scale it";
+const DENIAL: &str = "hpa-lint denied HorizontalPodAutoscaler shop/web: target-not-scalable: \
+                      spec.scaleTargetRef.kind: DaemonSet has no `/scale` subresource: the HPA \
+                      controller cannot scale it. To accept a finding, annotate the object it is \
+                      about with `hpa-lint.io/ignore.<rule>: <reason>`.";
 const MIN_EQUALS_MAX: &str = "min-equals-max: spec.maxReplicas: `minReplicas` and `maxReplicas` \
                               are both 3: the HPA can never scale";
 
@@ -302,7 +304,10 @@ async fn a_hostile_request_gets_a_bounded_answer() {
         "{message}"
     );
     // 25 findings, then how many more.
-    let listed: Vec<&str> = message[denied.len()..].split("; ").collect();
+    let listed = message[denied.len()..]
+        .strip_suffix(". To accept a finding, annotate the object it is about with `hpa-lint.io/ignore.<rule>: <reason>`.")
+        .unwrap_or_else(|| panic!("{message}"));
+    let listed: Vec<&str> = listed.split("; ").collect();
     assert_eq!(listed.len(), 26, "{message}");
     let more = listed[25]
         .strip_prefix("… and ")
@@ -650,4 +655,58 @@ fn an_invalid_configuration_stops_the_start() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--tls-cert"));
+}
+
+/// Without a cluster the webhook says what is missing and how to give it,
+/// once, in plain text when the log is not a terminal; a broken kubeconfig
+/// is placed, never quoted (it holds credentials).
+#[test]
+fn a_missing_or_broken_kubeconfig_is_explained_without_its_secrets() {
+    let home = TempDir::new().unwrap();
+    let start = |envs: &[(&str, &std::path::Path)], args: &[&str]| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"));
+        command
+            .args([
+                "--insecure-http",
+                "--listen",
+                "127.0.0.1:0",
+                "--log-format",
+                "text",
+            ])
+            .args(args)
+            .env_remove("KUBECONFIG")
+            .env_remove("KUBERNETES_SERVICE_HOST")
+            .env("HOME", home.path());
+        for (key, value) in envs {
+            command.env(key, value);
+        }
+        let output = command.output().unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let log = start(&[], &[]);
+    assert!(!log.contains('\u{1b}'), "{log:?}");
+    assert!(log.contains("no cluster to watch"), "{log}");
+    assert!(
+        log.contains("--kubeconfig FILE") && log.contains("--offline"),
+        "{log}"
+    );
+    assert!(!log.contains("os error"), "{log}");
+
+    let broken = home.path().join("broken");
+    std::fs::write(
+        &broken,
+        "users:\n- name: x\n  user:\n    token: SECRET-TOKEN-1\n  bad: [\n",
+    )
+    .unwrap();
+    for log in [
+        start(&[("KUBECONFIG", &broken)], &[]),
+        start(&[], &["--kubeconfig", broken.to_str().unwrap()]),
+    ] {
+        assert!(log.contains("not valid YAML at line 5, column 8"), "{log}");
+        assert!(!log.contains("SECRET-TOKEN"), "{log}");
+    }
+    let missing = home.path().join("missing");
+    let log = start(&[], &["--kubeconfig", missing.to_str().unwrap()]);
+    assert_eq!(log.matches("No such file").count(), 1, "{log}");
 }

@@ -129,9 +129,10 @@ async fn an_empty_target_reference_is_denied_as_the_api_server_denies_it() {
     assert_eq!(
         response["response"]["status"]["message"],
         "hpa-lint denied HorizontalPodAutoscaler shop/web: \
-         spec.scaleTargetRef.kind: Required value; \
-         spec.scaleTargetRef.name: Required value; \
-         spec.scaleTargetRef.apiVersion: Invalid value: \"\": apiVersion must specify API group"
+         invalid-object-reference: spec.scaleTargetRef.kind: Required value; \
+         invalid-object-reference: spec.scaleTargetRef.name: Required value; \
+         invalid-object-reference: spec.scaleTargetRef.apiVersion: Invalid value: \"\": apiVersion must specify API group. \
+         To accept a finding, annotate the object it is about with `hpa-lint.io/ignore.<rule>: <reason>`."
     );
 }
 

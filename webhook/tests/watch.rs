@@ -47,9 +47,9 @@ async fn a_crd_that_is_not_installed_is_unknown_and_does_not_hold_readiness() {
     let url = format!("http://{}", standin.address).parse().unwrap();
     let client = kube::Client::try_from(kube::Config::new(url)).unwrap();
     let policy = Policy::default();
-    let kinds = Kind::needed(&policy);
+    let kinds = Kind::needed(&policy, false);
     assert!(kinds.contains(&Kind::VerticalPodAutoscaler));
-    let index = Arc::new(ClusterIndex::watch(&client, &kinds, &[]));
+    let index = Arc::new(ClusterIndex::watch(&client, &kinds, &[], false));
     tokio::time::timeout(Duration::from_secs(20), index.wait_until_synced())
         .await
         .expect("synced, the VPAs' 404 included");
@@ -86,6 +86,6 @@ async fn a_crd_that_is_not_installed_is_unknown_and_does_not_hold_readiness() {
     let response: Value = serde_json::from_slice::<Value>(&bytes).unwrap()["response"].clone();
     assert_eq!(
         response["status"]["message"],
-        "hpa-lint denied HorizontalPodAutoscaler shop/web: spec.scaleTargetRef: Deployment `web` is also scaled by ScaledObject `web` (KEDA, which creates an HPA of its own)"
+        "hpa-lint denied HorizontalPodAutoscaler shop/web: duplicate-target: spec.scaleTargetRef: Deployment `web` is also scaled by ScaledObject `web` (KEDA, which creates an HPA of its own). To accept a finding, annotate the object it is about with `hpa-lint.io/ignore.<rule>: <reason>`."
     );
 }

@@ -36,28 +36,46 @@ impl Default for ControllerFlags {
     }
 }
 
+/// The longest duration: Go's (`time.Duration` counts nanoseconds in an
+/// `int64`: 2562047h47m16.854775807s), in whole milliseconds. The
+/// controller's flags are Go durations, and every time of a simulation stays
+/// far from overflowing.
+pub const MAX_DURATION: Millis = i64::MAX / 1_000_000;
+
 /// A duration that is not one.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
-#[error("invalid duration `{0}`: expected seconds or e.g. `90s`, `5m`, `1h`")]
-pub struct DurationError(pub String);
+pub enum DurationError {
+    /// Not a duration.
+    #[error("invalid duration `{0}`: expected seconds or e.g. `90s`, `5m`, `1h`")]
+    Invalid(String),
+    /// Longer than [`MAX_DURATION`].
+    #[error("duration `{0}` is longer than the longest Go duration, 2562047h47m16.854s")]
+    TooLong(String),
+}
 
 /// Parses a duration: plain seconds (`90`, `1.5`) or Go's syntax (`90s`, `5m`,
-/// `1m30s`, `500ms`, `1h`), exact to the millisecond.
+/// `1m30s`, `500ms`, `1h`), exact to the millisecond, at most [`MAX_DURATION`].
 pub fn parse_duration(text: &str) -> Result<Millis, DurationError> {
     let text = text.trim();
-    let error = || DurationError(text.to_owned());
+    let total = parse_any_duration(text).ok_or_else(|| DurationError::Invalid(text.to_owned()))?;
+    if total > MAX_DURATION {
+        return Err(DurationError::TooLong(text.to_owned()));
+    }
+    Ok(total)
+}
+
+/// A duration of any length (an overlong one saturates at `i64::MAX`).
+fn parse_any_duration(text: &str) -> Option<Millis> {
     if text.is_empty() {
-        return Err(error());
+        return None;
     }
     if text.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
-        return scaled(text, 1000).ok_or_else(error);
+        return scaled(text, 1000);
     }
     let mut total: Millis = 0;
     let mut rest = text;
     while !rest.is_empty() {
-        let number_end = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(error)?;
+        let number_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
         let (number, tail) = rest.split_at(number_end);
         let unit_end = tail
             .find(|c: char| c.is_ascii_digit() || c == '.')
@@ -68,16 +86,16 @@ pub fn parse_duration(text: &str) -> Result<Millis, DurationError> {
             "s" => 1000,
             "m" => 60_000,
             "h" => 3_600_000,
-            _ => return Err(error()),
+            _ => return None,
         };
-        let part = scaled(number, factor).ok_or_else(error)?;
-        total = total.checked_add(part).ok_or_else(error)?;
+        total = total.saturating_add(scaled(number, factor)?);
         rest = tail;
     }
-    Ok(total)
+    Some(total)
 }
 
-/// `number × factor` for a decimal `number`, if exact in whole milliseconds.
+/// `number × factor` for a decimal `number`, if exact in whole milliseconds
+/// (saturating at `i64::MAX`).
 fn scaled(number: &str, factor: i64) -> Option<Millis> {
     let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
     if whole.is_empty() && fraction.is_empty() || fraction.contains('.') {
@@ -86,10 +104,10 @@ fn scaled(number: &str, factor: i64) -> Option<Millis> {
     let mut value: i64 = 0;
     for digit in whole.bytes() {
         value = value
-            .checked_mul(10)?
-            .checked_add(i64::from(digit - b'0'))?;
+            .saturating_mul(10)
+            .saturating_add(i64::from(digit - b'0'));
     }
-    value = value.checked_mul(factor)?;
+    value = value.saturating_mul(factor);
     let mut unit = factor;
     for digit in fraction.bytes() {
         if unit % 10 != 0 {
@@ -100,29 +118,46 @@ fn scaled(number: &str, factor: i64) -> Option<Millis> {
             continue;
         }
         unit /= 10;
-        value = value.checked_add(i64::from(digit - b'0') * unit)?;
+        value = value.saturating_add(i64::from(digit - b'0') * unit);
     }
     Some(value)
 }
 
-/// Renders milliseconds the way the flags are written (`90s`, `5m`, `1h30m`).
-pub fn format_duration(ms: Millis) -> String {
-    if ms % 1000 != 0 {
-        return format!("{ms}ms");
+/// A count of thousandths (milliseconds, milli-units) as a JSON number of
+/// units: whole when it is (`15`, not `15.0`).
+pub fn thousandths(value: i64) -> serde_json::Value {
+    if value % 1000 == 0 {
+        serde_json::json!(value / 1000)
+    } else {
+        serde_json::json!(value as f64 / 1000.0)
     }
-    let seconds = ms / 1000;
-    if seconds == 0 {
+}
+
+/// Renders milliseconds the way the flags are written (`90s`, `5m`, `1h30m`,
+/// `500ms`, and as Go writes a duration, `15.001s`, `16m39.999s`).
+pub fn format_duration(ms: Millis) -> String {
+    if ms == 0 {
         return "0s".to_owned();
     }
+    if ms.abs() < 1000 {
+        return format!("{ms}ms");
+    }
+    let sign = if ms < 0 { "-" } else { "" };
+    let ms = ms.unsigned_abs();
+    let seconds = ms / 1000;
     let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
-    let mut out = String::new();
+    let mut out = sign.to_owned();
     if h > 0 {
         out += &format!("{h}h");
     }
     if m > 0 {
         out += &format!("{m}m");
     }
-    if s > 0 {
+    let fraction = ms % 1000;
+    if fraction > 0 {
+        let digits = format!("{fraction:03}");
+        out += &format!("{s}.{}s", digits.trim_end_matches('0'));
+    } else if s > 0 {
         out += &format!("{s}s");
     }
     out
@@ -148,7 +183,23 @@ mod tests {
             assert_eq!(parse_duration(text), Ok(ms), "{text}");
         }
         for text in ["", "-5s", "5d", "1.0005s", "s", "1..5", "1e3"] {
-            assert!(parse_duration(text).is_err(), "{text}");
+            assert!(
+                matches!(parse_duration(text), Err(DurationError::Invalid(_))),
+                "{text}"
+            );
+        }
+        // Go's longest duration, and past it (once wrapped around to negative times).
+        assert_eq!(parse_duration("2562047h47m16.854s"), Ok(MAX_DURATION));
+        for text in [
+            "2562047h47m16.855s",
+            "2562047788015h",
+            "99999999999999999999999s",
+            "9223372036854775807ms",
+        ] {
+            assert!(
+                matches!(parse_duration(text), Err(DurationError::TooLong(_))),
+                "{text}"
+            );
         }
     }
 
@@ -158,6 +209,10 @@ mod tests {
         assert_eq!(format_duration(300_000), "5m");
         assert_eq!(format_duration(15_000), "15s");
         assert_eq!(format_duration(0), "0s");
-        assert_eq!(format_duration(1_500), "1500ms");
+        assert_eq!(format_duration(1_500), "1.5s");
+        assert_eq!(format_duration(500), "500ms");
+        assert_eq!(format_duration(999_999), "16m39.999s");
+        assert_eq!(format_duration(3_600_010), "1h0.01s");
+        assert_eq!(format_duration(MAX_DURATION), "2562047h47m16.854s");
     }
 }

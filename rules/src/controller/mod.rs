@@ -8,6 +8,7 @@
 //! sync is the sync's time, and windows use the strict boundary of C2.2.
 
 pub mod flags;
+pub mod history;
 pub mod normalize;
 pub mod reconcile;
 pub mod replicas;

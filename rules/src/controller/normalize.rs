@@ -1,9 +1,11 @@
 //! Normalization of the metrics' recommendation: without `behavior` (the
 //! legacy path, C6) and with it (C7), and the scale events that policies count
 //! (C7.5). Windows and periods use the strict boundary of C2.2: an entry of age
-//! `a` is inside a window of `w` iff `a < w`, expired iff `a >= w`.
+//! `a` is inside a window of `w` iff `a < w`, expired iff `a >= w`. What the
+//! controller remembers between syncs is kept in `history`.
 
 use super::flags::{ControllerFlags, Millis};
+pub use super::history::{Recommendation, Recommendations, ScaleEvent, ScaleEvents};
 use crate::model::go::{ceil_i32, f64_to_i32};
 use crate::model::hpa::{Behavior, ScalingRules};
 
@@ -24,40 +26,15 @@ pub const SCALE_DOWN_STABILIZED: &str = "ScaleDownStabilized";
 /// `ReadyForNewScale`.
 pub const READY_FOR_NEW_SCALE: &str = "ReadyForNewScale";
 
-/// Whether an entry stamped `at` is inside a window of `window` ms at `now`.
-fn inside(at: Millis, now: Millis, window: Millis) -> bool {
-    now - at < window
-}
-
-/// An unnormalized recommendation, as the controller records it (C2.3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Recommendation {
-    /// The desired count from the metrics.
-    pub replicas: i32,
-    /// When it was recorded.
-    pub at: Millis,
-}
-
-/// A scale event: the size of one change of the replica count (C7.5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ScaleEvent {
-    /// `|new − previous|`.
-    pub change: i32,
-    /// When the change was made.
-    pub at: Millis,
-    /// Marked for reuse: older than the direction's longest policy period.
-    pub outdated: bool,
-}
-
 /// What the controller remembers of one HPA between syncs (C2.3).
 #[derive(Clone, Debug, Default)]
 pub struct Memory {
     /// `None` until the first sync records the current count (C3.1 step 4).
-    pub recommendations: Option<Vec<Recommendation>>,
+    pub recommendations: Option<Recommendations>,
     /// Scale-up events (only with `behavior`).
-    pub up_events: Vec<ScaleEvent>,
+    pub up_events: ScaleEvents,
     /// Scale-down events (only with `behavior`).
-    pub down_events: Vec<ScaleEvent>,
+    pub down_events: ScaleEvents,
 }
 
 /// `selectPolicy`.
@@ -173,7 +150,7 @@ impl Rules {
     }
 
     /// `getLongestPolicyPeriod`.
-    fn longest_period(&self) -> Millis {
+    pub fn longest_period(&self) -> Millis {
         self.policies
             .iter()
             .map(Policy::period)
@@ -187,8 +164,8 @@ impl Rules {
         self.policies
             .iter()
             .map(|policy| {
-                let added = changes_within(&memory.up_events, policy.period(), now);
-                let deleted = changes_within(&memory.down_events, policy.period(), now);
+                let added = memory.up_events.changes_within(policy.period(), now);
+                let deleted = memory.down_events.changes_within(policy.period(), now);
                 let start = current.wrapping_sub(added).wrapping_add(deleted);
                 policy.limit(start, up)
             })
@@ -248,23 +225,6 @@ impl EffectiveBehavior {
     }
 }
 
-/// `getReplicasChangePerPeriod`: the changes inside the period (outdated
-/// marks are ignored).
-fn changes_within(events: &[ScaleEvent], period: Millis, now: Millis) -> i32 {
-    events
-        .iter()
-        .filter(|e| inside(e.at, now, period))
-        .fold(0_i32, |sum, e| sum.wrapping_add(e.change))
-}
-
-/// Records `desired` in the slot `slot` (an expired entry) or at the end.
-fn record(recommendations: &mut Vec<Recommendation>, slot: Option<usize>, entry: Recommendation) {
-    match slot {
-        Some(i) => recommendations[i] = entry,
-        None => recommendations.push(entry),
-    }
-}
-
 /// The outcome of normalization.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Normalized {
@@ -279,30 +239,18 @@ pub struct Normalized {
 }
 
 /// Legacy stabilization (C6.1): the maximum of `desired` and the
-/// recommendations of the last `window`, whatever the direction.
+/// recommendations of the last `window`, whatever the direction; records
+/// `desired`.
 pub fn stabilize_legacy(
-    recommendations: &mut Vec<Recommendation>,
+    recommendations: &mut Recommendations,
     desired: i32,
     now: Millis,
     window: Millis,
 ) -> i32 {
-    let mut stabilized = desired;
-    let mut slot = None;
-    for (i, rec) in recommendations.iter().enumerate() {
-        if inside(rec.at, now, window) {
-            stabilized = stabilized.max(rec.replicas);
-        } else {
-            slot = Some(i);
-        }
-    }
-    record(
-        recommendations,
-        slot,
-        Recommendation {
-            replicas: desired,
-            at: now,
-        },
-    );
+    let stabilized = recommendations
+        .highest(now, window)
+        .map_or(desired, |highest| highest.max(desired));
+    recommendations.record(desired, now, window);
     stabilized
 }
 
@@ -332,7 +280,7 @@ pub fn convert_legacy(
 
 /// `normalizeDesiredReplicas` (C6).
 pub fn normalize_legacy(
-    recommendations: &mut Vec<Recommendation>,
+    recommendations: &mut Recommendations,
     current: i32,
     desired: i32,
     min: i32,
@@ -358,37 +306,22 @@ pub fn normalize_legacy(
 /// the lowest recommendation of the up window and the highest of the down
 /// window; records `desired`.
 pub fn stabilize_with_behavior(
-    recommendations: &mut Vec<Recommendation>,
+    recommendations: &mut Recommendations,
     behavior: &EffectiveBehavior,
     current: i32,
     desired: i32,
     now: Millis,
 ) -> (i32, &'static str) {
     let (up_window, down_window) = (behavior.scale_up.window(), behavior.scale_down.window());
-    let (mut min_up, mut max_down) = (desired, desired);
-    let mut slot = None;
-    for (i, rec) in recommendations.iter().enumerate() {
-        let in_up = inside(rec.at, now, up_window);
-        let in_down = inside(rec.at, now, down_window);
-        if in_up {
-            min_up = min_up.min(rec.replicas);
-        }
-        if in_down {
-            max_down = max_down.max(rec.replicas);
-        }
-        if !in_up && !in_down {
-            slot = Some(i);
-        }
-    }
+    let min_up = recommendations
+        .lowest(now, up_window)
+        .map_or(desired, |lowest| lowest.min(desired));
+    let max_down = recommendations
+        .highest(now, down_window)
+        .map_or(desired, |highest| highest.max(desired));
     let stabilized = current.max(min_up).min(max_down);
-    record(
-        recommendations,
-        slot,
-        Recommendation {
-            replicas: desired,
-            at: now,
-        },
-    );
+    // A slot is reused once outside both windows.
+    recommendations.record(desired, now, up_window.max(down_window));
     let reason = if desired >= current {
         SCALE_UP_STABILIZED
     } else {
@@ -447,7 +380,9 @@ pub fn normalize_with_behavior(
     max: i32,
     now: Millis,
 ) -> Normalized {
-    let recommendations = memory.recommendations.get_or_insert_with(Vec::new);
+    let recommendations = memory
+        .recommendations
+        .get_or_insert_with(Recommendations::default);
     let (stabilized, reason) =
         stabilize_with_behavior(recommendations, behavior, current, desired, now);
     let (result, why) = convert_with_behavior(behavior, memory, current, stabilized, min, max, now);
@@ -489,23 +424,5 @@ pub fn store_scale_event(
             previous.wrapping_sub(new),
         )
     };
-    let longest = rules.longest_period();
-    let mut slot = None;
-    for (i, event) in events.iter_mut().enumerate() {
-        if !inside(event.at, now, longest) {
-            event.outdated = true;
-        }
-        if event.outdated {
-            slot = Some(i);
-        }
-    }
-    let event = ScaleEvent {
-        change,
-        at: now,
-        outdated: false,
-    };
-    match slot {
-        Some(i) => events[i] = event,
-        None => events.push(event),
-    }
+    events.store(change, now, rules.longest_period());
 }

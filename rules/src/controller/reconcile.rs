@@ -7,7 +7,7 @@
 
 use super::flags::{ControllerFlags, Millis};
 use super::normalize::{
-    EffectiveBehavior, Memory, Normalized, Recommendation, normalize_legacy,
+    EffectiveBehavior, Memory, Normalized, Recommendation, Recommendations, normalize_legacy,
     normalize_with_behavior, store_scale_event,
 };
 use super::replicas::{
@@ -305,6 +305,23 @@ pub struct State {
     pub conditions: Conditions,
 }
 
+impl State {
+    /// The state before the first sync of an HPA whose target has had
+    /// `replicas` since long before, as the HPA left it: nothing remembered,
+    /// and at zero replicas of an HPA that scales to zero (`HPAScaleToZero`,
+    /// `minReplicas: 0` and an Object or External metric) the
+    /// `ScaledToZero: True` it set when it scaled there, so that it scales up
+    /// again when its metrics ask (C3.1 step 8). A workload scaled to zero by
+    /// hand has no such condition and stays there.
+    pub fn at_rest(autoscaler: &Autoscaler, replicas: i32) -> Self {
+        let mut state = Self::default();
+        if replicas == 0 && autoscaler.scales_to_zero() {
+            set(&mut state.conditions.scaled_to_zero, true, "ScaledToZero");
+        }
+        state
+    }
+}
+
 /// What one metric read at a sync.
 #[derive(Clone, Copy, Debug)]
 pub enum Reading<'a> {
@@ -373,11 +390,32 @@ pub struct Outcome {
     pub desired: i32,
     /// Whether it rescaled.
     pub rescaled: bool,
+    /// A count the scale update asked for and the API server refused
+    /// (`spec.replicas` must be at least 0; only Go's `int32` arithmetic
+    /// makes one negative): the update fails, `AbleToScale` is
+    /// `False/FailedUpdateScale`, and nothing changes.
+    pub refused: Option<i32>,
     /// Each metric's result (empty when the branch computed none).
     pub metrics: Vec<MetricResult>,
 }
 
 impl Autoscaler {
+    /// `hasObjectOrExternalMetrics`.
+    fn has_object_or_external(&self) -> bool {
+        self.metrics.iter().any(|m| {
+            matches!(
+                m,
+                MetricKind::Value { .. } | MetricKind::AverageOfTotal { .. }
+            )
+        })
+    }
+
+    /// Whether the controller scales this HPA to zero replicas and back:
+    /// `HPAScaleToZero`, `minReplicas: 0` and an Object or External metric.
+    pub fn scales_to_zero(&self) -> bool {
+        self.scale_to_zero && self.min_replicas == 0 && self.has_object_or_external()
+    }
+
     /// `computeReplicasForMetric`: one metric's proposal (C5.1).
     fn propose(
         &self,
@@ -486,24 +524,20 @@ impl Autoscaler {
             "SucceededGetScale",
         );
         state.memory.recommendations.get_or_insert_with(|| {
-            vec![Recommendation {
+            Recommendations::from(vec![Recommendation {
                 replicas: current,
                 at: now,
-            }]
+            }])
         });
         let scaled_to_zero =
             self.scale_to_zero && state.conditions.scaled_to_zero.is_some_and(|c| c.status);
-        let object_or_external = self.metrics.iter().any(|m| {
-            matches!(
-                m,
-                MetricKind::Value { .. } | MetricKind::AverageOfTotal { .. }
-            )
-        });
+        let object_or_external = self.has_object_or_external();
         let mut outcome = Outcome {
             recommendation: None,
             normalized: None,
             desired: 0,
             rescaled: true,
+            refused: None,
             metrics: Vec::new(),
         };
         let from_metrics = if current == 0 {
@@ -555,7 +589,10 @@ impl Autoscaler {
             outcome.recommendation = Some(desired);
             let normalized = match &self.behavior {
                 None => normalize_legacy(
-                    state.memory.recommendations.get_or_insert_with(Vec::new),
+                    state
+                        .memory
+                        .recommendations
+                        .get_or_insert_with(Recommendations::default),
                     current,
                     desired,
                     min,
@@ -591,6 +628,16 @@ impl Autoscaler {
                 outcome.desired = min;
             }
             outcome.rescaled = outcome.desired != current;
+        }
+        if outcome.rescaled && outcome.desired < 0 {
+            // The scale update fails validation; the controller stops there.
+            set(
+                &mut state.conditions.able_to_scale,
+                false,
+                "FailedUpdateScale",
+            );
+            outcome.refused = Some(outcome.desired);
+            outcome.rescaled = false;
         }
         if outcome.rescaled {
             set(

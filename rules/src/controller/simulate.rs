@@ -102,7 +102,7 @@ impl<'a> Simulation<'a> {
             autoscaler,
             model,
             requests,
-            state: State::default(),
+            state: State::at_rest(autoscaler, model.replicas),
             pods: vec![
                 Pod {
                     created: LONG_AGO,

@@ -7,8 +7,13 @@ use super::flags::Millis;
 use super::normalize::{Policy, Rules, SCALE_DOWN_LIMIT, SCALE_UP_LIMIT, Select};
 use super::reconcile::{Autoscaler, Observation, Source, State};
 
-/// How far a path is followed before it counts as never arriving.
-const HORIZON: Millis = 24 * 3_600_000;
+/// How far a path is followed at most: a day.
+pub const HORIZON: Millis = 24 * 3_600_000;
+
+/// The most policy limits a path computes (syncs × (policies + 1)): with a
+/// short sync period or many policies, the path ends sooner than
+/// [`HORIZON`] (1,000,000 syncs with the two default policies).
+pub const MAX_PATH_WORK: i64 = 3_000_000;
 
 /// What held a step of a path back.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,6 +22,31 @@ pub enum Limiter {
     LegacyLimit,
     /// These policies of the direction (indices into its `policies`).
     Policies(Vec<usize>),
+}
+
+/// How a path ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// The other bound was reached at this time.
+    Arrived(Millis),
+    /// From this sync on, nothing the controller remembers changes any more
+    /// (every window and policy period is past the last change), and each
+    /// sync decides the same: the other bound is never reached.
+    Stuck(Millis),
+    /// Still on its way when the path stopped being followed, at this time:
+    /// the horizon, or the most syncs the work bound allows.
+    Unfinished(Millis),
+}
+
+/// A scale update the API server refuses: its count is negative, from Go's
+/// `int32` arithmetic (the legacy path's `int32(2 × current)` once
+/// `current` passes 2³⁰), and `spec.replicas` must be at least 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refused {
+    /// The first sync that asked for it (each later one asks again).
+    pub time: Millis,
+    /// The count asked for.
+    pub replicas: i32,
 }
 
 /// The fastest path between the bounds under sustained demand.
@@ -28,13 +58,23 @@ pub struct Path {
     pub to: i32,
     /// `(time, replicas)` after each change, in order.
     pub steps: Vec<(Millis, i32)>,
-    /// When `to` is reached; `None` when it never is (within a day).
-    pub arrival: Option<Millis>,
+    /// How it ended.
+    pub end: End,
     /// What held each step back, when something did.
     pub limiters: Vec<Option<Limiter>>,
+    /// A scale update the API server refused on the way, if any.
+    pub refused: Option<Refused>,
 }
 
 impl Path {
+    /// When `to` is reached, if it is within the path.
+    pub fn arrival(&self) -> Option<Millis> {
+        match self.end {
+            End::Arrived(time) => Some(time),
+            End::Stuck(_) | End::Unfinished(_) => None,
+        }
+    }
+
     /// The first sync at which the replicas changed.
     pub fn first_change(&self) -> Option<Millis> {
         self.steps.first().map(|s| s.0)
@@ -58,39 +98,86 @@ impl Path {
     }
 }
 
+/// How long the controller's memory of a change matters: past every
+/// stabilization window and policy period after the last change, a sync
+/// under the same demand decides as the one before.
+fn memory_span(autoscaler: &Autoscaler) -> Millis {
+    match &autoscaler.behavior {
+        None => autoscaler.flags.downscale_stabilization,
+        Some(b) => [
+            b.scale_up.window(),
+            b.scale_down.window(),
+            b.scale_up.longest_period(),
+            b.scale_down.longest_period(),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0),
+    }
+}
+
+/// The most syncs a path of this HPA follows within [`MAX_PATH_WORK`].
+pub fn max_path_syncs(autoscaler: &Autoscaler) -> i64 {
+    let policies = autoscaler.behavior.as_ref().map_or(0, |b| {
+        b.scale_up.policies.len().max(b.scale_down.policies.len())
+    });
+    let per_sync = i64::try_from(policies)
+        .unwrap_or(i64::MAX)
+        .saturating_add(1);
+    (MAX_PATH_WORK / per_sync).max(1)
+}
+
+/// The longest a path of this HPA can be followed within [`MAX_PATH_WORK`].
+fn work_horizon(autoscaler: &Autoscaler) -> Millis {
+    let period = autoscaler.flags.sync_period.max(1);
+    period.saturating_mul(max_path_syncs(autoscaler) - 1)
+}
+
 /// The fastest scale-up (`up`) from `minReplicas` to `maxReplicas`, or
 /// scale-down from `maxReplicas` to `minReplicas`. Time 0 is the last sync
 /// at the start count (its recommendation was that count, and the HPA had
-/// been there long before); every sync from then on recommends the other
-/// bound, as sustained demand does.
+/// been there long before, see [`State::at_rest`]); every sync from then on
+/// recommends the other bound, as sustained demand does. Followed until the
+/// bound is reached, the path is stuck, or [`HORIZON`].
 pub fn fastest(autoscaler: &Autoscaler, up: bool) -> Path {
     fastest_within(autoscaler, up, HORIZON)
 }
 
-/// [`fastest`], followed for `horizon` at most.
+/// [`fastest`], followed for `horizon` at most, and no further than
+/// [`MAX_PATH_WORK`] allows.
 pub fn fastest_within(autoscaler: &Autoscaler, up: bool, horizon: Millis) -> Path {
+    // At least the first sync after time 0, however long the sync period.
+    let horizon = horizon
+        .min(work_horizon(autoscaler))
+        .max(autoscaler.flags.sync_period);
     let (from, to) = if up {
         (autoscaler.min_replicas, autoscaler.max_replicas)
     } else {
         (autoscaler.max_replicas, autoscaler.min_replicas)
     };
     let period = autoscaler.flags.sync_period.max(1);
-    let mut state = State::default();
+    let span = memory_span(autoscaler);
+    let mut state = State::at_rest(autoscaler, from);
     let mut path = Path {
         from,
         to,
         steps: Vec::new(),
-        arrival: (from == to).then_some(0),
+        end: End::Arrived(0),
         limiters: Vec::new(),
+        refused: None,
     };
+    if from == to {
+        return path;
+    }
+    let rules = autoscaler
+        .behavior
+        .as_ref()
+        .map(|b| if up { &b.scale_up } else { &b.scale_down });
     let mut current = from;
+    let mut last_change = 0;
     let mut now = 0;
-    while path.arrival.is_none() && now <= horizon {
+    loop {
         let recommendation = if now == 0 { from } else { to };
-        let rules = autoscaler
-            .behavior
-            .as_ref()
-            .map(|b| if up { &b.scale_up } else { &b.scale_down });
         let winners = rules.map(|rules| {
             let limits = rules.policy_limits(current, &state.memory, now, up);
             let selected = rules.select_limit(current, &limits, up);
@@ -106,21 +193,35 @@ pub fn fastest_within(autoscaler: &Autoscaler, up: bool, horizon: Millis) -> Pat
             source: Source::Recommendation(recommendation),
         };
         let outcome = autoscaler.reconcile(&mut state, &observation);
-        let limited = outcome.normalized.is_some_and(|n| {
-            n.scaling_limited == SCALE_UP_LIMIT || n.scaling_limited == SCALE_DOWN_LIMIT
-        });
+        if let Some(replicas) = outcome.refused {
+            path.refused.get_or_insert(Refused {
+                time: now,
+                replicas,
+            });
+        }
         if outcome.rescaled {
+            let limited = outcome.normalized.is_some_and(|n| {
+                n.scaling_limited == SCALE_UP_LIMIT || n.scaling_limited == SCALE_DOWN_LIMIT
+            });
             path.steps.push((now, outcome.desired));
             path.limiters
                 .push(limited.then(|| winners.map_or(Limiter::LegacyLimit, Limiter::Policies)));
             current = outcome.desired;
+            last_change = now;
             if current == to {
-                path.arrival = Some(now);
+                path.end = End::Arrived(now);
+                return path;
             }
+        } else if now > 0 && now - last_change >= span {
+            path.end = End::Stuck(now);
+            return path;
+        }
+        if now + period > horizon {
+            path.end = End::Unfinished(now);
+            return path;
         }
         now += period;
     }
-    path
 }
 
 /// One row of the step table: the largest step from `replicas` (with no

@@ -30,11 +30,13 @@ policies stay within two million (a million counts with two policies); wider
 ranges are not judged.
 
 ## Why is this bad?
-A policy that never applies does nothing but mislead: the reader assumes that
-"4 pods per minute" bounds the scale-down, while with `maxReplicas: 30` the
-10 % policy next to it never allows less than 4 pods, or always allows more.
-Usually the values were meant for a different replica range, or `Min` was
-meant instead of `Max`.
+A policy that never applies does nothing but mislead. Below, the reader
+assumes that the 10 % policy takes over as the Deployment grows; but with
+`maxReplicas: 30` it removes at most 3 pods a minute (10 % of 30), never more
+than the 4 pods of the policy beside it, and under `selectPolicy: Max` (the
+default) the larger change wins: the 10 % policy never applies. Usually the
+values were meant for a different replica range, or `Min` was meant instead
+of `Max`.
 
 ## Example
 ```yaml
@@ -135,10 +137,27 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
 #[cfg(test)]
 mod tests {
     use super::RULE;
-    use crate::testing::check_fixture;
+    use crate::testing::{check_fixture, lint_yaml, only};
 
     #[test]
     fn fixture() {
         insta::assert_snapshot!(check_fixture(&RULE));
+    }
+
+    /// "Why is this bad?" explains the example: the 10 % policy (the second)
+    /// is the one reported, and it is outdone by the 4-pod policy.
+    #[test]
+    fn the_docs_explain_their_example() {
+        let example = RULE.docs.split("```yaml\n").nth(1).unwrap();
+        let example = &example[..example.find("```").unwrap()];
+        let findings = lint_yaml(example, &only(&RULE));
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert!(
+            findings[0].text.starts_with(
+                "spec.behavior.scaleDown.policies[1]: `Percent 10 per 60s` is never applied"
+            ),
+            "{findings:?}"
+        );
+        assert!(RULE.docs.contains("removes at most 3 pods a minute (10 % of 30)"));
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::controller::flags::format_duration;
 use crate::controller::normalize::{Rules, Select};
-use crate::controller::velocity::{self, Limiter, Path};
+use crate::controller::velocity::{self, End, Limiter, Path};
 use crate::controller::{Autoscaler, ControllerFlags, Millis};
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
@@ -116,7 +116,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         return;
     }
     let path = velocity::fastest_within(&autoscaler, true, threshold);
-    if path.arrival.is_some_and(|t| t <= threshold) {
+    if path.arrival().is_some_and(|t| t <= threshold) {
         return;
     }
     let full = velocity::fastest(&autoscaler, true);
@@ -188,11 +188,17 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
 
 /// `2 → 3 → 4 → … → 40 in 38m`, or why it never arrives.
 fn describe(path: &Path) -> String {
-    let Some(arrival) = path.arrival else {
-        return match path.steps.last() {
-            Some((_, replicas)) => format!("forever (it stops at {replicas})"),
-            None => "forever (it never scales up)".to_owned(),
-        };
+    let reached = path.steps.last().map_or(path.from, |s| s.1);
+    let arrival = match path.end {
+        End::Arrived(time) => time,
+        End::Stuck(_) if path.steps.is_empty() => return "forever (it never scales up)".to_owned(),
+        End::Stuck(_) => return format!("forever (it stops at {reached})"),
+        End::Unfinished(time) => {
+            return format!(
+                "more than {} (it reaches {reached} by then)",
+                format_duration(time)
+            );
+        }
     };
     let counts: Vec<String> = std::iter::once(path.from)
         .chain(path.steps.iter().map(|s| s.1))
@@ -217,7 +223,7 @@ fn longest_window_meeting(autoscaler: &Autoscaler, threshold: Millis) -> Option<
         let mut changed = autoscaler.clone();
         changed.behavior.as_mut()?.scale_up.window_seconds = window;
         velocity::fastest_within(&changed, true, threshold)
-            .arrival
+            .arrival()
             .filter(|t| *t <= threshold)
     };
     meets(0)?;
@@ -241,7 +247,7 @@ fn value_meeting(autoscaler: &Autoscaler, index: usize, threshold: Millis) -> Op
         let rules: &mut Rules = &mut changed.behavior.as_mut()?.scale_up;
         rules.policies[index].value = value;
         velocity::fastest_within(&changed, true, threshold)
-            .arrival
+            .arrival()
             .filter(|t| *t <= threshold)
     };
     let current = autoscaler.behavior.as_ref()?.scale_up.policies[index].value;
@@ -282,6 +288,25 @@ mod tests {
     #[test]
     fn fixture() {
         insta::assert_snapshot!(check_fixture(&RULE));
+    }
+
+    #[test]
+    fn a_path_past_the_horizon_is_not_called_endless() {
+        // One pod per 1800 s after a 3600 s window: 100 replicas take 50 h,
+        // past the day a path is followed for; it is not "forever".
+        let hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\n\
+                   spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  \
+                   maxReplicas: 100\n  behavior:\n    scaleUp:\n      stabilizationWindowSeconds: 60\n      \
+                   policies: [{type: Pods, value: 1, periodSeconds: 1800}]\n";
+        let found = lint_yaml(hpa, &only(&RULE));
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].text.contains(
+                "takes more than 24h (it reaches 49 by then), longer than 10m: limited by `Pods 1 per 1800s`"
+            ),
+            "{}",
+            found[0].text
+        );
     }
 
     #[test]

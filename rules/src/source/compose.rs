@@ -198,9 +198,24 @@ struct Composer<'a, 'c> {
     root: Option<Value>,
 }
 
-fn syntax_error(error: &ScanError) -> Problem {
+fn syntax_error(text: &str, error: &ScanError) -> Problem {
     let marker = error.marker();
+    let mut pos = Pos {
+        line: marker.line(),
+        column: marker.col() + 1,
+        offset: marker.byte_offset().unwrap_or_default(),
+        len: 1,
+    };
     let message = match error.kind() {
+        granit_parser::ErrorKind::TabInBlockIndentation
+        | granit_parser::ErrorKind::TabInIndentation => {
+            // The scanner stops where the indentation ends: point at the tab.
+            if let Some(tab) = tab_in_indentation(text, pos.offset) {
+                pos.column -= pos.offset - tab;
+                pos.offset = tab;
+            }
+            "a tab indents this line: YAML indents with spaces only".to_owned()
+        }
         granit_parser::ErrorKind::RecursionLimitExceeded => {
             format!("nested more than {MAX_DEPTH} levels deep")
         }
@@ -214,12 +229,20 @@ fn syntax_error(error: &ScanError) -> Problem {
         kind: ProblemKind::Syntax,
         message,
         path: FieldPath::root(),
-        pos: Pos {
-            line: marker.line(),
-            column: marker.col() + 1,
-            offset: marker.byte_offset().unwrap_or_default(),
-            len: 1,
-        },
+        pos,
+    }
+}
+
+/// The offset of the first tab in the blanks that start the line of `offset`
+/// and reach up to it.
+fn tab_in_indentation(text: &str, offset: usize) -> Option<usize> {
+    let before = text.get(..offset)?;
+    let start = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    let indentation = &before[start..];
+    if indentation.bytes().all(|b| b == b' ' || b == b'\t') {
+        indentation.find('\t').map(|i| start + i)
+    } else {
+        None
     }
 }
 
@@ -244,7 +267,7 @@ impl<'a, 'c> Composer<'a, 'c> {
         loop {
             let (event, span) = match parser.next_event() {
                 Some(Ok(next)) => next,
-                Some(Err(error)) => return Err(syntax_error(&error)),
+                Some(Err(error)) => return Err(syntax_error(text, &error)),
                 None => return Ok(self.root.take()),
             };
             match event {
@@ -741,6 +764,21 @@ mod tests {
         assert_eq!((bom.pos.line, bom.pos.column, bom.pos.offset), (1, 11, 10));
         let cr = problem("a: 1\rb: [\r");
         assert_eq!(cr.pos.line, 2);
+    }
+
+    #[test]
+    fn a_tab_in_indentation_is_reported_at_the_tab() {
+        for text in ["metadata:\n\tname: x\n", "a:\r\tb: 1\n"] {
+            let error = problem(text);
+            assert_eq!(&text[error.pos.offset..=error.pos.offset], "\t", "{text:?}");
+            let line_start = text[..error.pos.offset].rfind(['\n', '\r']).unwrap() + 1;
+            assert_eq!(
+                error.pos.column,
+                error.pos.offset - line_start + 1,
+                "{text:?}"
+            );
+            assert!(error.message.contains("spaces only"), "{}", error.message);
+        }
     }
 
     #[test]

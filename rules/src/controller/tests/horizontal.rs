@@ -8,7 +8,7 @@
 //! an input: the controller's decision no longer reads it.
 
 use super::{MINUTE, NOW, SECOND, ZERO_TIME};
-use crate::controller::normalize::{EffectiveBehavior, Recommendation, Rules};
+use crate::controller::normalize::{EffectiveBehavior, Recommendation, Recommendations, Rules};
 use crate::controller::reconcile::*;
 use crate::controller::replicas::*;
 use crate::controller::{ControllerFlags, Millis};
@@ -318,10 +318,7 @@ impl Tc {
             })
             .collect();
         let mut state = State::default();
-        state
-            .memory
-            .recommendations
-            .clone_from(&self.recommendations);
+        state.memory.recommendations = self.recommendations.clone().map(Recommendations::from);
         if self.scaled_to_zero {
             state.conditions.scaled_to_zero = Some(Condition {
                 status: true,

@@ -115,10 +115,11 @@ fn normalize_desired_replicas_legacy() {
             4,
         ),
     ];
-    for (name, mut recs, desired, expected, log_length) in cases {
+    for (name, recs, desired, expected, log_length) in cases {
+        let mut recs = Recommendations::from(recs);
         let stabilized = stabilize_legacy(&mut recs, desired, NOW, 5 * MINUTE);
         assert_eq!(stabilized, expected, "{name}");
-        assert_eq!(recs.len(), log_length, "{name}");
+        assert_eq!(recs.slots().len(), log_length, "{name}");
     }
 }
 
@@ -258,7 +259,7 @@ fn normalize_desired_replicas_with_behavior() {
             down: 300,
         },
     ];
-    for mut case in cases {
+    for case in cases {
         let rules = |window| Rules {
             window_seconds: window,
             select: Select::Max,
@@ -269,11 +270,12 @@ fn normalize_desired_replicas_with_behavior() {
             scale_up: rules(case.up),
             scale_down: rules(case.down),
         };
+        let mut recs = Recommendations::from(case.recs);
         let (stabilized, _) =
-            stabilize_with_behavior(&mut case.recs, &behavior, case.current, case.desired, NOW);
+            stabilize_with_behavior(&mut recs, &behavior, case.current, case.desired, NOW);
         assert_eq!(stabilized, case.expected, "{}", case.name);
         if let Some(log) = case.log {
-            let stored: Vec<i32> = case.recs.iter().map(|r| r.replicas).collect();
+            let stored: Vec<i32> = recs.slots().iter().map(|r| r.replicas).collect();
             assert_eq!(stored, log, "{}", case.name);
         }
     }
@@ -853,8 +855,8 @@ fn scaling_with_rules() {
         };
         let memory = Memory {
             recommendations: None,
-            up_events: case.up_events,
-            down_events: case.down_events,
+            up_events: case.up_events.into(),
+            down_events: case.down_events.into(),
         };
         let (replicas, condition) = convert_with_behavior(
             &behavior,
@@ -962,16 +964,16 @@ fn store_scale_events() {
             };
             assert_eq!(total(&events), change_in_60s, "{name}");
             if up {
-                memory.up_events = events;
+                memory.up_events = events.into();
                 store_scale_event(&mut memory, behavior.as_ref(), 10, 15, NOW);
             } else {
-                memory.down_events = events;
+                memory.down_events = events.into();
                 store_scale_event(&mut memory, behavior.as_ref(), 10, 5, NOW);
             }
             let stored = if up {
-                &memory.up_events
+                memory.up_events.slots()
             } else {
-                &memory.down_events
+                memory.down_events.slots()
             };
             let got: Vec<(i32, bool)> = stored.iter().map(|e| (e.change, e.outdated)).collect();
             assert_eq!(got, expected, "{name} ({direction})");

@@ -86,7 +86,7 @@ fn fastest_paths_are_what_the_simulation_does() {
             let autoscaler = autoscaler(min, max, behavior.clone());
             for up in [true, false] {
                 let path = fastest(&autoscaler, up);
-                let until = path.arrival.expect("the bound is reached");
+                let until = path.arrival().expect("the bound is reached");
                 let (from, to) = if up { (min, max) } else { (max, min) };
                 assert_eq!(
                     simulated(&autoscaler, from, to, until),
