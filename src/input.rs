@@ -172,12 +172,17 @@ impl SourceFile {
 
     /// The whole text, as the input has it.
     pub fn original_text(&self) -> Result<String, String> {
-        let mut text = String::new();
+        String::from_utf8(self.original_bytes()?).map_err(|e| e.to_string())
+    }
+
+    /// The input's bytes, as they are, whatever they hold.
+    pub fn original_bytes(&self) -> Result<Vec<u8>, String> {
+        let mut bytes = Vec::new();
         self.open_original()?
             .reader()
-            .and_then(|mut r| r.read_to_string(&mut text))
+            .and_then(|mut r| r.read_to_end(&mut bytes))
             .map_err(|e| e.to_string())?;
-        Ok(text)
+        Ok(bytes)
     }
 
     /// The text with the fixes made so far, if some were.

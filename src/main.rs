@@ -104,14 +104,21 @@ fn fix_files(
             }
         }
     }
-    if let Some(Ok(text)) = stdin.map(|i| sources[i].text()) {
-        io::stdout().write_all(text.as_bytes())?;
+    if let Some(input) = stdin {
+        // Input that is not text (not UTF-8) has no fixes: it goes out as it came.
+        match sources[input].text() {
+            Ok(text) => io::stdout().write_all(text.as_bytes())?,
+            Err(_) => {
+                io::stdout().write_all(&sources[input].original_bytes().unwrap_or_default())?
+            }
+        }
     }
     if !unwritten.is_empty() {
         for &input in &unwritten {
             sources[input].set_fixed(None);
         }
         outcome = check::run(sources, settings);
+        made.mark(&mut outcome);
     }
     outcome.summary.fixed = Some(fixed);
     Ok((outcome, !unwritten.is_empty()))
@@ -126,6 +133,14 @@ fn diff(
     input_errors: Vec<String>,
 ) -> Result<u8> {
     let (outcome, made) = fix::fix(sources, settings, unsafe_fixes);
+    for finding in &outcome.findings {
+        if let (Some(note), Some(location)) = (finding.fix_not_made(), &finding.location) {
+            eprintln!(
+                "hpa-lint: {}:{}:{}: {}: {note}",
+                location.file, location.line, location.column, finding.diagnostic.rule.name
+            );
+        }
+    }
     let mut out = io::BufWriter::new(io::stdout().lock());
     let (mut files, mut fixes) = (0, 0);
     for (input, original, count) in fix::changes(sources, &made) {
