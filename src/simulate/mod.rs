@@ -7,9 +7,9 @@
 //! output format, the plot), so that nothing grows with the number of syncs
 //! but what a sink keeps.
 
-mod output;
-mod plot;
-mod trace;
+pub mod output;
+pub mod plot;
+pub mod trace;
 
 use std::collections::BTreeMap;
 use std::io;
@@ -26,6 +26,7 @@ use hpa_lint_rules::model::quantity::Quantity;
 use hpa_lint_rules::model::workload::PodTemplate;
 
 use crate::hpas::{self, ControllerArgs, Found, InputArgs};
+use crate::loads;
 use trace::{Columns, Trace};
 
 /// The most syncs one simulation runs.
@@ -43,8 +44,33 @@ pub struct SimulateArgs {
     pub controller: ControllerArgs,
     /// The load: a CSV file (`time,replicas` or `time,<metric>,…`), or
     /// `METRIC=FILE.json` with a Prometheus `query_range` response, once per metric.
-    #[arg(long, required = true, value_name = "[METRIC=]FILE")]
+    #[arg(
+        long,
+        value_name = "[METRIC=]FILE",
+        required_unless_present = "load",
+        conflicts_with = "load"
+    )]
     pub trace: Vec<String>,
+    /// Or a standard load scaled to the HPA: `step`, `spike`, `ramp` or
+    /// `daily`, with parameters as `step:at=5m,hold=20m` (see the README).
+    #[arg(long, value_name = "KIND[:KEY=VALUE,…]")]
+    pub load: Option<crate::loads::Load>,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Simulate until this time [default: the trace's last time].
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub until: Option<Millis>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SimulateFormat::Text)]
+    pub format: SimulateFormat,
+    /// Also draw demand, per-pod metric and replicas over time as SVG.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+}
+
+/// The pod model's options, and the pods' requests.
+#[derive(Debug, Args)]
+pub struct ModelArgs {
     /// Pod requests when the target is not in the input, e.g. `cpu=250m,memory=256Mi`.
     #[arg(long, value_name = "RESOURCE=QUANTITY,…", value_delimiter = ',')]
     pub requests: Vec<String>,
@@ -57,15 +83,23 @@ pub struct SimulateArgs {
     /// The metric samples' window (metrics-server's resolution).
     #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration)]
     pub metric_window: Millis,
-    /// Simulate until this time [default: the trace's last time].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub until: Option<Millis>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = SimulateFormat::Text)]
-    pub format: SimulateFormat,
-    /// Also draw demand, per-pod metric and replicas over time as SVG.
-    #[arg(long, value_name = "FILE.svg")]
-    pub plot: Option<PathBuf>,
+}
+
+impl ModelArgs {
+    /// The model for an HPA whose `minReplicas` is `min`.
+    pub fn model(&self, min: i32) -> Result<Model> {
+        let model = Model {
+            replicas: self.replicas.unwrap_or(min),
+            pod_startup: self.pod_startup,
+            metric_window: self.metric_window,
+        };
+        if !(0..=MAX_PODS).contains(&model.replicas) {
+            bail!(
+                "--replicas must be from 0 to {MAX_PODS} (the simulation follows each pod, and no cluster holds more)"
+            );
+        }
+        Ok(model)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -119,28 +153,27 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
     let flags = args.controller.flags()?;
     let (found, settings) = hpas::read_one(&args.input)?;
     let autoscaler = Autoscaler::new(&found.hpa, flags, &settings.cluster);
-    let trace = read_trace(&args.trace, &trace_names(&autoscaler))?;
-    let requests = requests(&found, &autoscaler, &args.requests, &trace.columns)?;
-    let model = Model {
-        replicas: args.replicas.unwrap_or(autoscaler.min_replicas),
-        pod_startup: args.pod_startup,
-        metric_window: args.metric_window,
+    let names = trace_names(&autoscaler);
+    let (trace, requests) = match &args.load {
+        Some(load) => {
+            let columns = Columns::Metrics(names.clone());
+            let requests = requests(&found, &autoscaler, &args.model.requests, &columns)?;
+            let scale = loads::Scale {
+                autoscaler: &autoscaler,
+                requests: &requests,
+            };
+            let resolved = load.resolve(&[scale], &names)?;
+            (resolved.trace(autoscaler.flags.sync_period), requests)
+        }
+        None => {
+            let trace = read_trace(&args.trace, &names)?;
+            let requests = requests(&found, &autoscaler, &args.model.requests, &trace.columns)?;
+            (trace, requests)
+        }
     };
-    if !(0..=MAX_PODS).contains(&model.replicas) {
-        bail!(
-            "--replicas must be from 0 to {MAX_PODS} (the simulation follows each pod, and no cluster holds more)"
-        );
-    }
+    let model = args.model.model(autoscaler.min_replicas)?;
     let end = args.until.unwrap_or_else(|| trace.end());
-    let period = autoscaler.flags.sync_period;
-    let syncs = end / period + 1;
-    if syncs > MAX_SYNCS {
-        bail!(
-            "the simulation would run {syncs} syncs (one every {} until {}), more than the limit of {MAX_SYNCS}; shorten --until or lengthen --sync-period",
-            format_duration(period),
-            format_duration(end)
-        );
-    }
+    let syncs = syncs(end, autoscaler.flags.sync_period)?;
     let setup = Setup {
         found: &found,
         metrics: keys(&autoscaler, &trace.columns),
@@ -169,10 +202,24 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
     Ok(0)
 }
 
+/// The number of syncs from 0 to `end`, one every `period`: an error past
+/// [`MAX_SYNCS`].
+pub fn syncs(end: Millis, period: Millis) -> Result<i64> {
+    let syncs = end / period + 1;
+    if syncs > MAX_SYNCS {
+        bail!(
+            "the simulation would run {syncs} syncs (one every {} until {}), more than the limit of {MAX_SYNCS}; shorten --until or lengthen --sync-period",
+            format_duration(period),
+            format_duration(end)
+        );
+    }
+    Ok(syncs)
+}
+
 /// Runs the syncs of `setup` over the trace, giving each to every sink, then
 /// finishes them (not after an error: a sink's output then stops where the
 /// run did, and no plot is written).
-fn drive(
+pub fn drive(
     setup: &Setup<'_>,
     mut simulation: Simulation<'_>,
     trace: &Trace,
@@ -222,7 +269,7 @@ fn drive(
 
 /// The trace names of the HPA's metrics, once each: the resource, or
 /// `metric.name` (two metrics of one name read the same trace column).
-fn trace_names(autoscaler: &Autoscaler) -> Vec<String> {
+pub fn trace_names(autoscaler: &Autoscaler) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for metric in &autoscaler.metrics {
         let name = metric.name();
@@ -236,7 +283,7 @@ fn trace_names(autoscaler: &Autoscaler) -> Vec<String> {
 /// Each metric's key in the outputs, with its trace column: its name, or,
 /// when another metric of the HPA has the same name, `name[i]` with `i` its
 /// index in `spec.metrics`. Unique, and the same for every run of the HPA.
-fn keys(autoscaler: &Autoscaler, columns: &Columns) -> Vec<Option<(String, usize)>> {
+pub fn keys(autoscaler: &Autoscaler, columns: &Columns) -> Vec<Option<(String, usize)>> {
     let Columns::Metrics(names) = columns else {
         return vec![None; autoscaler.metrics.len()];
     };
@@ -258,7 +305,7 @@ fn keys(autoscaler: &Autoscaler, columns: &Columns) -> Vec<Option<(String, usize
         .collect()
 }
 
-fn read_trace(specs: &[String], metrics: &[String]) -> Result<Trace> {
+pub fn read_trace(specs: &[String], metrics: &[String]) -> Result<Trace> {
     if let [single] = specs
         && !single.contains('=')
     {
@@ -285,7 +332,7 @@ fn read_trace(specs: &[String], metrics: &[String]) -> Result<Trace> {
 /// Each metric's per-pod request, for utilization targets: from `--requests`,
 /// else from the target's pod template (after the API server's defaulting:
 /// a container with only a limit requests its limit).
-fn requests(
+pub fn requests(
     found: &Found,
     autoscaler: &Autoscaler,
     given: &[String],
