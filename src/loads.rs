@@ -32,6 +32,8 @@ const MARGIN: Millis = 5 * MINUTE;
 const MIN_SCALED: Millis = 10 * MINUTE;
 /// The most days `daily` runs (a day is 5,760 syncs at 15 s).
 const MAX_DAYS: i64 = 60;
+/// The finest step of a load's values.
+const RESOLUTION: Millis = 15_000;
 /// The most spikes.
 const MAX_SPIKES: i64 = 1000;
 
@@ -409,8 +411,10 @@ impl Resolved {
         low + fraction * (high - low)
     }
 
-    /// The trace: a row at every sync period where a value changes.
+    /// The trace: a row where a value changes, looked at every sync period,
+    /// or every 15 s (metrics-server's resolution) when syncs are more often.
     pub fn trace(&self, period: Millis) -> Trace {
+        let period = period.max(RESOLUTION);
         let mut rows: Vec<(Millis, Vec<i64>)> = Vec::new();
         let mut t = 0;
         while t <= self.end {

@@ -148,9 +148,12 @@ impl Demand {
         let scales: Vec<_> = sides.iter().map(|s| s.scale()).collect();
         let resolved = load.resolve(&scales, &Self::names(sides))?;
         let period = sides[0].autoscaler.flags.sync_period;
+        let end = until.unwrap_or(resolved.end);
+        // Refused before its rows are made.
+        simulate::syncs(end, period)?;
         Ok(Self {
             trace: resolved.trace(period),
-            end: until.unwrap_or(resolved.end),
+            end,
             about: About::Load(resolved),
         })
     }

@@ -131,11 +131,13 @@ pub struct Diff {
 }
 
 impl Diff {
-    /// Whether a side was refused or a comparison could not run: exit code 2.
+    /// Whether the head side has an HPA the API server would reject, or a
+    /// comparison could not run: exit code 2. (Removing a rejected HPA is
+    /// no trouble.)
     pub fn troubled(&self) -> bool {
         self.changes
             .iter()
-            .any(|c| c.comparisons.is_err() || c.sides.iter().flatten().any(|s| s.view.is_err()))
+            .any(|c| c.comparisons.is_err() || c.sides[1].as_ref().is_some_and(|s| s.view.is_err()))
     }
 }
 
@@ -226,7 +228,11 @@ fn field_changes(
         }
         _ if before == after => {}
         _ => {
-            let text = |v: Option<&Value>| v.map_or_else(|| "unset".to_owned(), Value::to_string);
+            let text = |v: Option<&Value>| match v {
+                None => "unset".to_owned(),
+                Some(Value::String(text)) => text.clone(),
+                Some(other) => other.to_string(),
+            };
             out.push((path.to_owned(), text(before), text(after)));
         }
     }

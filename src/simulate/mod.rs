@@ -163,6 +163,11 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
                 requests: &requests,
             };
             let resolved = load.resolve(&[scale], &names)?;
+            // Refused before its rows are made.
+            syncs(
+                args.until.unwrap_or(resolved.end),
+                autoscaler.flags.sync_period,
+            )?;
             (resolved.trace(autoscaler.flags.sync_period), requests)
         }
         None => {
