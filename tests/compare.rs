@@ -420,3 +420,45 @@ fn trace_feeds_both_specs() {
             "comparing specs needs the metrics' demand",
         ));
 }
+
+/// The README's `compare` example is what the binary writes now
+/// (`UPDATE_README=1 cargo test --test compare` rewrites it).
+#[test]
+fn readme_example_is_current() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "fast.yaml", &pods_hpa(4, "{}"));
+    write(
+        dir.path(),
+        "slow.yaml",
+        &pods_hpa(4, "{policies: [{type: Pods, value: 1, periodSeconds: 60}]}"),
+    );
+    let output = hpa_lint("compare")
+        .current_dir(dir.path())
+        .args([
+            "fast.yaml",
+            "slow.yaml",
+            "--load",
+            "step:at=5m,hold=10m,settle=10m",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    let readme_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = std::fs::read_to_string(&readme_path).unwrap();
+    let (start, end) = (
+        "<!-- compare-example:start -->\n```text\n",
+        "```\n<!-- compare-example:end -->",
+    );
+    let before = &readme[..readme.find(start).expect("README has the example") + start.len()];
+    let after = &readme[readme.find(end).expect("the example ends")..];
+    if std::env::var_os("UPDATE_README").is_some() {
+        std::fs::write(&readme_path, format!("{before}{text}{after}")).unwrap();
+        return;
+    }
+    assert_eq!(
+        &readme[before.len()..readme.len() - after.len()],
+        text,
+        "README's compare example is stale: run `UPDATE_README=1 cargo test --test compare`"
+    );
+}

@@ -8,7 +8,7 @@ mod tree;
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
@@ -150,17 +150,14 @@ fn same_spec(a: &Hpa, b: &Hpa) -> bool {
         && a.behavior == b.behavior
 }
 
-/// The HPAs of a tree by `namespace/name`.
+/// The HPAs of a tree's manifests by `namespace/name`.
 fn specs(
     tree: &Tree,
+    sources: &[crate::input::SourceFile],
     args: &DiffArgs,
     settings: &Settings,
-    ignore: (&[String], &Path),
 ) -> Result<BTreeMap<(String, String), Spec>> {
-    let sources = tree
-        .read(&args.paths, ignore.0, ignore.1)
-        .map_err(|e| e.context(format!("reading {}", tree.label())))?;
-    let selection = hpas::select(&sources, settings, args.pick.hpa.as_deref())
+    let selection = hpas::select(sources, settings, args.pick.hpa.as_deref())
         .map_err(|e| e.context(format!("reading {}", tree.label())))?;
     let key = |o: &hpa_lint_rules::Object| (o.key.namespace.clone(), o.key.name.clone());
     let mut specs = BTreeMap::new();
@@ -337,8 +334,10 @@ pub fn run(args: &DiffArgs) -> Result<u8> {
     } else {
         args.load.clone()
     };
-    let mut before = specs(&trees[0], args, &settings, ignore)?;
-    let mut after = specs(&trees[1], args, &settings, ignore)?;
+    let [base, head] = tree::read_both(&trees, &args.paths, ignore)?;
+    let mut before = specs(&trees[0], &base, args, &settings)?;
+    let mut after = specs(&trees[1], &head, args, &settings)?;
+    drop((base, head));
     let counts = [before.len(), after.len()];
     let mut keys: Vec<(String, String)> = before.keys().chain(after.keys()).cloned().collect();
     keys.sort();

@@ -2,6 +2,7 @@
 //! (`ls-tree` and one `cat-file --batch`, which touch neither the work tree
 //! nor the index), or a directory read as the linter reads one.
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -63,12 +64,12 @@ impl Tree {
     }
 
     /// The manifests of the tree under `paths` (all of it without), named
-    /// by their path in the tree.
-    pub fn read(
+    /// by their path in the tree; a revision's file contents come from `blobs`.
+    fn read(
         &self,
         paths: &[PathBuf],
-        ignore_paths: &[String],
-        config_dir: &Path,
+        ignore: (&[String], &Path),
+        blobs: &mut Blobs,
     ) -> Result<Vec<SourceFile>> {
         match self {
             Tree::Directory(dir) => {
@@ -77,8 +78,8 @@ impl Tree {
                 } else {
                     paths.iter().map(|p| dir.join(p)).collect()
                 };
-                let (mut sources, errors) = input::collect(&roots, &[], ignore_paths, config_dir)
-                    .map_err(anyhow::Error::msg)?;
+                let (mut sources, errors) =
+                    input::collect(&roots, &[], ignore.0, ignore.1).map_err(anyhow::Error::msg)?;
                 if let Some(error) = errors.first() {
                     bail!("{error}");
                 }
@@ -94,15 +95,50 @@ impl Tree {
                 Ok(sources)
             }
             Tree::Revision { commit, .. } => {
-                let files = list(commit, paths, ignore_paths, config_dir)?;
-                let contents = cat(&files)?;
+                let files = list(commit, paths, ignore.0, ignore.1)?;
+                blobs.fetch(files.iter().map(|(_, object)| object))?;
                 Ok(files
-                    .into_iter()
-                    .zip(contents)
-                    .map(|((name, _), bytes)| SourceFile::in_memory(&name, bytes))
+                    .iter()
+                    .map(|(name, object)| SourceFile::in_memory(name, blobs.get(object)))
                     .collect())
             }
         }
+    }
+}
+
+/// The manifests of both trees; a file that is the same in both revisions
+/// is read from git once.
+pub fn read_both(
+    trees: &[Tree; 2],
+    paths: &[PathBuf],
+    ignore: (&[String], &Path),
+) -> Result<[Vec<SourceFile>; 2]> {
+    let mut blobs = Blobs::default();
+    let mut read = |tree: &Tree| {
+        tree.read(paths, ignore, &mut blobs)
+            .map_err(|e| e.context(format!("reading {}", tree.label())))
+    };
+    Ok([read(&trees[0])?, read(&trees[1])?])
+}
+
+/// File contents by git object id, fetched as they are first needed.
+#[derive(Default)]
+struct Blobs(HashMap<String, Vec<u8>>);
+
+impl Blobs {
+    /// Reads the objects not read yet, with one `git cat-file --batch`.
+    fn fetch<'o>(&mut self, objects: impl Iterator<Item = &'o String>) -> Result<()> {
+        let mut missing: Vec<&String> = objects.filter(|o| !self.0.contains_key(*o)).collect();
+        missing.sort();
+        missing.dedup();
+        for (object, bytes) in missing.iter().zip(cat(&missing)?) {
+            self.0.insert((*object).clone(), bytes);
+        }
+        Ok(())
+    }
+
+    fn get(&self, object: &str) -> Vec<u8> {
+        self.0.get(object).cloned().unwrap_or_default()
     }
 }
 
@@ -164,8 +200,8 @@ fn list(
     Ok(files)
 }
 
-/// The contents of `files`' objects, in order, from one `git cat-file --batch`.
-fn cat(files: &[(String, String)]) -> Result<Vec<Vec<u8>>> {
+/// The contents of `objects`, in order, from one `git cat-file --batch`.
+fn cat(objects: &[&String]) -> Result<Vec<Vec<u8>>> {
     let mut child = git()
         .args(["cat-file", "--batch"])
         .stdin(Stdio::piped())
@@ -174,17 +210,17 @@ fn cat(files: &[(String, String)]) -> Result<Vec<Vec<u8>>> {
         .spawn()
         .context("running git cat-file")?;
     let mut stdin = child.stdin.take().context("git cat-file's input")?;
-    let objects: Vec<String> = files.iter().map(|(_, o)| o.clone()).collect();
+    let asked: Vec<String> = objects.iter().map(|o| (*o).clone()).collect();
     // Asked for from another thread, so that neither pipe fills up.
     let asking = std::thread::spawn(move || -> std::io::Result<()> {
-        for object in objects {
+        for object in asked {
             writeln!(stdin, "{object}")?;
         }
         Ok(())
     });
     let mut reader = BufReader::new(child.stdout.take().context("git cat-file's output")?);
-    let mut contents = Vec::with_capacity(files.len());
-    for (path, object) in files {
+    let mut contents = Vec::with_capacity(objects.len());
+    for object in objects {
         let mut header = String::new();
         reader.read_line(&mut header)?;
         let size = header
@@ -194,7 +230,7 @@ fn cat(files: &[(String, String)]) -> Result<Vec<Vec<u8>>> {
             .and_then(|size| size.parse::<usize>().ok())
             .with_context(|| {
                 format!(
-                    "git cat-file: {path}: unexpected answer `{}`",
+                    "git cat-file {object}: unexpected answer `{}`",
                     header.trim_end()
                 )
             })?;
