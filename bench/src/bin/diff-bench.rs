@@ -34,7 +34,7 @@ struct Args {
     measure: Option<Vec<String>>,
 }
 
-const MARK: &str = "diff-bench peak RSS KiB:";
+const MARK: &str = "diff-bench peak RSS KiB, CPU ms:";
 
 fn measure(command: &[String]) -> ExitCode {
     let status = Command::new(&command[0])
@@ -42,9 +42,22 @@ fn measure(command: &[String]) -> ExitCode {
         .stdout(Stdio::null())
         .status();
     let code = status.ok().and_then(|s| s.code()).unwrap_or(2);
-    let peak = getrusage(UsageWho::RUSAGE_CHILDREN).map_or(0, |u| u.max_rss());
-    eprintln!("{MARK} {peak}");
+    let (peak, cpu) = getrusage(UsageWho::RUSAGE_CHILDREN).map_or((0, 0), |u| {
+        let ms = |t: nix::sys::time::TimeVal| t.tv_sec() * 1000 + t.tv_usec() / 1000;
+        (u.max_rss(), ms(u.user_time()) + ms(u.system_time()))
+    });
+    eprintln!("{MARK} {peak} {cpu}");
     ExitCode::from(u8::try_from(code).unwrap_or(2))
+}
+
+/// The CPU time of the children waited for so far.
+fn children_cpu() -> Duration {
+    getrusage(UsageWho::RUSAGE_CHILDREN).map_or(Duration::ZERO, |u| {
+        let d = |t: nix::sys::time::TimeVal| {
+            Duration::from_secs(t.tv_sec() as u64) + Duration::from_micros(t.tv_usec() as u64)
+        };
+        d(u.user_time()) + d(u.system_time())
+    })
 }
 
 /// SplitMix64, so a run makes the same repository everywhere.
@@ -269,6 +282,8 @@ fn repository(args: &Args) -> PathBuf {
     change(&partial, args.hpas, args.changed);
     git(&partial, &["add", "-A"]);
     git(&partial, &["commit", "-q", "-m", "pull request"]);
+    // Packed, as a clone is.
+    git(&partial, &["gc", "-q"]);
     std::fs::rename(&partial, &root).unwrap();
     root
 }
@@ -323,8 +338,9 @@ fn read_with_git(root: &Path) -> usize {
     bytes
 }
 
-/// Runs `command` through a `--measure` wrapper: `(wall time, peak RSS KiB)`.
-fn run(root: &Path, command: &[String]) -> (Duration, u64) {
+/// Runs `command` through a `--measure` wrapper: `(wall time, peak RSS
+/// KiB, CPU time)`.
+fn run(root: &Path, command: &[String]) -> (Duration, u64, Duration) {
     let start = Instant::now();
     let output = Command::new(std::env::current_exe().unwrap())
         .current_dir(root)
@@ -334,13 +350,21 @@ fn run(root: &Path, command: &[String]) -> (Duration, u64) {
         .unwrap();
     let elapsed = start.elapsed();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    let peak = stderr
+    let figures: Vec<u64> = stderr
         .lines()
         .find_map(|l| l.strip_prefix(MARK))
-        .and_then(|p| p.trim().parse().ok())
-        .unwrap_or(0);
+        .map(|p| {
+            p.split_whitespace()
+                .filter_map(|n| n.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
     assert!(output.status.success(), "{command:?}: {stderr}");
-    (elapsed, peak)
+    let (peak, cpu) = (
+        figures.first().copied().unwrap_or(0),
+        figures.get(1).copied().unwrap_or(0),
+    );
+    (elapsed, peak, Duration::from_millis(cpu))
 }
 
 fn median(times: &mut [Duration]) -> Duration {
@@ -402,6 +426,7 @@ fn main() -> ExitCode {
         ),
     ];
     let mut times: Vec<Vec<Duration>> = vec![Vec::new(); lines.len()];
+    let mut cpus: Vec<Vec<Duration>> = vec![Vec::new(); lines.len()];
     let mut peaks = vec![0_u64; lines.len()];
     let mut bytes = 0;
     // Interleaved, so that a slow moment of the machine spreads over all.
@@ -409,25 +434,27 @@ fn main() -> ExitCode {
         for (i, (_, command)) in lines.iter().enumerate() {
             match command {
                 None => {
-                    let start = Instant::now();
+                    let (start, cpu) = (Instant::now(), children_cpu());
                     bytes = read_with_git(&root);
                     times[i].push(start.elapsed());
+                    cpus[i].push(children_cpu() - cpu);
                 }
                 Some(command) => {
                     // `hpa-lint` lints exit 1 on findings; the others must succeed.
-                    let (time, peak) = if i == 1 {
-                        let start = Instant::now();
+                    let (time, peak, cpu) = if i == 1 {
+                        let (start, cpu) = (Instant::now(), children_cpu());
                         Command::new(&command[0])
                             .current_dir(&root)
                             .args(&command[1..])
                             .stdout(Stdio::null())
                             .status()
                             .unwrap();
-                        (start.elapsed(), 0)
+                        (start.elapsed(), 0, children_cpu() - cpu)
                     } else {
                         run(&root, command)
                     };
                     times[i].push(time);
+                    cpus[i].push(cpu);
                     peaks[i] = peaks[i].max(peak);
                 }
             }
@@ -443,8 +470,11 @@ fn main() -> ExitCode {
         args.runs,
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     );
-    println!("| measurement | median | fastest | × floor | peak RSS |");
-    println!("|---|---|---|---|---|");
+    let cpu_floor = median(&mut cpus[0].clone());
+    println!(
+        "| measurement | median | fastest | × floor | CPU (median) | CPU × floor | peak RSS |"
+    );
+    println!("|---|---|---|---|---|---|---|");
     for (i, (name, _)) in lines.iter().enumerate() {
         let fastest = *times[i].iter().min().unwrap();
         let middle = median(&mut times[i]);
@@ -453,11 +483,14 @@ fn main() -> ExitCode {
         } else {
             "-".to_owned()
         };
+        let cpu = median(&mut cpus[i]);
         println!(
-            "| {name} | {:.0} ms | {:.0} ms | {:.1} | {rss} |",
+            "| {name} | {:.0} ms | {:.0} ms | {:.1} | {:.0} ms | {:.1} | {rss} |",
             middle.as_secs_f64() * 1000.0,
             fastest.as_secs_f64() * 1000.0,
             middle.as_secs_f64() / floor.as_secs_f64(),
+            cpu.as_secs_f64() * 1000.0,
+            cpu.as_secs_f64() / cpu_floor.as_secs_f64(),
         );
     }
     ExitCode::SUCCESS
