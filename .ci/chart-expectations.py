@@ -47,12 +47,28 @@ for hook in hooks:
     assert "kube-system" in excluded and "hpa-lint" in excluded
 
 # Read-only RBAC for the caches, VPAs and KEDA ScaledObjects included (a cargo
-# test checks the whole list against the kinds the webhook can watch).
-if "ClusterRole" in by_kind:
-    role_rules = one("ClusterRole")["rules"]
+# test checks the whole list against the kinds the webhook can watch); the
+# reporting mode's writes in a role of their own (checked against the requests
+# it makes by webhook/tests/reporting.rs), its Lease in a Role of the release's
+# namespace.
+roles = {role["metadata"]["name"]: role["rules"] for role in by_kind.get("ClusterRole", [])}
+if roles:
+    role_rules = roles["hpa-lint"]
     assert all(rule["verbs"] == ["get", "list", "watch"] for rule in role_rules), role_rules
     granted = {(g, r) for rule in role_rules for g in rule["apiGroups"] for r in rule["resources"]}
     assert {("autoscaling.k8s.io", "verticalpodautoscalers"), ("keda.sh", "scaledobjects")} <= granted
+reporting = "--reporting=false" not in container["args"]
+assert ("hpa-lint-reporting" in roles) == reporting and ("Role" in by_kind) == reporting, roles
+if reporting:
+    writes = {(g, r, v) for rule in roles["hpa-lint-reporting"] for g in rule["apiGroups"] for r in rule["resources"] for v in rule["verbs"]}
+    assert ("openreports.io", "reports", "patch") in writes and ("events.k8s.io", "events", "create") in writes, writes
+    assert not any(v in ("get", "update", "deletecollection", "*") for _, _, v in writes), writes
+    lease = one("Role")
+    assert lease["metadata"]["namespace"] == "hpa-lint"
+    assert lease["rules"][1]["resourceNames"] == ["hpa-lint"], lease
+    assert "--lease-name=hpa-lint" in container["args"]
+    env = {e["name"]: e["valueFrom"]["fieldRef"]["fieldPath"] for e in container["env"]}
+    assert env == {"POD_NAME": "metadata.name", "POD_NAMESPACE": "metadata.namespace"}, env
 
 cert_manager = combination.startswith("cert-manager")
 if cert_manager:
@@ -76,7 +92,12 @@ expectations = {
     "autoscaling": lambda: "replicas" not in deployment["spec"] and one("HorizontalPodAutoscaler"),
     "fail-closed": lambda: all(h["failurePolicy"] == "Fail" for h in hooks)
     and one("MutatingWebhookConfiguration")["webhooks"][0]["failurePolicy"] == "Ignore",
-    "offline": lambda: "--offline" in container["args"] and "ClusterRole" not in by_kind,
+    "offline": lambda: "--offline" in container["args"] and "ClusterRole" not in by_kind and "--reporting=false" in container["args"],
+    "reporting-off": lambda: "--reporting=false" in container["args"] and len(by_kind["ClusterRole"]) == 1,
+    "reports": lambda: {c["spec"]["group"] for c in by_kind["CustomResourceDefinition"]} == {"openreports.io", "wgpolicyk8s.io"}
+    and all(c["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep" for c in by_kind["CustomResourceDefinition"])
+    and "--report-api=openreports" in container["args"] and "--metrics-per-hpa=false" in container["args"]
+    and [r["alert"] for r in one("PrometheusRule")["spec"]["groups"][0]["rules"]] == ["HPAScalingInactive", "HPAPinnedAtMaxReplicas", "HPAMetricUnknown"],
     "monitoring": lambda: one("ServiceMonitor")["spec"]["endpoints"][0]["port"] == "metrics",
     "minimal": lambda: len(hooks) == 1 and "MutatingWebhookConfiguration" not in by_kind,
 }

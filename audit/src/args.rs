@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 use hpa_lint::options::LintArgs;
-use hpa_lint_rules::controller::Millis;
+use hpa_lint_rules::controller::{Millis, parse_duration};
 use hpa_lint_rules::model::status::parse_time;
 
 /// Audits the HorizontalPodAutoscalers running in a cluster with the
@@ -51,10 +51,22 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 500)]
     pub chunk_size: u32,
 
+    /// How long one request to the API server may take, from sending it to
+    /// the last byte of the answer, as kubectl's `--request-timeout` (`0`:
+    /// no limit). The API server itself gives up on a request after 60 s.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    pub request_timeout: Millis,
+
     /// Judge how long conditions have held as of this time (RFC 3339, e.g.
     /// `2026-03-04T08:00:00Z`) instead of the clock: for reproducible reports.
     #[arg(long, value_name = "TIME", value_parser = parse_now)]
     pub now: Option<Millis>,
+
+    /// Read the findings from the policy reports the webhook's reporting
+    /// mode writes instead of from the objects: needs `list` on the reports
+    /// only (no rule runs here).
+    #[arg(long, conflicts_with = "selector")]
+    pub from_reports: bool,
 
     /// No progress on standard error (it is shown only on a terminal).
     #[arg(short = 'q', long)]

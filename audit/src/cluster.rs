@@ -1,21 +1,36 @@
-//! Talking to the API server: the kubeconfig, `/version`, discovery, and
-//! paginated lists whose items are cut to what the rules read while they are
-//! parsed. Read-only: `get` and `list`, nothing else.
+//! Talking to the API server: `/version`, discovery, and paginated lists
+//! whose items are cut to what the rules read while they are parsed.
+//! Read-only: `get` and `list`, nothing else. Every request is bounded in
+//! time (`--request-timeout`) and size ([`MAX_ANSWER_BYTES`]), every list in
+//! pages; an answer that is not what was asked for is an error that says what
+//! the server answered.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
+use std::hash::{BuildHasher as _, RandomState};
 use std::sync::Arc;
+use std::time::Duration;
 
-use anyhow::{Context as _, Result};
+use anyhow::{Result, anyhow, bail};
 use hpa_lint_rules::cluster::KubeVersion;
+use hpa_lint_rules::controller::flags::format_duration;
 use hpa_lint_rules::source::Keep;
-use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::{Client, Config};
+use http::{HeaderMap, StatusCode};
+use http_body_util::BodyExt as _;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{APIGroupList, APIResourceList};
+use k8s_openapi::apimachinery::pkg::version::Info;
+use kube::Client;
+use kube::client::Body;
 use serde::Deserialize;
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    DeserializeOwned, DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess,
+    Visitor,
+};
 use serde_json::{Map, Value};
 
 use crate::args::Args;
+use crate::kubeconfig::{self, Chosen};
 use crate::progress::Progress;
 
 /// A resource the audit lists.
@@ -80,14 +95,18 @@ impl fmt::Display for Resource {
     }
 }
 
-/// Why a list did not give the objects.
+/// Why a request did not give what was asked.
 #[derive(Clone, Debug)]
 pub enum Failure {
-    /// 404: the resource is not served (an absent CRD): there are none.
+    /// 404 with a `Status`: the resource is not served (an absent CRD).
     Absent,
     /// 403, with the server's message.
     Forbidden(String),
-    /// Anything else.
+    /// 410 with a `Status`: a `continue` token expired.
+    Gone,
+    /// No complete answer: the connection failed or the request timed out.
+    Unanswered(String),
+    /// Anything else, saying what the server answered.
     Failed(String),
 }
 
@@ -95,32 +114,96 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Failure::Absent => f.write_str("not served"),
-            Failure::Forbidden(message) | Failure::Failed(message) => f.write_str(message),
+            Failure::Gone => f.write_str("the continue token expired"),
+            Failure::Forbidden(message)
+            | Failure::Unanswered(message)
+            | Failure::Failed(message) => f.write_str(message),
         }
     }
 }
 
-fn failure(error: kube::Error) -> Failure {
-    match error {
-        kube::Error::Api(status) if status.code == 404 => Failure::Absent,
-        kube::Error::Api(status) if status.code == 403 => Failure::Forbidden(status.message),
-        kube::Error::Api(status) => {
-            Failure::Failed(format!("{} ({})", status.message, status.code))
+/// A transport error: what failed is said only in its causes.
+fn unanswered(error: &kube::Error) -> Failure {
+    let mut message = error.to_string();
+    let mut cause = std::error::Error::source(error);
+    while let Some(error) = cause {
+        let text = error.to_string();
+        if !message.contains(&text) {
+            message = format!("{message}: {text}");
         }
-        // Transport errors say what failed only in their causes.
-        other => {
-            let mut message = other.to_string();
-            let mut cause = std::error::Error::source(&other);
-            while let Some(error) = cause {
-                let text = error.to_string();
-                if !message.contains(&text) {
-                    message = format!("{message}: {text}");
-                }
-                cause = error.source();
-            }
-            Failure::Failed(message)
-        }
+        cause = error.source();
     }
+    Failure::Unanswered(message)
+}
+
+/// The most a single answer may hold. A page of 500 objects is 5 MB as a
+/// cluster serves Deployments (11 KB each, managed fields and all): this
+/// allows 128 KB an object, and bounds what a hostile answer costs (every
+/// byte of it kept as a string, say a name, is copied a few times over).
+pub const MAX_ANSWER_BYTES: usize = 64 << 20;
+/// The most pages a list may take (5 million objects at 500 a page).
+pub const MAX_PAGES: usize = 10_000;
+/// The most objects of one list the audit holds (HPAs, the targets they
+/// name, the budgets of their namespaces; about 1 KB each): three times the
+/// 150,000 pods of the largest cluster Kubernetes is tested at, and an HPA
+/// scales at least one pod.
+pub const MAX_KEPT: usize = 500_000;
+
+/// How often a request the server asks to retry later is tried again
+/// (client-go's `maxRetries`).
+const MAX_RETRIES: u32 = 10;
+
+/// How long to wait before trying again, when the server says (client-go's
+/// `checkWait`: a 429 or 5xx answer with `Retry-After` in seconds).
+fn retry_after(code: StatusCode, headers: &HeaderMap) -> Option<Duration> {
+    if code != StatusCode::TOO_MANY_REQUESTS && !code.is_server_error() {
+        return None;
+    }
+    let seconds = headers.get(http::header::RETRY_AFTER)?.to_str().ok()?;
+    Some(Duration::from_secs(seconds.trim().parse().ok()?))
+}
+
+/// The beginning of an answer, on one line, for an error message.
+fn excerpt(text: &str) -> String {
+    const SHOWN: usize = 160;
+    let flat: String = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect();
+    match flat.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("`{}…`", &flat[..cut]),
+        None if flat.is_empty() => "nothing".to_owned(),
+        None => format!("`{flat}`"),
+    }
+}
+
+/// What a non-2xx answer says: its `Status` when it is one, else the status
+/// line, where it redirects to, and the beginning of the body.
+fn refusal(code: StatusCode, location: Option<&str>, body: &str) -> Failure {
+    let status = serde_json::from_str::<StatusAnswer>(body)
+        .ok()
+        .filter(|s| s.kind == "Status");
+    match (code.as_u16(), status) {
+        (404, Some(_)) => Failure::Absent,
+        (410, Some(_)) => Failure::Gone,
+        (403, Some(status)) => Failure::Forbidden(status.message),
+        (_, Some(status)) => Failure::Failed(format!("{} ({})", status.message, code.as_u16())),
+        (_, None) if code.is_redirection() => Failure::Failed(format!(
+            "the server answered {code}, redirecting to {}: an API server does not redirect (is the kubeconfig's server a login page or a proxy?)",
+            location.map_or("nowhere".to_owned(), excerpt)
+        )),
+        (_, None) => Failure::Failed(format!("the server answered {code} with {}", excerpt(body))),
+    }
+}
+/// A `Status`: how the API server says a request failed.
+#[derive(Deserialize)]
+struct StatusAnswer {
+    kind: String,
+    #[serde(default)]
+    message: String,
 }
 
 /// The cluster the kubeconfig points at.
@@ -130,73 +213,142 @@ pub struct Cluster {
     pub context: String,
     /// The context's namespace.
     pub namespace: String,
+    /// The API server's URL, without user information, for messages.
+    server: String,
     chunk_size: u32,
+    /// `--request-timeout`: `None` for no limit.
+    timeout: Option<Duration>,
     progress: Arc<Progress>,
 }
 
-/// Whether the user has a kubeconfig file, as kubectl looks for one.
-fn has_kubeconfig() -> bool {
-    std::env::var_os("KUBECONFIG").is_some_and(|v| !v.is_empty())
-        || std::env::var_os("HOME")
-            .is_some_and(|home| std::path::Path::new(&home).join(".kube/config").is_file())
-}
-
 impl Cluster {
-    /// Connects as kubectl would: `--kubeconfig`, else `$KUBECONFIG` or
-    /// `~/.kube/config`, else the pod's service account; `--context`,
-    /// `--cluster` and `--user` pick from the kubeconfig.
+    /// Connects as kubectl would ([`kubeconfig::choose`]).
     pub async fn connect(args: &Args, progress: Arc<Progress>) -> Result<Self> {
-        let options = KubeConfigOptions {
-            context: args.context.clone(),
-            cluster: args.cluster.clone(),
-            user: args.user.clone(),
-        };
-        let kubeconfig = match &args.kubeconfig {
-            Some(path) => Some(
-                Kubeconfig::read_from(path)
-                    .with_context(|| format!("reading kubeconfig {}", path.display()))?,
-            ),
-            None if has_kubeconfig() => Some(Kubeconfig::read().context("reading kubeconfig")?),
-            None => None,
-        };
-        let (config, context) = match kubeconfig {
-            Some(kubeconfig) => {
-                let context = options
-                    .context
-                    .clone()
-                    .or_else(|| kubeconfig.current_context.clone())
-                    .unwrap_or_default();
-                let config = Config::from_custom_kubeconfig(kubeconfig, &options)
-                    .await
-                    .context("loading the kubeconfig context")?;
-                (config, context)
-            }
-            None => (
-                Config::incluster()
-                    .context("no kubeconfig ($KUBECONFIG, ~/.kube/config) and not in a pod")?,
-                "in-cluster".to_owned(),
-            ),
-        };
+        let Chosen {
+            mut config,
+            context,
+        } = kubeconfig::choose(args).await?;
+        // kube would retry 429, 503 and 504 fifteen times over minutes, the
+        // error unsaid; requests are retried here as client-go retries them.
+        config.default_retry = false;
         let namespace = config.default_namespace.clone();
+        let server = kubeconfig::redacted(&config.cluster_url);
+        // Not kube's error chain: it repeats every message once per level.
+        let client = Client::try_from(config).map_err(|error| match error {
+            // It reads the user's client key only now.
+            kube::Error::InferKubeconfig(error) => {
+                anyhow!("configuring the client: {}", kubeconfig::describe(&error))
+            }
+            error => anyhow!("configuring the client: {error}"),
+        })?;
         Ok(Self {
-            client: Client::try_from(config).context("configuring the client")?,
+            client,
             context,
             namespace,
+            server,
             chunk_size: args.chunk_size,
+            timeout: (args.request_timeout > 0)
+                .then(|| Duration::from_millis(args.request_timeout.unsigned_abs())),
             progress,
         })
     }
 
+    /// GETs `uri`: the whole answer, status line to last byte, within the
+    /// request timeout (a server that trickles a byte at a time gets no
+    /// longer), and at most [`MAX_ANSWER_BYTES`] of it. As client-go, a 429
+    /// or 5xx answer with `Retry-After` is tried again after that many
+    /// seconds, [`MAX_RETRIES`] times at most, within the same timeout;
+    /// nothing else is.
+    async fn get(&self, uri: &str) -> Result<String, Failure> {
+        let exchange = async {
+            let mut retries = 0;
+            loop {
+                let (code, headers, bytes) = self.exchange(uri).await?;
+                match retry_after(code, &headers) {
+                    Some(wait) if retries < MAX_RETRIES => {
+                        retries += 1;
+                        tokio::time::sleep(wait).await;
+                    }
+                    _ => return Ok((code, headers, bytes)),
+                }
+            }
+        };
+        let (code, headers, bytes) = match self.timeout {
+            None => exchange.await?,
+            Some(limit) => tokio::time::timeout(limit, exchange).await.map_err(|_| {
+                Failure::Unanswered(format!(
+                    "no complete answer within {} (--request-timeout)",
+                    format_duration(i64::try_from(limit.as_millis()).unwrap_or(i64::MAX))
+                ))
+            })??,
+        };
+        let text = String::from_utf8(bytes).map_err(|_| {
+            Failure::Failed("the server answered with text that is not UTF-8".to_owned())
+        })?;
+        if code.is_success() {
+            Ok(text)
+        } else {
+            let location = headers
+                .get(http::header::LOCATION)
+                .map(|l| String::from_utf8_lossy(l.as_bytes()).into_owned());
+            Err(refusal(code, location.as_deref(), &text))
+        }
+    }
+
+    /// One GET of `uri`, its body read to the end or to [`MAX_ANSWER_BYTES`].
+    async fn exchange(&self, uri: &str) -> Result<(StatusCode, HeaderMap, Vec<u8>), Failure> {
+        let request = http::Request::get(uri)
+            .body(Body::from(Vec::new()))
+            .map_err(|e| Failure::Failed(e.to_string()))?;
+        let response = self
+            .client
+            .send(request)
+            .await
+            .map_err(|e| unanswered(&e))?;
+        let (parts, mut body) = response.into_parts();
+        let mut bytes = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| unanswered(&e))?;
+            if let Some(data) = frame.data_ref() {
+                if bytes.len() + data.len() > MAX_ANSWER_BYTES {
+                    return Err(Failure::Failed(format!(
+                        "the answer is larger than {} MiB: lower --chunk-size (now {})",
+                        MAX_ANSWER_BYTES >> 20,
+                        self.chunk_size
+                    )));
+                }
+                bytes.extend_from_slice(data);
+            }
+        }
+        Ok((parts.status, parts.headers, bytes))
+    }
+
+    /// GETs `uri` and reads the answer as a `T`.
+    async fn get_json<T: DeserializeOwned>(&self, uri: &str, what: &str) -> Result<T, Failure> {
+        let text = self.get(uri).await?;
+        serde_json::from_str(&text).map_err(|error| {
+            Failure::Failed(format!(
+                "the server answered something that is not {what} ({error}): {}",
+                excerpt(&text)
+            ))
+        })
+    }
+
     /// The Kubernetes release the API server reports, when it is one the
-    /// rules know.
-    pub async fn version(&self) -> Option<KubeVersion> {
-        let info = self.client.apiserver_version().await.ok()?;
-        info.git_version.parse().ok()
+    /// rules know. No answer at all ends the run: nothing else would come.
+    pub async fn version(&self) -> Result<Option<KubeVersion>> {
+        match self.get_json::<Info>("/version", "a version").await {
+            Ok(info) => Ok(info.git_version.parse().ok()),
+            Err(Failure::Unanswered(message)) => {
+                bail!("cannot read /version from {}: {message}", self.server)
+            }
+            Err(_) => Ok(None),
+        }
     }
 
     /// The preferred version of each served API group.
     pub async fn groups(&self) -> Result<Vec<(String, String)>, Failure> {
-        let list = self.client.list_api_groups().await.map_err(failure)?;
+        let list: APIGroupList = self.get_json("/apis", "an APIGroupList").await?;
         Ok(list
             .groups
             .into_iter()
@@ -217,11 +369,9 @@ impl Cluster {
         version: &str,
         kind: &str,
     ) -> Result<Option<(Resource, bool)>, Failure> {
-        let list = self
-            .client
-            .list_api_group_resources(&format!("{group}/{version}"))
-            .await
-            .map_err(failure)?;
+        let list: APIResourceList = self
+            .get_json(&format!("/apis/{group}/{version}"), "an APIResourceList")
+            .await?;
         let Some(found) = list
             .resources
             .iter()
@@ -246,8 +396,10 @@ impl Cluster {
     /// is parsed, as `take` turns it into what the audit holds (`None` drops
     /// it), page by page: a list never holds more than a page of parsed
     /// objects. Lists with `limit` and `continue`; a list whose `continue`
-    /// token expired (410) starts over, twice at most. Also returns how many
-    /// objects were listed in all.
+    /// token expired (410) starts over, twice at most. A list that would not
+    /// end (a `continue` token or an object given twice, more than
+    /// [`MAX_PAGES`] pages or [`MAX_KEPT`] objects held) fails. Also returns
+    /// how many objects were listed in all.
     pub async fn list<T>(
         &self,
         resource: &Resource,
@@ -256,44 +408,70 @@ impl Cluster {
         keep: &'static Keep,
         take: &(dyn Fn(Value) -> Option<T> + Sync),
     ) -> Result<(Vec<T>, usize), Failure> {
+        let list_kind = format!("{}List", resource.kind);
         let mut restarts = 0;
         'list: loop {
             let mut objects = Vec::new();
             let mut token: Option<String> = None;
+            let mut tokens = HashSet::new();
+            // Hashes of `namespace/name`, 8 bytes an object however many.
+            let mut identities = HashSet::new();
+            let hasher = RandomState::new();
             let mut read = 0;
-            loop {
+            for page_number in 1.. {
+                if page_number > MAX_PAGES {
+                    return Err(Failure::Failed(format!(
+                        "the list did not end after {MAX_PAGES} pages of at most {} objects",
+                        self.chunk_size
+                    )));
+                }
                 let mut query = Vec::new();
                 if self.chunk_size > 0 {
                     query.push(format!("limit={}", self.chunk_size));
                 }
-                if let Some(token) = &token {
-                    query.push(format!("continue={}", encode(token)));
-                }
-                if let Some(selector) = selector {
-                    query.push(format!("labelSelector={}", encode(selector)));
-                }
+                query.extend(
+                    token
+                        .iter()
+                        .map(|token| format!("continue={}", encode(token))),
+                );
+                query
+                    .extend(selector.map(|selector| format!("labelSelector={}", encode(selector))));
                 let mut uri = resource.path(namespace);
                 if !query.is_empty() {
                     uri = format!("{uri}?{}", query.join("&"));
                 }
-                let request = http::Request::get(uri)
-                    .body(Vec::new())
-                    .map_err(|e| Failure::Failed(e.to_string()))?;
-                let text = match self.client.request_text(request).await {
+                let text = match self.get(&uri).await {
                     Ok(text) => text,
-                    Err(kube::Error::Api(status))
-                        if status.code == 410 && token.is_some() && restarts < 2 =>
-                    {
+                    Err(Failure::Gone) if token.is_some() && restarts < 2 => {
                         restarts += 1;
                         continue 'list;
                     }
-                    Err(error) => return Err(failure(error)),
+                    Err(failure) => return Err(failure),
                 };
-                let page = Page::parse(&text, keep)
-                    .map_err(|e| Failure::Failed(format!("reading the list: {e}")))?;
+                let page = Page::parse(&text, &list_kind, keep)
+                    .map_err(|error| error.failure(&list_kind, &text))?;
+                let next = page.next.filter(|next| !next.is_empty());
+                if let Some(next) = &next
+                    && !tokens.insert(next.clone())
+                {
+                    return Err(Failure::Failed(format!(
+                        "the server gave the continue token {} a second time (page {page_number}): the list would never end",
+                        excerpt(next)
+                    )));
+                }
                 read += page.items.len();
                 self.progress.update(&resource.plural, read, page.remaining);
                 for mut item in page.items {
+                    // A consistent list (one snapshot, page after page) has
+                    // each object once: one seen again means it loops.
+                    let identity = ["namespace", "name"]
+                        .map(|field| item["metadata"][field].as_str().unwrap_or_default());
+                    if !identity[1].is_empty() && !identities.insert(hasher.hash_one(identity)) {
+                        return Err(Failure::Failed(format!(
+                            "the server listed {} twice (page {page_number}): the list repeats itself",
+                            excerpt(&identity.join("/"))
+                        )));
+                    }
                     // List items come without apiVersion and kind.
                     if let Some(map) = item.as_object_mut() {
                         map.insert("apiVersion".into(), resource.api_version().into());
@@ -301,9 +479,14 @@ impl Cluster {
                     }
                     objects.extend(take(item));
                 }
-                match page.next {
-                    Some(next) if !next.is_empty() => token = Some(next),
-                    _ => return Ok((objects, read)),
+                if objects.len() > MAX_KEPT {
+                    return Err(Failure::Failed(format!(
+                        "the server listed more than {MAX_KEPT} objects the audit would hold"
+                    )));
+                }
+                match next {
+                    Some(next) => token = Some(next),
+                    None => return Ok((objects, read)),
                 }
             }
         }
@@ -338,56 +521,119 @@ struct ListMeta {
     remaining: Option<usize>,
 }
 
-impl Page {
-    fn parse(text: &str, keep: &'static Keep) -> serde_json::Result<Self> {
-        let mut deserializer = serde_json::Deserializer::from_str(text);
-        let page = PageSeed(keep).deserialize(&mut deserializer)?;
-        deserializer.end()?;
-        Ok(page)
+/// Why an answer is not the page of a list asked for.
+#[derive(Debug, PartialEq)]
+enum NotAPage {
+    /// A `Status` (with its message), as a server says something failed.
+    Status(Option<String>),
+    /// An object of another kind.
+    Kind(String),
+    /// Not an object with a `kind` and `items` that are objects.
+    Malformed(String),
+}
+
+impl NotAPage {
+    /// What to tell about `answer`, which is not a `list_kind`.
+    fn failure(self, list_kind: &str, answer: &str) -> Failure {
+        Failure::Failed(match self {
+            NotAPage::Status(message) => format!(
+                "the server answered a Status, not a {list_kind}: {}",
+                message.as_deref().unwrap_or("(no message)")
+            ),
+            NotAPage::Kind(kind) => format!("the server answered a {kind}, not a {list_kind}"),
+            NotAPage::Malformed(error) => format!(
+                "the server's answer is not a {list_kind}: {error}; it begins {}",
+                excerpt(answer)
+            ),
+        })
     }
+}
+
+impl Page {
+    /// Reads a page of a list of `kind` (e.g. `DeploymentList`): an object
+    /// of that kind with `items`, each an object, and no key twice.
+    fn parse(text: &str, kind: &str, keep: &'static Keep) -> Result<Self, NotAPage> {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let answer = PageSeed(keep)
+            .deserialize(&mut deserializer)
+            .and_then(|answer| deserializer.end().map(|()| answer))
+            .map_err(|error| NotAPage::Malformed(error.to_string()))?;
+        match answer.kind.as_deref() {
+            Some(found) if found == kind => {}
+            Some("Status") => return Err(NotAPage::Status(answer.message)),
+            Some(other) => return Err(NotAPage::Kind(other.to_owned())),
+            None => return Err(NotAPage::Malformed("it has no `kind`".to_owned())),
+        }
+        let items = answer
+            .items
+            .ok_or_else(|| NotAPage::Malformed("it has no `items`".to_owned()))?;
+        Ok(Page {
+            items: items.unwrap_or_default(),
+            next: answer.meta.next,
+            remaining: answer.meta.remaining,
+        })
+    }
+}
+
+/// An answer to a list request, before its kind is checked.
+struct Answer {
+    kind: Option<String>,
+    /// A `Status`'s message.
+    message: Option<String>,
+    /// `items`, when given (`null` is `Some(None)`).
+    items: Option<Option<Vec<Value>>>,
+    meta: ListMeta,
 }
 
 struct PageSeed(&'static Keep);
 
 impl<'de> DeserializeSeed<'de> for PageSeed {
-    type Value = Page;
+    type Value = Answer;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Page, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Answer, D::Error> {
         deserializer.deserialize_map(self)
     }
 }
 
 impl<'de> Visitor<'de> for PageSeed {
-    type Value = Page;
+    type Value = Answer;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a list")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Page, A::Error> {
-        let mut page = Page {
-            items: Vec::new(),
-            next: None,
-            remaining: None,
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Answer, A::Error> {
+        let mut seen = HashSet::new();
+        let mut answer = Answer {
+            kind: None,
+            message: None,
+            items: None,
+            meta: ListMeta {
+                next: None,
+                remaining: None,
+            },
         };
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if !seen.insert(key.clone()) {
+                return Err(A::Error::custom(format_args!("`{key}` is given twice")));
+            }
             match &*key {
-                "metadata" => {
-                    let meta: ListMeta = map.next_value()?;
-                    page.next = meta.next;
-                    page.remaining = meta.remaining;
+                "kind" => answer.kind = map.next_value()?,
+                "message" => {
+                    answer.message = map.next_value::<Value>()?.as_str().map(str::to_owned)
                 }
-                "items" => page.items = map.next_value_seed(Items(self.0))?.unwrap_or_default(),
+                "metadata" => answer.meta = map.next_value()?,
+                "items" => answer.items = Some(map.next_value_seed(Items(self.0))?),
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
         }
-        Ok(page)
+        Ok(answer)
     }
 }
 
-/// `items` (or `null`), each cut to a [`Keep`].
+/// `items` (or `null`), each an object cut to a [`Keep`].
 struct Items(&'static Keep);
 
 impl<'de> DeserializeSeed<'de> for Items {
@@ -411,10 +657,39 @@ impl<'de> Visitor<'de> for Items {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(item) = seq.next_element_seed(Pruned(self.0))? {
+        while let Some(item) = seq.next_element_seed(Item {
+            keep: self.0,
+            index: items.len(),
+        })? {
             items.push(item);
         }
         Ok(Some(items))
+    }
+}
+
+/// One of `items`: an object, cut to a [`Keep`].
+struct Item {
+    keep: &'static Keep,
+    index: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for Item {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Item {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "items[{}] to be an object", self.index)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
+        Pruned(self.keep).visit_map(map)
     }
 }
 
@@ -511,15 +786,98 @@ mod tests {
                      "template": {"spec": {"containers": [{"name": "web", "env": [], "resources": {"requests": {"cpu": "1"}}}]}}},
             "status": {"replicas": 2},
         });
-        let text = json!({"metadata": {"continue": "next", "remainingItemCount": 7}, "items": [deployment]}).to_string();
-        let page = Page::parse(&text, &WORKLOAD_FIELDS).unwrap();
+        let text = json!({"kind": "DeploymentList", "metadata": {"continue": "next", "remainingItemCount": 7}, "items": [deployment]}).to_string();
+        let page = Page::parse(&text, "DeploymentList", &WORKLOAD_FIELDS).unwrap();
         assert_eq!(page.items, [WORKLOAD_FIELDS.prune(deployment)]);
         assert_eq!(
             (page.next.as_deref(), page.remaining),
             (Some("next"), Some(7))
         );
-        let empty = Page::parse(r#"{"metadata": {}, "items": null}"#, &WORKLOAD_FIELDS).unwrap();
+        let empty = Page::parse(
+            r#"{"kind": "DeploymentList", "metadata": {}, "items": null}"#,
+            "DeploymentList",
+            &WORKLOAD_FIELDS,
+        )
+        .unwrap();
         assert!(empty.items.is_empty() && empty.next.is_none());
+    }
+
+    #[test]
+    fn a_page_must_be_a_list_of_the_kind_asked_with_objects_for_items() {
+        let malformed = |message: &str| NotAPage::Malformed(message.to_owned());
+        let cases = [
+            (
+                r#"{"kind": "Status", "message": "etcd is down", "items": []}"#,
+                NotAPage::Status(Some("etcd is down".to_owned())),
+            ),
+            (
+                r#"{"kind": "PodList", "items": []}"#,
+                NotAPage::Kind("PodList".to_owned()),
+            ),
+            (r#"{"items": []}"#, malformed("it has no `kind`")),
+            (
+                r#"{"kind": "DeploymentList", "metadata": {}}"#,
+                malformed("it has no `items`"),
+            ),
+            (
+                r#"{"kind": "DeploymentList", "items": [{}], "items": []}"#,
+                malformed("`items` is given twice at line 1 column 49"),
+            ),
+            (
+                r#"{"kind": "DeploymentList", "items": [{}, 1, "x", null]}"#,
+                malformed(
+                    "invalid type: integer `1`, expected items[1] to be an object at line 1 column 42",
+                ),
+            ),
+            (
+                r#"{"kind": "DeploymentList", "items": [null]}"#,
+                malformed(
+                    "invalid type: null, expected items[0] to be an object at line 1 column 41",
+                ),
+            ),
+            (
+                r#"{"kind": "DeploymentList", "items": []} {}"#,
+                malformed("trailing characters at line 1 column 41"),
+            ),
+        ];
+        let found: Vec<NotAPage> = cases
+            .iter()
+            .map(|(text, _)| {
+                Page::parse(text, "DeploymentList", &WORKLOAD_FIELDS)
+                    .err()
+                    .unwrap()
+            })
+            .collect();
+        let expected: Vec<NotAPage> = cases.into_iter().map(|(_, error)| error).collect();
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn refusals_say_what_the_server_answered() {
+        let status = |code: u16, body: &str, location: Option<&str>| {
+            refusal(http::StatusCode::from_u16(code).unwrap(), location, body).to_string()
+        };
+        let forbidden = r#"{"kind": "Status", "message": "pods is forbidden", "code": 403}"#;
+        assert_eq!(status(403, forbidden, None), "pods is forbidden");
+        assert!(matches!(
+            refusal(http::StatusCode::NOT_FOUND, None, r#"{"kind": "Status"}"#),
+            Failure::Absent
+        ));
+        assert_eq!(
+            status(302, "", Some("https://login.example.com/sso")),
+            "the server answered 302 Found, redirecting to `https://login.example.com/sso`: an API server does not redirect (is the kubeconfig's server a login page or a proxy?)"
+        );
+        assert_eq!(
+            status(404, "<html>\n<body>Not  here</body>\n</html>", None),
+            "the server answered 404 Not Found with `<html> <body>Not here</body> </html>`"
+        );
+        assert_eq!(
+            status(502, &"x".repeat(500), None),
+            format!(
+                "the server answered 502 Bad Gateway with `{}…`",
+                "x".repeat(160)
+            )
+        );
     }
 
     #[test]

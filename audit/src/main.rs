@@ -5,8 +5,11 @@
 
 mod args;
 mod cluster;
+mod credentials;
 mod inventory;
+mod kubeconfig;
 mod progress;
+mod reports;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -46,6 +49,16 @@ fn clock() -> Millis {
 async fn run(args: &Args) -> Result<u8> {
     let progress = Progress::new(args.quiet);
     let cluster = Arc::new(Cluster::connect(args, Arc::clone(&progress)).await?);
+    if args.from_reports {
+        let namespace = (!args.all_namespaces).then(|| {
+            args.namespace
+                .clone()
+                .unwrap_or_else(|| cluster.namespace.clone())
+        });
+        let outcome = reports::read(&cluster, namespace.as_deref(), &args.names).await?;
+        emit::print(&args.lint, &outcome)?;
+        return Ok(outcome.exit_code(args.lint.deny_warnings));
+    }
     let scope = Scope {
         namespace: (!args.all_namespaces).then(|| {
             args.namespace
@@ -56,7 +69,7 @@ async fn run(args: &Args) -> Result<u8> {
         names: args.names.clone(),
     };
     // The rules judge the objects at the cluster's release unless told otherwise.
-    let version = cluster.version().await;
+    let version = cluster.version().await?;
     let mut settings = settings::resolve(&args.lint, None, version)?.settings;
     settings.live = true;
     settings.now = Some(args.now.unwrap_or_else(clock));

@@ -3,9 +3,10 @@
 
 mod common;
 
+use std::process::Command;
 use std::time::Duration;
 
-use common::{Stage, findings, shop, stderr, stdout};
+use common::{Stage, findings, run, shop, stderr, stdout};
 use kube_standin::Cluster;
 use serde_json::Value;
 
@@ -358,9 +359,10 @@ fn exit_codes_follow_the_cli() {
     std::fs::write(empty.path().join("kubeconfig"), "apiVersion: v1\nkind: Config\ncurrent-context: gone\nclusters:\n- name: gone\n  cluster: {server: \"http://127.0.0.1:9\"}\ncontexts:\n- name: gone\n  context: {cluster: gone, user: u}\nusers:\n- name: u\n  user: {}\n").unwrap();
     let unreachable = common::audit_in(empty.path(), &["-A"]);
     assert_eq!(unreachable.status.code(), Some(2));
+    // The first request says so: nothing else would come.
     assert!(
         stderr(&unreachable)
-            .starts_with("kubectl hpa-lint: cannot list horizontalpodautoscalers.autoscaling:"),
+            .starts_with("kubectl hpa-lint: cannot read /version from http://127.0.0.1:9: "),
         "{}",
         stderr(&unreachable)
     );
@@ -392,5 +394,30 @@ fn judges_durations_at_the_time_given() {
     assert_eq!(
         stdout(&output),
         "No problems found in 0 HPAs (0 objects) of context `shop-prod`.\n"
+    );
+}
+
+/// Without a kubeconfig and outside a pod, the audit says what is missing
+/// and how to give it, once.
+#[test]
+fn without_a_cluster_the_audit_says_what_is_missing() {
+    let home = tempfile::tempdir().unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa_lint"));
+    command
+        .arg("-A")
+        .env("HOME", home.path())
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST");
+    let output = run(command);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(
+        message.contains("no kubeconfig") && message.contains("not in a pod"),
+        "{message}"
+    );
+    assert!(message.contains("--kubeconfig FILE"), "{message}");
+    assert!(
+        !message.contains("not found: environment variable"),
+        "{message}"
     );
 }

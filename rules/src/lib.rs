@@ -30,7 +30,7 @@ mod testing;
 pub mod workspace;
 
 pub use context::Operation;
-pub use diagnostic::{Diagnostic, Reason, Severity};
+pub use diagnostic::{Diagnostic, Reason, Severity, Subject};
 pub use fix::PatchOp;
 pub use index::{Index, Lookup, MemoryIndex};
 pub use lint::lint;

@@ -24,7 +24,7 @@ use futures::{FutureExt, StreamExt, TryStreamExt};
 use hpa_lint_rules::cluster::Cluster;
 use hpa_lint_rules::model::autoscaler::{AUTOSCALERS, Autoscalers, scale_target};
 use hpa_lint_rules::object::{Kind as RuleKind, ObjectRef as RuleRef};
-use hpa_lint_rules::reads::{Needs, OBJECT_FIELDS};
+use hpa_lint_rules::reads::{LIVE_FIELDS, Needs, OBJECT_FIELDS};
 use hpa_lint_rules::rules::{self, ALL};
 use hpa_lint_rules::source::Keep;
 use hpa_lint_rules::{Index, Lookup, Object, Origin};
@@ -35,12 +35,13 @@ use kube::runtime::{WatchStreamExt, reflector::store::Writer};
 use kube::{Api, Client};
 use serde_json::Value;
 
+use crate::changes::Changes;
 use crate::policy::Policy;
 
 /// The kinds the webhook knows how to watch: what the rules may read. The
-/// Helm chart grants get, list and watch on all of them. Rules also read
-/// `APIService`s, which are not here: only the live rules read them, and only
-/// of objects read from a cluster (`Settings::live`), never at admission.
+/// Helm chart grants get, list and watch on all of them. `APIService`s are
+/// read by the live rules only, which never run at admission: they are
+/// watched for the reporting mode ([`crate::report`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     HorizontalPodAutoscaler,
@@ -53,6 +54,7 @@ pub enum Kind {
     VerticalPodAutoscaler,
     ScaledObject,
     Namespace,
+    ApiService,
 }
 
 /// How the rules read each kind, whichever rules are enabled: a kind is
@@ -62,7 +64,7 @@ static EVERY_READ: LazyLock<Needs> =
 
 impl Kind {
     /// Every kind the webhook can watch.
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::HorizontalPodAutoscaler,
         Kind::Deployment,
         Kind::StatefulSet,
@@ -73,6 +75,7 @@ impl Kind {
         Kind::VerticalPodAutoscaler,
         Kind::ScaledObject,
         Kind::Namespace,
+        Kind::ApiService,
     ];
 
     /// Group, version, kind and plural of the version the webhook watches.
@@ -105,15 +108,19 @@ impl Kind {
             ),
             Kind::ScaledObject => ("keda.sh", "v1alpha1", "ScaledObject", "scaledobjects"),
             Kind::Namespace => ("", "v1", "Namespace", "namespaces"),
+            Kind::ApiService => ("apiregistration.k8s.io", "v1", "APIService", "apiservices"),
         }
     }
 
     /// The kinds to watch for a policy: those the rules of `/validate` and
     /// of `/mutate` read, and HPAs (admitting a workload lints the HPAs that
-    /// scale it).
-    pub fn needed(policy: &Policy) -> Vec<Kind> {
+    /// scale it); when `reporting`, also those the rules read of live
+    /// objects.
+    pub fn needed(policy: &Policy, reporting: bool) -> Vec<Kind> {
+        let live = reporting.then(|| policy.live_settings(None));
         let read: Vec<RuleKind> = [&policy.settings, &policy.mutation]
             .into_iter()
+            .chain(&live)
             .flat_map(|settings| rules::reads(settings).kinds())
             .collect();
         Kind::ALL
@@ -157,7 +164,7 @@ impl Kind {
 
     /// Whether its objects live in namespaces.
     pub fn is_namespaced(self) -> bool {
-        self != Kind::Namespace
+        !matches!(self, Kind::Namespace | Kind::ApiService)
     }
 
     fn api_resource(self) -> ApiResource {
@@ -174,11 +181,12 @@ impl Kind {
     /// What is kept of the kind's objects: what the rules read of them.
     /// Managed fields and foreign annotations (often a whole
     /// `last-applied-configuration`) go.
-    fn keep(self) -> &'static Keep {
+    fn keep(self, live: bool) -> &'static Keep {
         match self {
             // Linted again, spec and all, when a workload they scale is
-            // admitted (their status is for the live rules, which do not run
-            // at admission).
+            // admitted; their status is for the live rules, which only the
+            // reporting mode runs.
+            Kind::HorizontalPodAutoscaler if live => &LIVE_FIELDS,
             Kind::HorizontalPodAutoscaler => &OBJECT_FIELDS,
             _ => EVERY_READ.keep_for(&Cluster::default(), &self.api_version(), self.name()),
         }
@@ -195,6 +203,8 @@ pub struct Cached {
     /// For an autoscaler, a fingerprint of what it scales: `scalers_of`
     /// compares it, with no pointer to follow, and parses only the matches.
     scales: Option<u64>,
+    /// An HPA's uid, which Events name (kept for HPAs only).
+    uid: Option<Box<str>>,
 }
 
 /// A reference's fingerprint (`DefaultHasher::new` is keyed the same in
@@ -207,8 +217,16 @@ fn fingerprint(reference: &RuleRef) -> u64 {
 
 impl Cached {
     /// Trims an object of `kind` as the watcher delivers it to what is
-    /// kept of the kind.
+    /// kept of the kind at admission.
     pub fn new(kind: Kind, object: &DynamicObject) -> Self {
+        Self::trimmed(kind, false, object)
+    }
+
+    /// [`Cached::new`], keeping an HPA's status when `live`.
+    pub fn trimmed(kind: Kind, live: bool, object: &DynamicObject) -> Self {
+        let uid = (kind == Kind::HorizontalPodAutoscaler)
+            .then(|| object.metadata.uid.as_deref().map(Box::from))
+            .flatten();
         // Serializing a `DynamicObject` cannot fail: its maps have string keys.
         let mut value = serde_json::to_value(object).unwrap_or_default();
         // List items come without apiVersion and kind.
@@ -216,7 +234,7 @@ impl Cached {
             map.insert("apiVersion".into(), kind.api_version().into());
             map.insert("kind".into(), kind.name().into());
         }
-        let value = kind.keep().prune(value);
+        let value = kind.keep(live).prune(value);
         let text = |field: &str| -> Box<str> {
             value
                 .pointer(&format!("/metadata/{field}"))
@@ -233,7 +251,23 @@ impl Cached {
             name,
             json: value.to_string().into_boxed_str(),
             scales,
+            uid,
         }
+    }
+
+    /// Its namespace (empty for cluster-scoped objects).
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// An HPA's uid.
+    pub fn uid(&self) -> Option<&str> {
+        self.uid.as_deref()
     }
 
     /// The object as the rules read it; `None` if the text does not parse,
@@ -291,11 +325,26 @@ pub struct Cache {
     /// installed): the store then answers nothing, and readiness does not
     /// wait for it.
     absent: Arc<AtomicBool>,
+    /// Whether HPAs keep their status (for the reporting mode).
+    live: bool,
+    /// Where changes the rules can see are noted.
+    changes: Arc<Changes>,
 }
 
 impl Cache {
     /// An empty store and the writer that fills it.
     pub fn new(kind: Kind, namespace: Option<&str>) -> (Self, Writer<Cached>) {
+        Self::noting(kind, namespace, false, Arc::default())
+    }
+
+    /// [`Cache::new`], keeping HPAs' status when `live`, noting changes in
+    /// `changes`.
+    pub fn noting(
+        kind: Kind,
+        namespace: Option<&str>,
+        live: bool,
+        changes: Arc<Changes>,
+    ) -> (Self, Writer<Cached>) {
         let writer = Writer::new(kind);
         let cache = Self {
             kind,
@@ -304,8 +353,35 @@ impl Cache {
                 .map(str::to_owned),
             store: writer.as_reader(),
             absent: Arc::default(),
+            live,
+            changes,
         };
         (cache, writer)
+    }
+
+    /// Notes a watcher event that is about to reach the store, if the rules
+    /// can see a difference: a new object, one whose kept fields changed, a
+    /// deleted one, or a whole list (after a restart of the watch).
+    pub fn note(&self, event: &Event<Cached>) {
+        let touched = match event {
+            Event::Apply(object) => {
+                let old = self.get(&object.namespace, &object.name);
+                old.is_none_or(|old| old.json != object.json)
+                    .then_some(object)
+            }
+            Event::Delete(object) => Some(object),
+            Event::InitDone => {
+                self.changes.everything();
+                None
+            }
+            Event::Init | Event::InitApply(_) => None,
+        };
+        match (touched, self.kind) {
+            (None, _) => {}
+            (Some(_), Kind::ApiService) => self.changes.everything(),
+            (Some(namespace), Kind::Namespace) => self.changes.namespace(&namespace.name),
+            (Some(object), _) => self.changes.namespace(&object.namespace),
+        }
     }
 
     /// Records whether the API server serves the kind; `true` when that
@@ -383,13 +459,18 @@ async fn watch(client: Client, cache: Cache, writer: Writer<Cached>) {
     // kept: API servers may serve `resourceVersion=0` lists whole from their
     // watch cache, ignoring the page size.
     let config = watcher::Config::default().page_size(50);
+    let live = cache.live;
+    let cache = &cache;
     let events = watcher(api, config)
         .default_backoff()
-        .map_ok(move |event| to_cached(kind, event));
-    let cache = &cache;
+        .map_ok(move |event| to_cached(kind, live, event))
+        .inspect_ok(|event| cache.note(event));
     reflector::reflector(writer, events)
         .for_each(|event| async move {
             match event {
+                // A (re)list starts with `Init` before the list is asked for:
+                // not yet a sign that the kind is served.
+                Ok(Event::Init) => {}
                 Ok(_) => {
                     if cache.set_absent(false) {
                         tracing::info!(kind = kind.name(), "now served: watching it");
@@ -411,12 +492,13 @@ async fn watch(client: Client, cache: Cache, writer: Writer<Cached>) {
         .await;
 }
 
-fn to_cached(kind: Kind, event: Event<DynamicObject>) -> Event<Cached> {
+fn to_cached(kind: Kind, live: bool, event: Event<DynamicObject>) -> Event<Cached> {
+    let trim = |object: &DynamicObject| Cached::trimmed(kind, live, object);
     match event {
-        Event::Apply(object) => Event::Apply(Cached::new(kind, &object)),
-        Event::Delete(object) => Event::Delete(Cached::new(kind, &object)),
+        Event::Apply(object) => Event::Apply(trim(&object)),
+        Event::Delete(object) => Event::Delete(trim(&object)),
         Event::Init => Event::Init,
-        Event::InitApply(object) => Event::InitApply(Cached::new(kind, &object)),
+        Event::InitApply(object) => Event::InitApply(trim(&object)),
         Event::InitDone => Event::InitDone,
     }
 }
@@ -429,14 +511,20 @@ fn to_cached(kind: Kind, event: Event<DynamicObject>) -> Event<Cached> {
 pub struct ClusterIndex {
     caches: Vec<Cache>,
     synced: AtomicBool,
+    changes: Arc<Changes>,
 }
 
 impl ClusterIndex {
     /// An index over these stores.
     pub fn new(caches: Vec<Cache>) -> Self {
+        let changes = caches
+            .first()
+            .map(|c| Arc::clone(&c.changes))
+            .unwrap_or_default();
         Self {
             caches,
             synced: AtomicBool::new(false),
+            changes,
         }
     }
 
@@ -447,8 +535,9 @@ impl ClusterIndex {
 
     /// Stores for `kinds` (in each of `namespaces`, or in all namespaces when
     /// none is given; namespaces themselves are cluster-wide), each kept
-    /// current by its own watcher task.
-    pub fn watch(client: &Client, kinds: &[Kind], namespaces: &[String]) -> Self {
+    /// current by its own watcher task; HPAs with their status when `live`.
+    pub fn watch(client: &Client, kinds: &[Kind], namespaces: &[String], live: bool) -> Self {
+        let changes = Arc::<Changes>::default();
         let mut caches = Vec::new();
         for &kind in kinds {
             let scopes: Vec<Option<&str>> = if namespaces.is_empty() || !kind.is_namespaced() {
@@ -457,7 +546,7 @@ impl ClusterIndex {
                 namespaces.iter().map(|ns| Some(ns.as_str())).collect()
             };
             for namespace in scopes {
-                let (cache, writer) = Cache::new(kind, namespace);
+                let (cache, writer) = Cache::noting(kind, namespace, live, Arc::clone(&changes));
                 tokio::spawn(watch(client.clone(), cache.clone(), writer));
                 caches.push(cache);
             }
@@ -482,6 +571,20 @@ impl ClusterIndex {
         while !self.is_synced() {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+    }
+
+    /// Where the stores note changes.
+    pub fn changes(&self) -> &Arc<Changes> {
+        &self.changes
+    }
+
+    /// Every cached HPA.
+    pub fn hpas(&self) -> Vec<Arc<Cached>> {
+        self.caches
+            .iter()
+            .filter(|c| c.kind == Kind::HorizontalPodAutoscaler)
+            .flat_map(|c| c.store.state())
+            .collect()
     }
 
     /// Number of cached objects per kind, for the metrics.
@@ -725,8 +828,10 @@ mod tests {
 
     #[test]
     fn watches_what_the_rules_in_force_read() {
-        let needed = |config: &str| Kind::needed(&Policy::parse(config).unwrap());
-        assert_eq!(needed(""), Kind::ALL);
+        let needed = |config: &str| Kind::needed(&Policy::parse(config).unwrap(), false);
+        // `APIService`s only for the live rules of the reporting mode.
+        assert_eq!(needed(""), Kind::ALL[..Kind::ALL.len() - 1]);
+        assert_eq!(Kind::needed(&Policy::default(), true), Kind::ALL);
         let without_vpas = needed("rules:\n  vpa-conflict: off\n");
         assert!(
             !without_vpas.contains(&Kind::VerticalPodAutoscaler),
@@ -741,7 +846,10 @@ mod tests {
         // No rule that looks anything up: only HPAs.
         let mut policy = Policy::parse("webhook:\n  mutate: []\n").unwrap();
         rules::select(&mut policy.settings, &["min-equals-max".to_owned()]).unwrap();
-        assert_eq!(Kind::needed(&policy), [Kind::HorizontalPodAutoscaler]);
+        assert_eq!(
+            Kind::needed(&policy, false),
+            [Kind::HorizontalPodAutoscaler]
+        );
     }
 
     #[test]
@@ -750,10 +858,6 @@ mod tests {
         rules::select(&mut settings, &["all".to_owned()]).unwrap();
         settings.live = true;
         for kind in rules::reads(&settings).kinds() {
-            // See `Kind`: never read at admission.
-            if kind == hpa_lint_rules::model::status::API_SERVICE {
-                continue;
-            }
             assert!(Kind::of(kind.group, kind.kind).is_some(), "{kind:?}");
         }
     }

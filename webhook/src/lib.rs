@@ -3,16 +3,19 @@
 //!
 //! [`app::app`] is the router; [`admission`] decides, without I/O;
 //! [`cache`] keeps the cluster objects the cross-object rules look up;
+//! [`report`] runs the rules over them continuously (the reporting mode);
 //! [`server`], [`tls`] and [`reload`] serve it and follow mounted files.
 //! The binary (`hpa-webhook`) wires them together.
 
 pub mod admission;
 pub mod app;
 pub mod cache;
+pub mod changes;
 mod deadline;
 pub mod error;
 pub mod metrics;
 pub mod policy;
 pub mod reload;
+pub mod report;
 pub mod server;
 pub mod tls;

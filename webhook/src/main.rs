@@ -17,6 +17,10 @@ use hpa_lint_webhook::app::{AppState, app, metrics_app};
 use hpa_lint_webhook::cache::{ClusterIndex, Kind};
 use hpa_lint_webhook::policy::{Policy, SharedPolicy};
 use hpa_lint_webhook::reload::{self, Watched};
+use hpa_lint_webhook::report::lease::LeaseOptions;
+use hpa_lint_webhook::report::reports::{Limits, MAX_REPORT_BYTES, ReportApi};
+use hpa_lint_webhook::report::writer::WriterOptions;
+use hpa_lint_webhook::report::{self, Reporting};
 use hpa_lint_webhook::server::{
     GRACE, HEADER_READ_TIMEOUT, Transport, drain, serve, shutdown_signal,
 };
@@ -74,6 +78,136 @@ struct Args {
     /// Seconds a client may take to send a request's headers (HTTP/1).
     #[arg(long, env = "HPA_WEBHOOK_HEADER_READ_TIMEOUT", default_value_t = HEADER_READ_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
     header_read_timeout: u64,
+    #[command(flatten)]
+    reporting: ReportArgs,
+}
+
+/// The reporting mode (README: "Findings in the cluster").
+#[derive(clap::Args)]
+struct ReportArgs {
+    /// Run the rules, the live ones included, over the cluster's HPAs
+    /// continuously: findings as metrics, and from the replica that holds
+    /// the Lease, policy reports and Events. Off with --offline.
+    #[arg(long, env = "HPA_WEBHOOK_REPORTING", default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    reporting: bool,
+    /// Evaluate once no change came for this many milliseconds...
+    #[arg(
+        long,
+        env = "HPA_WEBHOOK_REPORT_QUIET_MS",
+        default_value_t = 2000,
+        value_name = "MS"
+    )]
+    report_quiet_ms: u64,
+    /// ...or at most this many milliseconds after the first change.
+    #[arg(
+        long,
+        env = "HPA_WEBHOOK_REPORT_MOST_MS",
+        default_value_t = 10_000,
+        value_name = "MS"
+    )]
+    report_most_ms: u64,
+    /// Seconds between evaluations of every HPA (for the rules that judge
+    /// how long a condition has held).
+    #[arg(long, env = "HPA_WEBHOOK_REPORT_PERIOD", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..), value_name = "SECONDS")]
+    report_period: u64,
+    /// A findings series per HPA; `false` sums them per namespace (for very
+    /// large clusters).
+    #[arg(long, env = "HPA_WEBHOOK_METRICS_PER_HPA", default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    metrics_per_hpa: bool,
+    /// The report API to write [default: the first served of openreports,
+    /// wgpolicyk8s].
+    #[arg(long, env = "HPA_WEBHOOK_REPORT_API", value_enum)]
+    report_api: Option<ReportApi>,
+    /// The most results one namespace's report holds (most severe first).
+    #[arg(long, env = "HPA_WEBHOOK_REPORT_MAX_RESULTS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..), value_name = "N")]
+    report_max_results: u64,
+    /// Seconds between looks for a report API while none is served.
+    #[arg(long, env = "HPA_WEBHOOK_REPORT_REDISCOVER", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..), value_name = "SECONDS")]
+    report_rediscover: u64,
+    /// Events about new findings per minute at most (and at once); 0: none.
+    #[arg(
+        long,
+        env = "HPA_WEBHOOK_EVENTS_PER_MINUTE",
+        default_value_t = 20,
+        value_name = "N"
+    )]
+    events_per_minute: u32,
+    /// The Lease that chooses the one replica that writes reports and Events.
+    #[arg(
+        long,
+        env = "HPA_WEBHOOK_LEASE_NAME",
+        default_value = "hpa-lint-reporter",
+        value_name = "NAME"
+    )]
+    lease_name: String,
+    /// The Lease's namespace [default: the pod's, else the kubeconfig's].
+    #[arg(long, env = "POD_NAMESPACE", value_name = "NAMESPACE")]
+    lease_namespace: Option<String>,
+    /// Seconds the holder keeps the Lease without renewing it: how long a
+    /// replica that died unannounced holds the others back.
+    #[arg(long, env = "HPA_WEBHOOK_LEASE_DURATION", default_value_t = 15, value_parser = clap::value_parser!(u64).range(2..), value_name = "SECONDS")]
+    lease_duration: u64,
+    /// Seconds before its expiry the holder renews the Lease.
+    #[arg(long, env = "HPA_WEBHOOK_LEASE_RENEW", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..), value_name = "SECONDS")]
+    lease_renew: u64,
+    /// This replica's identity in the Lease and in Events [default: the pod's name].
+    #[arg(long, env = "POD_NAME", value_name = "NAME")]
+    identity: Option<String>,
+}
+
+impl ReportArgs {
+    /// Starts the reporting mode.
+    fn start(&self, client: kube::Client, state: &AppState) -> anyhow::Result<Reporting> {
+        anyhow::ensure!(
+            self.lease_renew < self.lease_duration,
+            "--lease-renew ({}) must be shorter than --lease-duration ({})",
+            self.lease_renew,
+            self.lease_duration
+        );
+        let identity = self
+            .identity
+            .clone()
+            .or_else(|| std::env::var("HOSTNAME").ok())
+            .unwrap_or_else(|| format!("hpa-webhook-{}", std::process::id()));
+        let lease = LeaseOptions {
+            name: self.lease_name.clone(),
+            namespace: self
+                .lease_namespace
+                .clone()
+                .unwrap_or_else(|| client.default_namespace().to_owned()),
+            identity: identity.clone(),
+            duration: self.lease_duration,
+            renew: self.lease_renew,
+        };
+        let writer = WriterOptions {
+            api: self.report_api,
+            limits: Limits {
+                max_results: usize::try_from(self.report_max_results).unwrap_or(usize::MAX),
+                max_bytes: MAX_REPORT_BYTES,
+            },
+            rediscover: Duration::from_secs(self.report_rediscover),
+            events_per_minute: self.events_per_minute,
+            identity,
+        };
+        Ok(Reporting::start(
+            client,
+            Arc::clone(&state.index),
+            state.policy.clone(),
+            Arc::clone(&state.metrics),
+            self.options(),
+            writer,
+            lease,
+        ))
+    }
+
+    fn options(&self) -> report::Options {
+        report::Options {
+            quiet: Duration::from_millis(self.report_quiet_ms),
+            most: Duration::from_millis(self.report_most_ms.max(self.report_quiet_ms)),
+            period: Duration::from_secs(self.report_period),
+            per_hpa_metrics: self.metrics_per_hpa,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -86,7 +220,9 @@ enum LogFormat {
 
 fn init_tracing(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        // kube's watchers log every failed retry; the webhook says once
+        // what a failure means.
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,kube_runtime::watcher=error"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     match format {
         LogFormat::Json => builder
@@ -131,13 +267,19 @@ async fn run(args: Args) -> anyhow::Result<()> {
         }
         None => (Policy::default(), None),
     };
-    let index = if args.offline {
+    let reporting = args.reporting.reporting && !args.offline;
+    let (index, client) = if args.offline {
         tracing::info!("offline: no cluster access; cross-object rules stay silent");
-        ClusterIndex::offline()
+        (ClusterIndex::offline(), None)
     } else {
-        start_caches(&args, &policy).await?
+        let client = connect(&args).await?;
+        (start_caches(&client, &policy, reporting), Some(client))
     };
     let state = AppState::new(SharedPolicy::new(policy), Arc::new(index));
+    let reporter = match client {
+        Some(client) if reporting => Some(args.reporting.start(client, &state)?),
+        _ => None,
+    };
     if let Some(watched) = watched_config {
         tokio::spawn(reload::policy(watched, state.policy.clone(), interval));
     }
@@ -217,6 +359,10 @@ async fn run(args: Args) -> anyhow::Result<()> {
         let delay = Duration::from_secs(args.drain_delay);
         async move {
             shutdown_signal().await;
+            // Another replica takes over the reports while this one drains.
+            if let Some(reporter) = reporter {
+                reporter.stop().await;
+            }
             drain(delay, &draining).await;
             tracing::info!("shutting down: finishing in-flight requests");
             handle.graceful_shutdown(Some(GRACE));
@@ -272,8 +418,8 @@ fn no_cluster_configured() -> Option<String> {
     })
 }
 
-/// The stores of the kinds the enabled rules read, in the watched namespaces.
-async fn start_caches(args: &Args, policy: &Policy) -> anyhow::Result<ClusterIndex> {
+/// A client for the cluster.
+async fn connect(args: &Args) -> anyhow::Result<kube::Client> {
     let config = match &args.kubeconfig {
         Some(path) => {
             let reading = || format!("reading kubeconfig {}", path.display());
@@ -305,13 +451,14 @@ async fn start_caches(args: &Args, policy: &Policy) -> anyhow::Result<ClusterInd
             })?
         }
     };
-    let client = kube::Client::try_from(config).context("creating the Kubernetes client")?;
-    let kinds = Kind::needed(policy);
+    kube::Client::try_from(config).context("creating the Kubernetes client")
+}
+
+/// The stores of the kinds the enabled rules read, in the watched
+/// namespaces (with what the live rules read when `reporting`).
+fn start_caches(client: &kube::Client, policy: &Policy, reporting: bool) -> ClusterIndex {
+    let kinds = Kind::needed(policy, reporting);
     let names: Vec<&str> = kinds.iter().map(|kind| kind.name()).collect();
     tracing::info!(kinds = %names.join(","), "watching");
-    Ok(ClusterIndex::watch(
-        &client,
-        &kinds,
-        &policy.watch_namespaces,
-    ))
+    ClusterIndex::watch(client, &kinds, &policy.watch_namespaces, reporting)
 }

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+use hpa_lint_rules::cluster::Millis;
 use hpa_lint_rules::config::{AdmissionMode, Config, ConfigErrors};
 use hpa_lint_rules::mutate::settings_for;
 use hpa_lint_rules::{Diagnostic, Settings, Severity};
@@ -109,6 +110,17 @@ impl Policy {
     /// Resolves a configuration given as text.
     pub fn parse(text: &str) -> Result<Self, ConfigErrors> {
         Self::from_config(&Config::parse(text)?)
+    }
+
+    /// The settings the reporting mode lints live objects with: the rule
+    /// settings with the `live` rules on (unless configured off) and the
+    /// rules about manifests off, as `kubectl hpa-lint` lints, judging
+    /// durations as of `now`.
+    pub fn live_settings(&self, now: Option<Millis>) -> Settings {
+        let mut settings = self.settings.clone();
+        settings.live = true;
+        settings.now = now;
+        settings
     }
 
     /// Whether the webhook is switched off (`webhook.mode: off`): every

@@ -114,7 +114,7 @@ pub async fn policy(mut watched: Watched, shared: SharedPolicy, interval: Durati
                         "webhook.watchNamespaces changed: the caches keep watching the old namespaces until a restart"
                     );
                 }
-                if Kind::needed(&policy) != Kind::needed(&current) {
+                if Kind::needed(&policy, true) != Kind::needed(&current, true) {
                     tracing::warn!(
                         "the rules now enabled read other kinds: the caches keep watching the old ones until a restart"
                     );

@@ -367,7 +367,7 @@ async fn an_hpa_whose_target_a_cached_vpa_resizes_is_warned() {
     .await;
     assert_eq!(rules(&response), ["target-replicas-conflict"]);
     let policy = Policy::parse(config).unwrap();
-    assert!(!Kind::needed(&policy).contains(&Kind::VerticalPodAutoscaler));
+    assert!(!Kind::needed(&policy, false).contains(&Kind::VerticalPodAutoscaler));
 }
 
 #[tokio::test]

@@ -47,9 +47,9 @@ async fn a_crd_that_is_not_installed_is_unknown_and_does_not_hold_readiness() {
     let url = format!("http://{}", standin.address).parse().unwrap();
     let client = kube::Client::try_from(kube::Config::new(url)).unwrap();
     let policy = Policy::default();
-    let kinds = Kind::needed(&policy);
+    let kinds = Kind::needed(&policy, false);
     assert!(kinds.contains(&Kind::VerticalPodAutoscaler));
-    let index = Arc::new(ClusterIndex::watch(&client, &kinds, &[]));
+    let index = Arc::new(ClusterIndex::watch(&client, &kinds, &[], false));
     tokio::time::timeout(Duration::from_secs(20), index.wait_until_synced())
         .await
         .expect("synced, the VPAs' 404 included");

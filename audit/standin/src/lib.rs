@@ -8,9 +8,13 @@
 //! anything not served (an absent CRD), `410 Gone` for an expired `continue`
 //! token, and slow pages; and watches, which stay open and silent (nothing
 //! changes). Items are rendered to JSON once, up front, so the server costs
-//! little next to the client it measures.
+//! little next to the client it measures. [`hostile`] answers as a broken or
+//! malicious server would, path by path, and can require a bearer token.
 //!
 //! For tests and benchmarks only.
+
+/// A stand-in whose objects change, for the webhook's reporting mode.
+pub mod live;
 
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
@@ -24,6 +28,8 @@ use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
+
+pub mod hostile;
 
 /// One object, ready to serve.
 struct Item {
@@ -56,6 +62,8 @@ pub struct Cluster {
     expire: HashSet<String>,
     /// Whether discovery (`/apis`) answers 403.
     hide_discovery: bool,
+    /// Paths answered badly, and the token required.
+    hostile: hostile::Rules,
 }
 
 /// The stand-in, listening.
@@ -94,6 +102,7 @@ impl Cluster {
             slow: HashMap::new(),
             expire: HashSet::new(),
             hide_discovery: false,
+            hostile: hostile::Rules::default(),
         }
     }
 
@@ -196,7 +205,7 @@ struct Shared {
     expired: Mutex<HashSet<String>>,
 }
 
-fn status(code: StatusCode, reason: &str, message: &str) -> Response {
+pub(crate) fn status(code: StatusCode, reason: &str, message: &str) -> Response {
     let body = json!({
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
         "message": message, "reason": reason, "code": code.as_u16(),
@@ -204,7 +213,7 @@ fn status(code: StatusCode, reason: &str, message: &str) -> Response {
     (code, [(CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
-fn not_found() -> Response {
+pub(crate) fn not_found() -> Response {
     status(
         StatusCode::NOT_FOUND,
         "NotFound",
@@ -212,7 +221,7 @@ fn not_found() -> Response {
     )
 }
 
-fn json_response(body: String) -> Response {
+pub(crate) fn json_response(body: String) -> Response {
     ([(CONTENT_TYPE, "application/json")], body).into_response()
 }
 
@@ -234,6 +243,9 @@ async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Response
         .unwrap_or_else(|e| e.into_inner())
         .push(uri.to_string());
     let cluster = &shared.cluster;
+    if let Some(response) = cluster.hostile.answer(&path, request.headers()).await {
+        return response;
+    }
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
     match segments.as_slice() {
         ["version"] => json_response(
@@ -262,7 +274,7 @@ async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Response
 }
 
 /// Percent-decoding of a query value (`%3D`, `%2C`, `+`).
-fn decode(value: &str) -> String {
+pub(crate) fn decode(value: &str) -> String {
     let bytes = value.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -328,7 +340,7 @@ impl Cluster {
 }
 
 /// Whether `labels` match an equality selector (`a=b,c==d,e!=f`).
-fn selects(selector: &str, labels: &Map<String, Value>) -> bool {
+pub(crate) fn selects(selector: &str, labels: &Map<String, Value>) -> bool {
     selector
         .split(',')
         .filter(|term| !term.is_empty())

@@ -4,8 +4,10 @@
 
 #![allow(dead_code)] // Each test file uses a different part.
 
+use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use kube_standin::{Cluster, Running};
 use serde_json::{Value, json};
@@ -232,15 +234,63 @@ impl Stage {
 /// Runs `kubectl-hpa_lint` in `dir` with the kubeconfig there, at [`NOW`]
 /// unless `args` say `--now`.
 pub fn audit_in(dir: &Path, args: &[&str]) -> Output {
+    run(audit_command(dir, args))
+}
+
+/// The command [`audit_in`] runs, to add to. No proxy from the test's
+/// environment: kube would take `$HTTPS_PROXY` for the stand-in's.
+pub fn audit_command(dir: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa_lint"));
     command
         .current_dir(dir)
         .env("KUBECONFIG", dir.join("kubeconfig"))
-        .env_remove("HPA_LINT_KUBE_VERSION");
+        .env_remove("HPA_LINT_KUBE_VERSION")
+        .env_remove("HTTPS_PROXY")
+        .env_remove("https_proxy");
     if !args.contains(&"--now") {
         command.args(["--now", NOW]);
     }
-    command.args(args).output().unwrap()
+    command.args(args);
+    command
+}
+
+/// How long a run may take: a run that hangs fails its test, it never
+/// holds CI up.
+const DEADLINE: Duration = Duration::from_secs(120);
+
+/// Runs `command` to its end, or kills it and fails after [`DEADLINE`].
+pub fn run(mut command: Command) -> Output {
+    let (stdout, stderr) = (tempfile::tempfile().unwrap(), tempfile::tempfile().unwrap());
+    // No terminal: exec plugins behave the same wherever the tests run.
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(stdout.try_clone().unwrap())
+        .stderr(stderr.try_clone().unwrap())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still running after {DEADLINE:?}: {command:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let read = |mut file: std::fs::File| {
+        let mut bytes = Vec::new();
+        file.seek(SeekFrom::Start(0)).unwrap();
+        file.read_to_end(&mut bytes).unwrap();
+        bytes
+    };
+    Output {
+        status,
+        stdout: read(stdout),
+        stderr: read(stderr),
+    }
 }
 
 pub fn stdout(output: &Output) -> String {
