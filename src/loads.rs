@@ -211,6 +211,19 @@ fn percent(per_mille: i64) -> String {
     format!("{}%", per_mille as f64 / 10.0)
 }
 
+/// Why no standard load fits an HPA: a limit of the loads, not an error of
+/// the input.
+#[derive(Debug)]
+pub struct NotApplicable(pub String);
+
+impl fmt::Display for NotApplicable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotApplicable {}
+
 /// What one spec contributes to the scale of a load.
 pub struct Scale<'a> {
     pub autoscaler: &'a Autoscaler,
@@ -293,9 +306,19 @@ impl Load {
             spans.push((name.clone(), span));
         }
         if spans.iter().all(|(_, s)| s.is_none()) {
-            bail!(
-                "a standard load needs a metric whose demand is shared by the pods (Resource, ContainerResource, Pods, or an `averageValue` target); an Object or External `value` does not follow the replicas: give its history with --trace"
-            );
+            let failing = scales.iter().find_map(|scale| {
+                let metrics = scale.autoscaler.metrics.iter().zip(scale.requests);
+                metrics
+                    .filter_map(|(kind, request)| Some((kind.name(), request.as_ref().err()?)))
+                    .next()
+            });
+            return Err(NotApplicable(match failing {
+                Some((name, error)) => format!(
+                    "the controller cannot compute the {name} utilization ({error}): every sync fails the metric"
+                ),
+                None => "a standard load needs a metric whose demand is shared by the pods (Resource, ContainerResource, Pods, or an `averageValue` target); an Object or External `value` does not follow the replicas: give its history with --trace".to_owned(),
+            })
+            .into());
         }
         let mut parameters = self.given.clone();
         let mut default = |key: &'static str, value: Millis| {

@@ -462,3 +462,45 @@ fn readme_example_is_current() {
         "README's compare example is stale: run `UPDATE_README=1 cargo test --test compare`"
     );
 }
+
+/// Without the target, a standard load still runs (its demand is a
+/// multiple of the request, which is assumed and said), a trace does not.
+#[test]
+fn requests_assumed_for_a_load_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let hpa = |utilization: i32| {
+        format!(
+            "apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {{name: web, namespace: shop}}
+spec:
+  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}
+  minReplicas: 2
+  maxReplicas: 10
+  metrics:
+  - type: Resource
+    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: {utilization}}}}}
+"
+        )
+    };
+    let old = write(dir.path(), "old.yaml", &hpa(80));
+    let new = write(dir.path(), "new.yaml", &hpa(50));
+    let document = json_of(hpa_lint("compare").args([&old, &new, "--load", "step"]));
+    assert_eq!(document["demand"]["assumedRequests"], json!(["cpu"]));
+    assert_eq!(document["summary"]["new"]["peakReplicas"], 10);
+    hpa_lint("compare")
+        .args([&old, &new, "--load", "step"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "  the target is not in the input: a pod's cpu request is taken as 1 (the replicas do not depend on it, the totals do)",
+        ));
+    let trace = write(dir.path(), "cpu.csv", "time,cpu\n0,1\n5m,4\n");
+    hpa_lint("compare")
+        .args([&old, &new, "--trace", &trace])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the target Deployment `web` is not in the input: give the pods' requests with --requests cpu=",
+        ));
+}

@@ -399,3 +399,75 @@ fn trace_with_hpa() {
     assert_eq!(comparisons[1]["demand"], json!({"trace": ["cpu.csv"]}));
     assert_eq!(comparisons[1]["end"], 3600);
 }
+
+/// An HPA whose target is not in the tree (its Deployment rendered by Helm,
+/// say) is compared on the standard loads with an assumed request, which
+/// the replicas do not depend on, and said so; one whose pods request no CPU
+/// for a CPU-utilization target cannot be driven by a load: said, no error.
+#[test]
+fn targets_missing_or_without_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    for side in ["base", "head"] {
+        let root = dir.path().join(side);
+        example::base(&root);
+        if side == "head" {
+            example::pull_request(&root);
+        }
+        std::fs::remove_file(root.join("apps/shop/checkout/deployment.yaml")).unwrap();
+        let deployment = root.join("apps/search/indexer/deployment.yaml");
+        let text = std::fs::read_to_string(&deployment).unwrap();
+        let without = text.replace("cpu: 500m, ", "").replace("cpu: \"1\", ", "");
+        assert_ne!(text, without);
+        std::fs::write(&deployment, without).unwrap();
+    }
+    let root = dir.path();
+    let document = json_of(hpa_lint(root).args(["base", "head", "--load", "step"]));
+    let checkout = &document["hpas"][2];
+    assert_eq!(checkout["name"], "checkout");
+    assert_eq!(
+        checkout["comparisons"][0]["demand"]["assumedRequests"],
+        json!(["cpu"])
+    );
+    // The same figures as with the Deployment's 500m.
+    let known = tempfile::tempdir().unwrap();
+    example::base(&known.path().join("base"));
+    example::base(&known.path().join("head"));
+    example::pull_request(&known.path().join("head"));
+    let known = json_of(hpa_lint(known.path()).args([
+        "base",
+        "head",
+        "--load",
+        "step",
+        "--hpa",
+        "shop/checkout",
+    ]));
+    assert_eq!(
+        checkout["comparisons"][0]["summary"],
+        known["hpas"][0]["comparisons"][0]["summary"]
+    );
+    assert_eq!(
+        checkout["comparisons"][0]["summary"]["new"]["peakReplicas"],
+        24
+    );
+    let indexer = &document["hpas"][1];
+    assert_eq!(
+        indexer["error"],
+        "the controller cannot compute the cpu utilization (missing request for cpu in container app of Pod of the target): every sync fails the metric"
+    );
+    let markdown = hpa_lint(root)
+        .args(["base", "head", "--load", "step", "--format", "markdown"])
+        .output()
+        .unwrap();
+    assert!(markdown.status.success());
+    let markdown = String::from_utf8(markdown.stdout).unwrap();
+    assert!(markdown.contains("the target is not in the input: a pod's cpu request is taken as 1 (the replicas do not depend on it, the totals do)"), "{markdown}");
+    // A trace is in cores: without the requests there is nothing to divide.
+    std::fs::write(root.join("cpu.csv"), "time,cpu\n0,1\n10m,6\n").unwrap();
+    hpa_lint(root)
+        .args(["base", "head", "--hpa", "shop/checkout", "--load", "step", "--trace", "cpu.csv"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no comparison: the target Deployment `checkout` is not in the input: give the pods' requests with --requests cpu=",
+        ));
+}

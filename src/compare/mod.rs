@@ -77,7 +77,15 @@ pub struct Side {
     pub autoscaler: Autoscaler,
     /// Per metric, the pods' request (utilization targets), or why there is none.
     pub requests: Vec<Result<i64, String>>,
+    /// The resources whose request is assumed, [`ASSUMED_REQUEST`], because
+    /// the target is not in the input; and why.
+    pub assumed: Option<(Vec<String>, String)>,
 }
+
+/// The request of a pod whose target is not in the input, for standard
+/// loads: their demand is a multiple of the request, so the replicas are
+/// the same whatever it is.
+const ASSUMED_REQUEST: &str = "1";
 
 impl Side {
     /// The spec of `found`, its target taken from `fallback` when its own
@@ -97,11 +105,32 @@ impl Side {
         };
         let autoscaler = Autoscaler::new(&found.hpa, flags.clone(), &settings.cluster);
         let columns = Columns::Metrics(simulate::trace_names(&autoscaler));
-        let requests = simulate::requests(&found, &autoscaler, requests, &columns)?;
+        let (requests, assumed) = match simulate::requests(&found, &autoscaler, requests, &columns)
+        {
+            Ok(known) => (known, None),
+            Err(missing) => {
+                let given: Vec<&str> = requests
+                    .iter()
+                    .filter_map(|r| Some(r.split_once('=')?.0.trim()))
+                    .collect();
+                let mut resources: Vec<String> = autoscaler
+                    .metrics
+                    .iter()
+                    .filter(|m| simulate::output::has_utilization(m) && !given.contains(&m.name()))
+                    .map(|m| m.name().to_owned())
+                    .collect();
+                resources.dedup();
+                let mut all = requests.to_vec();
+                all.extend(resources.iter().map(|r| format!("{r}={ASSUMED_REQUEST}")));
+                let known = simulate::requests(&found, &autoscaler, &all, &columns)?;
+                (known, Some((resources, format!("{missing:#}"))))
+            }
+        };
         Ok(Self {
             found,
             autoscaler,
             requests,
+            assumed,
         })
     }
 
@@ -127,6 +156,8 @@ pub struct Demand {
     pub trace: Trace,
     /// The last sync's time.
     pub end: Millis,
+    /// The resources whose requests were assumed (a load only).
+    pub assumed: Vec<String>,
 }
 
 impl Demand {
@@ -151,15 +182,27 @@ impl Demand {
         let end = until.unwrap_or(resolved.end);
         // Refused before its rows are made.
         simulate::syncs(end, period)?;
+        let mut assumed: Vec<String> = sides
+            .iter()
+            .filter_map(|s| s.assumed.as_ref())
+            .flat_map(|(resources, _)| resources.iter().cloned())
+            .collect();
+        assumed.sort();
+        assumed.dedup();
         Ok(Self {
             trace: resolved.trace(period),
             end,
             about: About::Load(resolved),
+            assumed,
         })
     }
 
     /// Trace files, read for the metrics of `sides`.
     pub fn trace(specs: &[String], sides: &[&Side], until: Option<Millis>) -> Result<Self> {
+        // A trace's demand is in units: the requests must be known.
+        if let Some((_, missing)) = sides.iter().find_map(|s| s.assumed.as_ref()) {
+            bail!("{missing}");
+        }
         let trace = simulate::read_trace(specs, &Self::names(sides))?;
         if trace.columns == Columns::Replicas {
             bail!(
@@ -171,6 +214,7 @@ impl Demand {
             end: until.unwrap_or_else(|| trace.end()),
             trace,
             about: About::Trace(specs.to_vec()),
+            assumed: Vec::new(),
         })
     }
 
@@ -180,6 +224,16 @@ impl Demand {
             About::Load(load) => load.to_string(),
             About::Trace(files) => format!("trace {}", files.join(", ")),
         }
+    }
+
+    /// What was assumed of the requests, if anything.
+    pub fn assumption(&self) -> Option<String> {
+        (!self.assumed.is_empty()).then(|| {
+            format!(
+                "the target is not in the input: a pod's {} request is taken as {ASSUMED_REQUEST} (the replicas do not depend on it, the totals do)",
+                self.assumed.join(" and ")
+            )
+        })
     }
 
     /// A short name: the load's kind, or `trace`.

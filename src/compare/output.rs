@@ -225,6 +225,9 @@ fn header(sides: [&Side; 2], comparison: &Comparison, out: &mut impl Write) -> R
             }
         }
     }
+    if let Some(assumption) = comparison.demand.assumption() {
+        writeln!(out, "  {assumption}")?;
+    }
     writeln!(
         out,
         "{} syncs, one every {}, from 0s to {}",
@@ -322,10 +325,15 @@ pub fn difference_json(old: &Summary, new: &Summary) -> Value {
 
 /// The demand as JSON: its source and, for a load, its parameters.
 pub fn demand_json(comparison: &Comparison) -> Value {
-    match &comparison.demand.about {
+    let demand = &comparison.demand;
+    let mut about = match &demand.about {
         About::Load(load) => json!({"load": load.json()}),
         About::Trace(files) => json!({"trace": files}),
+    };
+    if !demand.assumed.is_empty() {
+        about["assumedRequests"] = json!(demand.assumed);
     }
+    about
 }
 
 /// The comparison as JSON, without the HPA and files (for `diff`).

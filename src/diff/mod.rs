@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use crate::compare::{self, Comparison, Demand, Side};
 use crate::hpas::{self, ControllerArgs, Found, PickArgs, Refused};
-use crate::loads::Load;
+use crate::loads::{Load, NotApplicable};
 use crate::simulate::{self, ModelArgs};
 use tree::Tree;
 
@@ -106,6 +106,14 @@ pub struct View {
     pub json: Value,
 }
 
+/// Why a changed HPA has no comparison.
+pub struct Failure {
+    pub message: String,
+    /// An error (exit code 2), not a limit of the standard loads (an HPA
+    /// whose metrics none of them can drive).
+    pub trouble: bool,
+}
+
 /// One HPA that differs between the trees.
 pub struct Change {
     pub namespace: String,
@@ -115,7 +123,7 @@ pub struct Change {
     /// target's requests when they do.
     pub fields: Vec<(String, String, String)>,
     /// The comparisons on each demand, or why there are none.
-    pub comparisons: std::result::Result<Vec<Comparison>, String>,
+    pub comparisons: std::result::Result<Vec<Comparison>, Failure>,
     /// The specs' `[Side]`s, for the plot and the tables.
     pub specs: Option<[Side; 2]>,
     /// Where its plot is, when one was drawn.
@@ -135,9 +143,10 @@ impl Diff {
     /// comparison could not run: exit code 2. (Removing a rejected HPA is
     /// no trouble.)
     pub fn troubled(&self) -> bool {
-        self.changes
-            .iter()
-            .any(|c| c.comparisons.is_err() || c.sides[1].as_ref().is_some_and(|s| s.view.is_err()))
+        self.changes.iter().any(|c| {
+            c.comparisons.as_ref().is_err_and(|f| f.trouble)
+                || c.sides[1].as_ref().is_some_and(|s| s.view.is_err())
+        })
     }
 }
 
@@ -300,7 +309,7 @@ fn comparisons(
     found: [&Found; 2],
     flags: &ControllerFlags,
     settings: &Settings,
-) -> std::result::Result<([Side; 2], Vec<Comparison>), String> {
+) -> std::result::Result<([Side; 2], Vec<Comparison>), Failure> {
     let run = || -> Result<([Side; 2], Vec<Comparison>)> {
         let given = &args.model.requests;
         let old = Side::new(found[0], found[1].target.as_ref(), flags, settings, given)?;
@@ -311,7 +320,10 @@ fn comparisons(
             .collect::<Result<Vec<_>>>()?;
         Ok(([old, new], comparisons))
     };
-    run().map_err(|e| format!("{e:#}"))
+    run().map_err(|error| Failure {
+        trouble: error.downcast_ref::<NotApplicable>().is_none(),
+        message: format!("{error:#}"),
+    })
 }
 
 pub fn run(args: &DiffArgs) -> Result<u8> {
@@ -389,7 +401,10 @@ pub fn run(args: &DiffArgs) -> Result<u8> {
                 }
                 [Some(_), Some(_)] => (
                     None,
-                    Err("refused by the API server: nothing to compare".to_owned()),
+                    Err(Failure {
+                        message: "refused by the API server: nothing to compare".to_owned(),
+                        trouble: true,
+                    }),
                 ),
                 _ => (None, Ok(Vec::new())),
             };
@@ -439,12 +454,13 @@ pub fn run(args: &DiffArgs) -> Result<u8> {
                 );
             }
         }
-        if let Err(error) = &change.comparisons
+        if let Err(failure) = &change.comparisons
+            && failure.trouble
             && change.sides.iter().flatten().all(|s| s.view.is_ok())
         {
             eprintln!(
-                "hpa-lint: HorizontalPodAutoscaler {}/{}: no comparison: {error}",
-                change.namespace, change.name
+                "hpa-lint: HorizontalPodAutoscaler {}/{}: no comparison: {}",
+                change.namespace, change.name, failure.message
             );
         }
     }

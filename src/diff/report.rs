@@ -156,6 +156,9 @@ fn demand_notes(comparisons: &[Comparison]) -> Vec<String> {
                     .collect();
                 let _ = write!(note, " ({} in total)", spans.join(", "));
             }
+            if let Some(assumption) = c.demand.assumption() {
+                let _ = write!(note, "; {assumption}");
+            }
             note
         })
         .collect()
@@ -239,7 +242,7 @@ pub fn text(diff: &Diff, out: &mut impl Write) -> Result<()> {
                 }
             }
             Ok(_) => {}
-            Err(error) => writeln!(out, "  no comparison: {error}")?,
+            Err(failure) => writeln!(out, "  no comparison: {}", failure.message)?,
         }
         if let Some(plot) = &change.plot {
             writeln!(out, "  plot: {}", plot.display())?;
@@ -318,8 +321,8 @@ fn markdown_change(change: &Change) -> String {
             let _ = writeln!(s, "\n</details>\n");
         }
         Ok(_) => {}
-        Err(error) => {
-            let _ = writeln!(s, "No comparison: {}\n", md(error));
+        Err(failure) => {
+            let _ = writeln!(s, "No comparison: {}\n", md(&failure.message));
         }
     }
     if let Some(plot) = &change.plot {
@@ -417,7 +420,7 @@ pub fn json(diff: &Diff, out: &mut impl Write) -> Result<()> {
                 Ok(comparisons) => {
                     entry["comparisons"] = comparisons.iter().map(compare_output::comparison_json).collect();
                 }
-                Err(error) => entry["error"] = json!(error),
+                Err(failure) => entry["error"] = json!(failure.message),
             }
             if let Some(plot) = &change.plot {
                 entry["plot"] = json!(plot.display().to_string());
