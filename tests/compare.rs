@@ -299,8 +299,8 @@ spec:
     for label in [
         "HorizontalPodAutoscaler shop/web",
         "ramp: 0%, from 5m up to 100%",
-        "demand, pods at old target",
-        "demand, pods at new target",
+        "demand at old target",
+        "demand at new target",
         "old maxReplicas",
         "new maxReplicas",
         "old replicas",

@@ -137,16 +137,16 @@ fn panel(
         outline.extend([(end, 0.0), (0.0, 0.0)]);
         chart.draw_series(std::iter::once(Polygon::new(outline, DEMAND.filled())))?;
         let label = if same_demand || demand[1].is_none() {
-            "demand, in pods at target".to_owned()
+            "demand, pods at target".to_owned()
         } else {
-            format!("demand, pods at {} target", labels[0])
+            format!("demand at {} target", labels[0])
         };
         legend.push((label, DEMAND.filled(), false));
     }
     if let Some(new) = demand[1].as_ref().filter(|_| !same_demand) {
         let style = RGBColor(120, 120, 120).stroke_width(1);
         chart.draw_series(DashedLineSeries::new(new.points(end), 6, 4, style))?;
-        legend.push((format!("demand, pods at {} target", labels[1]), style, true));
+        legend.push((format!("demand at {} target", labels[1]), style, true));
     }
     if maxima[0] == maxima[1] {
         let style = BOUND.stroke_width(1);
