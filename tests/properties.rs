@@ -197,17 +197,21 @@ fn run(dir: &Path, format: &str) -> (i32, String) {
 /// fresh directory named after `purpose`, under target/ so that a failure can
 /// be replayed: the directory, the texts, and how to find them again.
 fn mutants(purpose: &str) -> (PathBuf, Vec<String>, String) {
+    mutants_of(purpose, &seeds())
+}
+
+/// [`mutants`] of some of the seeds.
+fn mutants_of(purpose: &str, seeds: &[String]) -> (PathBuf, Vec<String>, String) {
     let cases = env_number("HPA_LINT_FUZZ_CASES", 300) as usize;
     let seed = env_number("HPA_LINT_FUZZ_SEED", 0x5eed);
-    let seeds = seeds();
     let mut rng = Rng(seed | 1);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{purpose}-{seed}"));
     let _ = std::fs::remove_dir_all(&dir);
     let mut texts = Vec::with_capacity(cases);
     for i in 0..cases {
-        let mut text = rng.pick(&seeds).clone();
+        let mut text = rng.pick(seeds).clone();
         for _ in 0..=rng.below(3) {
-            text = mutate(&text, &seeds, &mut rng);
+            text = mutate(&text, seeds, &mut rng);
         }
         write(&dir, &format!("m{i:05}.yaml"), &text);
         texts.push(text);
@@ -354,4 +358,145 @@ fn fixing_mutants_never_breaks_them() {
     assert_eq!(again["summary"]["fixed"], 0, "{keep}");
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::remove_dir_all(&originals).unwrap();
+}
+
+/// The API-server findings of each file of `dir` at a release, as
+/// `file:line:column rule field message`, with the Go package of the types
+/// in decoding errors left out (`v2.MetricTarget`, `v2beta2.MetricTarget`).
+fn server_findings(dir: &Path, kube_version: &str, keep: &str) -> Vec<String> {
+    let output = hpa_lint()
+        .args(["--format", "json", "--select", "api-server"])
+        .args(["--kube-version", kube_version])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let report: Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}; {keep}"));
+    let mut found: Vec<String> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| api_server(d))
+        .map(|d| {
+            let file = Path::new(d["file"].as_str().unwrap()).file_name().unwrap();
+            let message = d["message"]
+                .as_str()
+                .unwrap()
+                .replace(" of type v2beta2.", " of type v2.")
+                .replace(" of type []v2beta2.", " of type []v2.");
+            format!(
+                "{}:{}:{} {} {} {message}",
+                file.to_string_lossy(),
+                d["line"],
+                d["column"],
+                d["rule"].as_str().unwrap(),
+                d["field"].as_str().unwrap()
+            )
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// `autoscaling/v2beta2` has `v2`'s fields (without `tolerance`, which `v2`
+/// gets in 1.33): at 1.25, the last release that serves both, the API server
+/// decodes, defaults and validates an HPA the same way in either version. So
+/// swapping the version of every HPA written `apiVersion: autoscaling/v2` on
+/// its own line changes none of the API-server findings of the mutants.
+#[test]
+fn v2beta2_mutants_get_the_api_server_findings_of_v2_where_served() {
+    let with_v2: Vec<String> = seeds()
+        .into_iter()
+        .filter(|s| s.contains("apiVersion: autoscaling/v2\n"))
+        .collect();
+    assert!(with_v2.len() > 10, "{}", with_v2.len());
+    let (dir, texts, keep) = mutants_of("v2beta2-mutants", &with_v2);
+    let betas = dir.with_extension("v2beta2");
+    let _ = std::fs::remove_dir_all(&betas);
+    let mut swapped = 0;
+    for (i, text) in texts.iter().enumerate() {
+        let beta = text
+            .replace(
+                "apiVersion: autoscaling/v2\n",
+                "apiVersion: autoscaling/v2beta2\n",
+            )
+            .replace(
+                "apiVersion: autoscaling/v2\r",
+                "apiVersion: autoscaling/v2beta2\r",
+            );
+        swapped += usize::from(beta != *text);
+        write(&betas, &format!("m{i:05}.yaml"), beta);
+    }
+    assert!(swapped > texts.len() / 2, "{swapped}; {keep}");
+    let v2 = server_findings(&dir, "1.25", &keep);
+    assert!(!v2.is_empty(), "{keep}");
+    assert_eq!(server_findings(&betas, "1.25", &keep), v2, "{keep}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&betas).unwrap();
+}
+
+/// The API server validated a `v2beta1` HPA in its `v2` shape, which is what
+/// `deprecated-api-version`'s fix writes: at 1.24, the mutants of `v2beta1`
+/// manifests and the same mutants converted get the same validation findings
+/// (rule, field path, message; the positions move with the rewritten text).
+/// Bodies that do not decode are left out: their errors name what was
+/// written, and the conversion leaves out what it does not know.
+#[test]
+fn v2beta1_mutants_are_validated_as_their_conversion() {
+    let with_v2beta1: Vec<String> = seeds()
+        .into_iter()
+        .filter(|s| s.contains("autoscaling/v2beta1"))
+        .collect();
+    assert!(with_v2beta1.len() >= 5, "{}", with_v2beta1.len());
+    let (dir, texts, keep) = mutants_of("v2beta1-mutants", &with_v2beta1);
+    let converted = dir.with_extension("converted");
+    let _ = std::fs::remove_dir_all(&converted);
+    for (i, text) in texts.iter().enumerate() {
+        write(&converted, &format!("m{i:05}.yaml"), text);
+    }
+    let output = hpa_lint()
+        .args([
+            "--kube-version",
+            "1.24",
+            "--select",
+            "deprecated-api-version",
+        ])
+        .arg("--fix")
+        .arg(&converted)
+        .output()
+        .unwrap();
+    assert!(output.status.code().is_some_and(|c| c < 2), "{keep}");
+    // file → its validation findings, without positions.
+    let validation = |dir: &Path| -> BTreeMap<String, Vec<String>> {
+        let mut files: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for finding in server_findings(dir, "1.24", &keep) {
+            let (place, rest) = finding.split_once(' ').unwrap();
+            let file = place.split(':').next().unwrap().to_owned();
+            files.entry(file).or_default().push(rest.to_owned());
+        }
+        for findings in files.values_mut() {
+            findings.sort();
+        }
+        files
+    };
+    let (before, after) = (validation(&dir), validation(&converted));
+    let decodes = |findings: &Vec<String>| {
+        let decoding = ["unknown-field ", "invalid-field-type ", "invalid-quantity "];
+        !findings
+            .iter()
+            .any(|f| decoding.iter().any(|rule| f.starts_with(rule)))
+    };
+    let none = Vec::new();
+    let mut compared = 0;
+    for i in 0..texts.len() {
+        let file = format!("m{i:05}.yaml");
+        let was = before.get(&file).unwrap_or(&none);
+        if decodes(was) {
+            compared += usize::from(!was.is_empty());
+            assert_eq!(after.get(&file).unwrap_or(&none), was, "{file}; {keep}");
+        }
+    }
+    assert!(compared > 10, "{compared}; {keep}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&converted).unwrap();
 }

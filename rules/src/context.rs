@@ -322,7 +322,10 @@ impl Report<'_> {
     /// Reports a field that does not decode, as the server's strict decoding
     /// reports it (a `BadRequest`).
     pub fn decode_error(&mut self, error: &DecodeError) -> &mut Diagnostic {
-        let diagnostic = self.report(error.path.clone(), error.message.clone());
+        // Decoding comes before conversion: the path is the one written.
+        let (path, message) = (error.path.clone(), error.message.clone());
+        let diagnostic = self.diagnostic(self.subject.clone(), path.clone(), path, message);
+        let diagnostic = self.findings.keep(diagnostic);
         diagnostic.reason = Some(Reason::BadRequest);
         diagnostic
     }

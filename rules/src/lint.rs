@@ -165,7 +165,7 @@ fn run_hpa_checks(
         }
     }
     // The server validates only what it could decode, and only served versions.
-    let validated = hpa.decodable && hpa.version.is_validated();
+    let validated = hpa.served && hpa.decodable;
     for &(rule, check, severity) in &rules {
         let Check::Hpa(check) = check else {
             continue;

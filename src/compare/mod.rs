@@ -14,13 +14,16 @@ use std::sync::Arc;
 
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
+use hpa_lint::prometheus::replay::{Fidelity, ReplayArgs};
+use hpa_lint::prometheus::time::{self, TimeArg, UnixMillis, parse_time_arg};
 use hpa_lint_rules::controller::simulate::{Simulation, Step};
-use hpa_lint_rules::controller::{Autoscaler, ControllerFlags, Millis, parse_duration};
+use hpa_lint_rules::controller::{Autoscaler, ControllerFlags, Millis};
 use hpa_lint_rules::{Object, Settings};
 
 use crate::hpas::{self, ControllerArgs, Found, PickArgs};
 use crate::input;
 use crate::loads::{self, Load, Resolved};
+use crate::simulate::source::{self, Source};
 use crate::simulate::trace::{Columns, Trace};
 use crate::simulate::{self, ModelArgs, Setup, Sink};
 use summary::{Summary, Tally};
@@ -41,18 +44,24 @@ pub struct CompareArgs {
     #[arg(
         long,
         value_name = "KIND[:KEY=VALUE,…]",
-        required_unless_present = "trace",
-        conflicts_with = "trace"
+        required_unless_present_any = ["trace", "prometheus"],
+        conflicts_with_all = ["trace", "prometheus"]
     )]
     pub load: Option<Load>,
-    /// The load from a file, as `simulate --trace` reads it.
-    #[arg(long, value_name = "[METRIC=]FILE")]
+    /// Or the load from files, as `simulate --trace` reads them.
+    #[arg(long, value_name = "[METRIC=]FILE", conflicts_with = "prometheus")]
     pub trace: Vec<String>,
+    /// Or the load from Prometheus, as `simulate --prometheus` replays it
+    /// (the old spec's target).
+    #[command(flatten)]
+    pub replay: ReplayArgs,
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Compare until this time [default: the end of the load or trace].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub until: Option<Millis>,
+    /// Compare until this time: a duration from the start, or (with
+    /// Prometheus) an RFC 3339 time [default: the end of the load or trace;
+    /// with --prometheus, now].
+    #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
+    pub until: Option<TimeArg>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
     pub format: CompareFormat,
@@ -146,16 +155,23 @@ impl Side {
 #[derive(Clone, Debug)]
 pub enum About {
     Load(Resolved),
-    /// The trace files, as given.
+    /// Trace files, as given.
     Trace(Vec<String>),
+    /// A Prometheus server.
+    Prometheus(String),
 }
 
-/// The demand the specs run on, with its source.
+/// The demand the specs run on, with its source: any of `simulate`'s
+/// ([`source`]), or a standard load scaled to both specs.
 pub struct Demand {
     pub about: About,
     pub trace: Trace,
     /// The last sync's time.
     pub end: Millis,
+    /// The Unix time of time 0, when the demand has dates (Prometheus).
+    pub start: Option<UnixMillis>,
+    /// The replicas kube-state-metrics saw at each sync (empty: none).
+    pub observed: Vec<Option<i32>>,
     /// The resources whose requests were assumed (a load only).
     pub assumed: Vec<String>,
 }
@@ -174,14 +190,23 @@ impl Demand {
         names
     }
 
+    fn new(about: About, source: Source, assumed: Vec<String>) -> Self {
+        Self {
+            about,
+            trace: source.trace,
+            end: source.end,
+            start: source.start,
+            observed: source.observed,
+            assumed,
+        }
+    }
+
     /// A standard load, scaled to `sides`.
-    pub fn load(load: &Load, sides: &[&Side], until: Option<Millis>) -> Result<Self> {
+    pub fn load(load: &Load, sides: &[&Side], until: Option<TimeArg>) -> Result<Self> {
         let scales: Vec<_> = sides.iter().map(|s| s.scale()).collect();
-        let resolved = load.resolve(&scales, &Self::names(sides))?;
         let period = sides[0].autoscaler.flags.sync_period;
-        let end = until.unwrap_or(resolved.end);
-        // Refused before its rows are made.
-        simulate::syncs(end, period)?;
+        let (source, resolved) =
+            source::standard(load, &scales, &Self::names(sides), until, period)?;
         let mut assumed: Vec<String> = sides
             .iter()
             .filter_map(|s| s.assumed.as_ref())
@@ -189,40 +214,49 @@ impl Demand {
             .collect();
         assumed.sort();
         assumed.dedup();
-        Ok(Self {
-            trace: resolved.trace(period),
-            end,
-            about: About::Load(resolved),
-            assumed,
-        })
+        Ok(Self::new(About::Load(resolved), source, assumed))
     }
 
-    /// Trace files, read for the metrics of `sides`.
-    pub fn trace(specs: &[String], sides: &[&Side], until: Option<Millis>) -> Result<Self> {
-        // A trace's demand is in units: the requests must be known.
+    /// A history: trace files, or a replay from Prometheus of the first
+    /// spec's target (the one deployed), for the metrics of all `sides`.
+    pub fn history(
+        traces: &[String],
+        replay: &ReplayArgs,
+        sides: &[&Side],
+        until: Option<TimeArg>,
+    ) -> Result<Self> {
+        // A history's demand is in units: the requests must be known.
         if let Some((_, missing)) = sides.iter().find_map(|s| s.assumed.as_ref()) {
             bail!("{missing}");
         }
-        let trace = simulate::read_trace(specs, &Self::names(sides))?;
-        if trace.columns == Columns::Replicas {
+        let autoscalers: Vec<&Autoscaler> = sides.iter().map(|s| &s.autoscaler).collect();
+        let names = Self::names(sides);
+        let found = &sides[0].found;
+        let source = source::load(traces, replay, until, found, &autoscalers, &names)?;
+        if source.trace.columns == Columns::Replicas {
             bail!(
                 "a `{}` trace gives the controller's recommendation, the same for every spec: comparing specs needs the metrics' demand (a column per metric)",
                 simulate::trace::RECOMMENDATION_COLUMN
             );
         }
-        Ok(Self {
-            end: until.unwrap_or_else(|| trace.end()),
-            trace,
-            about: About::Trace(specs.to_vec()),
-            assumed: Vec::new(),
-        })
+        let about = match &replay.client.prometheus {
+            Some(url) => About::Prometheus(url.to_string()),
+            None => About::Trace(traces.to_vec()),
+        };
+        Ok(Self::new(about, source, Vec::new()))
     }
 
-    /// `step: …`, or the trace files.
+    /// `step: …`, the trace files, or the Prometheus server and start.
     pub fn label(&self) -> String {
         match &self.about {
             About::Load(load) => load.to_string(),
             About::Trace(files) => format!("trace {}", files.join(", ")),
+            About::Prometheus(url) => {
+                let from = self
+                    .start
+                    .map_or_else(String::new, |t| format!(" from {}", time::format(t)));
+                format!("Prometheus {url}{from}")
+            }
         }
     }
 
@@ -236,11 +270,12 @@ impl Demand {
         })
     }
 
-    /// A short name: the load's kind, or `trace`.
+    /// A short name: the load's kind, `trace` or `prometheus`.
     pub fn name(&self) -> &'static str {
         match &self.about {
             About::Load(load) => load.shape.name(),
             About::Trace(_) => "trace",
+            About::Prometheus(_) => "prometheus",
         }
     }
 
@@ -267,7 +302,7 @@ pub struct Series {
 }
 
 impl Sink for Series {
-    fn step(&mut self, step: &Step, _: &[i64]) -> Result<()> {
+    fn step(&mut self, step: &Step, _: &[i64], _: Option<i32>) -> Result<()> {
         let now = (self.syncs, step.current, step.outcome.desired, step.ready);
         if self
             .changes
@@ -313,6 +348,19 @@ pub struct Comparison {
     pub runs: [Run; 2],
 }
 
+impl Comparison {
+    /// How closely the old spec's simulated replicas follow those
+    /// kube-state-metrics saw (with Prometheus): it ran then.
+    pub fn fidelity(&self) -> Option<Fidelity> {
+        let simulated: Vec<i32> = self.runs[0]
+            .series
+            .at_syncs(self.syncs)
+            .map(|(current, _, _)| current)
+            .collect();
+        Fidelity::of(&simulated, &self.demand.observed)
+    }
+}
+
 /// Runs `side` on `demand`.
 fn run_side(side: &Side, demand: &Demand, syncs: i64, model: &ModelArgs) -> Result<Run> {
     let setup = Setup {
@@ -321,17 +369,17 @@ fn run_side(side: &Side, demand: &Demand, syncs: i64, model: &ModelArgs) -> Resu
         columns: &demand.trace.columns,
         metrics: simulate::keys(&side.autoscaler, &demand.trace.columns),
         syncs,
+        start: demand.start,
+        observed: !demand.observed.is_empty(),
     };
     let mut tally = Tally::new(&setup, &side.requests);
     let mut series = Series::default();
-    let model = model.model(side.autoscaler.min_replicas)?;
+    // Both specs start where the workload was, when that is known.
+    let observed = demand.observed.first().copied().flatten();
+    let model = model.model(observed.unwrap_or(side.autoscaler.min_replicas))?;
     let simulation = Simulation::new(&side.autoscaler, model, side.requests.clone());
-    simulate::drive(
-        &setup,
-        simulation,
-        &demand.trace,
-        &mut [&mut tally, &mut series],
-    )?;
+    let sinks: &mut [&mut dyn Sink] = &mut [&mut tally, &mut series];
+    simulate::drive(&setup, simulation, &demand.trace, &demand.observed, sinks)?;
     Ok(Run {
         summary: tally.summary().clone(),
         series,
@@ -432,7 +480,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     let sides = [&old_side, &new_side];
     let demand = match &args.load {
         Some(load) => Demand::load(load, &sides, args.until)?,
-        None => Demand::trace(&args.trace, &sides, args.until)?,
+        None => Demand::history(&args.trace, &args.replay, &sides, args.until)?,
     };
     // The plot's file is checked before the run, and drawn before anything
     // is written.

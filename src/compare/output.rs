@@ -7,8 +7,12 @@ use anyhow::Result;
 use hpa_lint_rules::controller::flags::{format_duration, thousandths};
 use serde_json::{Value, json};
 
+use hpa_lint::prometheus::replay::Fidelity;
+use hpa_lint::prometheus::time;
+
 use super::summary::{Rise, Summary, Worst};
 use super::{About, Comparison, LABELS, Side};
+use crate::simulate::output::fidelity_json;
 
 /// A number rounded to `places` decimals, as JSON.
 fn rounded(value: f64, places: i32) -> Value {
@@ -228,6 +232,9 @@ fn header(sides: [&Side; 2], comparison: &Comparison, out: &mut impl Write) -> R
     if let Some(assumption) = comparison.demand.assumption() {
         writeln!(out, "  {assumption}")?;
     }
+    if let Some(fidelity) = comparison.fidelity() {
+        writeln!(out, "{}", fidelity_text(&fidelity))?;
+    }
     writeln!(
         out,
         "{} syncs, one every {}, from 0s to {}",
@@ -329,7 +336,11 @@ pub fn demand_json(comparison: &Comparison) -> Value {
     let mut about = match &demand.about {
         About::Load(load) => json!({"load": load.json()}),
         About::Trace(files) => json!({"trace": files}),
+        About::Prometheus(url) => json!({"prometheus": url}),
     };
+    if let Some(start) = demand.start {
+        about["start"] = json!(time::format(start));
+    }
     if !demand.assumed.is_empty() {
         about["assumedRequests"] = json!(demand.assumed);
     }
@@ -339,7 +350,7 @@ pub fn demand_json(comparison: &Comparison) -> Value {
 /// The comparison as JSON, without the HPA and files (for `diff`).
 pub fn comparison_json(comparison: &Comparison) -> Value {
     let [old, new] = [&comparison.runs[0].summary, &comparison.runs[1].summary];
-    json!({
+    let mut document = json!({
         "demand": demand_json(comparison),
         "end": thousandths(comparison.demand.end),
         "syncs": comparison.syncs,
@@ -348,7 +359,21 @@ pub fn comparison_json(comparison: &Comparison) -> Value {
             LABELS[1]: summary_json(new),
             "difference": difference_json(old, new),
         },
-    })
+    });
+    if let Some(fidelity) = comparison.fidelity() {
+        document["fidelity"] = fidelity_json(&fidelity);
+    }
+    document
+}
+
+/// How closely the old spec's simulation follows what was observed.
+pub fn fidelity_text(fidelity: &Fidelity) -> String {
+    format!(
+        "observed (kube-state-metrics): the old spec's simulated replicas equal the observed at {:.1} % of {} syncs; mean absolute difference {:.2} replicas",
+        fidelity.equal * 100.0,
+        fidelity.syncs,
+        fidelity.mean_absolute_difference
+    )
 }
 
 /// A spec's identity in JSON.
@@ -392,6 +417,10 @@ pub fn csv(comparison: &Comparison, out: &mut impl Write) -> Result<()> {
             header.push(format!("{label}.{field}"));
         }
     }
+    let observed = &comparison.demand.observed;
+    if !observed.is_empty() {
+        header.push("observedReplicas".to_owned());
+    }
     writer.write_record(&header)?;
     let period = comparison.period;
     let mut old = comparison.runs[0].series.at_syncs(comparison.syncs);
@@ -403,6 +432,14 @@ pub fn csv(comparison: &Comparison, out: &mut impl Write) -> Result<()> {
         row.extend(demand.iter().map(|v| thousandths(*v).to_string()));
         for replicas in [old.next(), new.next()].into_iter().flatten() {
             row.extend([replicas.0, replicas.1, replicas.2].map(|r| r.to_string()));
+        }
+        if !observed.is_empty() {
+            let seen = usize::try_from(sync)
+                .ok()
+                .and_then(|i| observed.get(i))
+                .copied()
+                .flatten();
+            row.push(seen.map_or_else(String::new, |o| o.to_string()));
         }
         writer.write_record(&row)?;
     }

@@ -23,6 +23,7 @@ const PANEL: u32 = 300;
 /// where they are the same.
 const SPEC_COLORS: [RGBColor; 2] = [COLORS[0], STABILIZED];
 const DEMAND: RGBColor = RGBColor(215, 215, 215);
+const OBSERVED: RGBColor = RGBColor(40, 40, 40);
 
 /// A plot's file: checked and created (as a temporary file) before the run.
 pub struct File {
@@ -88,6 +89,31 @@ fn replicas(comparison: &Comparison, i: usize) -> Held {
     held
 }
 
+/// What kube-state-metrics saw, each count held over the sync period before
+/// its sync (as `simulate --plot` draws it), in pieces around gaps.
+fn observed(comparison: &Comparison) -> Vec<Vec<(f64, f64)>> {
+    let period = comparison.period;
+    let mut pieces = Vec::new();
+    let mut piece: Vec<(f64, f64)> = Vec::new();
+    for (sync, seen) in (0..comparison.syncs).zip(&comparison.demand.observed) {
+        let Some(count) = seen.map(f64::from) else {
+            if !piece.is_empty() {
+                pieces.push(std::mem::take(&mut piece));
+            }
+            continue;
+        };
+        let (from, to) = (x((sync - 1).max(0) * period), x(sync * period));
+        match piece.last_mut() {
+            Some(last) if last.1 == count => last.0 = to,
+            _ => piece.extend([(from, count), (to, count)]),
+        }
+    }
+    if !piece.is_empty() {
+        pieces.push(piece);
+    }
+    pieces
+}
+
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 fn panel(
@@ -104,12 +130,14 @@ fn panel(
     let demand = sides.map(|side| demand_in_pods(side, comparison));
     let lines = [replicas(comparison, 0), replicas(comparison, 1)];
     let maxima = sides.map(|s| f64::from(s.autoscaler.max_replicas));
+    let most_observed = comparison.demand.observed.iter().flatten().max().copied();
     let top = demand
         .iter()
         .flatten()
         .chain(&lines)
         .map(Held::top)
         .chain(maxima)
+        .chain(most_observed.map(f64::from))
         .fold(1.0, f64::max)
         * 1.1;
     let whole = decimal_steps().filter(|step| *step >= 1.0);
@@ -163,6 +191,16 @@ fn panel(
             chart.draw_series(DashedLineSeries::new([(0.0, max), (end, max)], 3, 3, style))?;
             legend.push((format!("{} maxReplicas", labels[i]), style, true));
         }
+    }
+    let seen = observed(comparison);
+    for piece in &seen {
+        chart.draw_series(LineSeries::new(
+            piece.iter().copied(),
+            OBSERVED.stroke_width(1),
+        ))?;
+    }
+    if !seen.is_empty() {
+        legend.push(("observed".to_owned(), OBSERVED.stroke_width(1), false));
     }
     for (i, line) in lines.iter().enumerate() {
         let style = SPEC_COLORS[i].stroke_width(if i == 0 { 5 } else { 2 });

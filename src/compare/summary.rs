@@ -168,7 +168,7 @@ impl Tally {
 }
 
 impl Sink for Tally {
-    fn step(&mut self, step: &Step, demand: &[i64]) -> Result<()> {
+    fn step(&mut self, step: &Step, demand: &[i64], _: Option<i32>) -> Result<()> {
         let current = step.current;
         let desired = step.outcome.desired;
         let s = &mut self.summary;

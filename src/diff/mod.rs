@@ -12,6 +12,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
+use hpa_lint::prometheus::replay::ReplayArgs;
+use hpa_lint::prometheus::time::{TimeArg, parse_time_arg};
 use hpa_lint::report::TROUBLE;
 use hpa_lint_rules::Settings;
 use hpa_lint_rules::controller::velocity::{self, End};
@@ -46,8 +48,21 @@ pub struct DiffArgs {
     pub load: Vec<Load>,
     /// Also compare on this load history (needs --hpa: a trace is one
     /// workload's), as `simulate --trace` reads it.
-    #[arg(long, value_name = "[METRIC=]FILE", requires = "hpa")]
+    #[arg(
+        long,
+        value_name = "[METRIC=]FILE",
+        requires = "hpa",
+        conflicts_with = "prometheus"
+    )]
     pub trace: Vec<String>,
+    /// Also compare each changed HPA on its history from Prometheus, as
+    /// `simulate --prometheus` replays it (the base's target).
+    #[command(flatten)]
+    pub replay: ReplayArgs,
+    /// Until this time: a duration from the start, or (with Prometheus) an
+    /// RFC 3339 time [default: each load's end; with --prometheus, now].
+    #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
+    pub until: Option<TimeArg>,
     #[command(flatten)]
     pub model: ModelArgs,
     /// Output format.
@@ -294,10 +309,15 @@ fn request_changes(
 fn demands(args: &DiffArgs, loads: &[Load], sides: [&Side; 2]) -> Result<Vec<Demand>> {
     let mut demands = Vec::new();
     for load in loads {
-        demands.push(Demand::load(load, &sides, None)?);
+        demands.push(Demand::load(load, &sides, args.until)?);
     }
-    if !args.trace.is_empty() {
-        demands.push(Demand::trace(&args.trace, &sides, None)?);
+    if !args.trace.is_empty() || args.replay.client.prometheus.is_some() {
+        demands.push(Demand::history(
+            &args.trace,
+            &args.replay,
+            &sides,
+            args.until,
+        )?);
     }
     Ok(demands)
 }

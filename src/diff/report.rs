@@ -159,6 +159,9 @@ fn demand_notes(comparisons: &[Comparison]) -> Vec<String> {
             if let Some(assumption) = c.demand.assumption() {
                 let _ = write!(note, "; {assumption}");
             }
+            if let Some(fidelity) = c.fidelity() {
+                let _ = write!(note, "; {}", compare_output::fidelity_text(&fidelity));
+            }
             note
         })
         .collect()

@@ -10,7 +10,7 @@ use std::io::{self, Write};
 use crate::options::{Format, LintArgs};
 use crate::report::Outcome;
 
-pub use text::plural;
+pub use text::{escaped, plural};
 
 /// Writes the outcome in a format. `color` applies to text only.
 pub fn emit(format: Format, outcome: &Outcome, color: bool, out: &mut dyn Write) -> io::Result<()> {

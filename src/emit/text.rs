@@ -61,6 +61,20 @@ pub fn object_field(finding: &Finding) -> String {
     }
 }
 
+/// `text` with its control characters (a carriage return, an escape
+/// sequence) escaped, so that a message shows them rather than obeys them.
+pub fn escaped(text: &str) -> String {
+    let mut shown = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            shown.extend(c.escape_default());
+        } else {
+            shown.push(c);
+        }
+    }
+    shown
+}
+
 /// `1 file`, `2 files`.
 pub fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })

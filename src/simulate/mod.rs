@@ -9,6 +9,7 @@
 
 pub mod output;
 pub mod plot;
+pub mod source;
 pub mod trace;
 
 use std::collections::BTreeMap;
@@ -17,6 +18,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
+use hpa_lint::prometheus::replay::ReplayArgs;
+use hpa_lint::prometheus::time::{TimeArg, UnixMillis, parse_time_arg};
 use hpa_lint_rules::controller::flags::format_duration;
 use hpa_lint_rules::controller::reconcile::{MetricKind, ResourceTarget};
 use hpa_lint_rules::controller::replicas::pod_request;
@@ -30,7 +33,7 @@ use crate::loads;
 use trace::{Columns, Trace};
 
 /// The most syncs one simulation runs.
-const MAX_SYNCS: i64 = 10_000_000;
+pub(crate) const MAX_SYNCS: i64 = 10_000_000;
 
 /// The most pods one simulation follows, summed over its syncs: a sync's
 /// cost grows with its pods (the controller reads each one).
@@ -47,19 +50,24 @@ pub struct SimulateArgs {
     #[arg(
         long,
         value_name = "[METRIC=]FILE",
-        required_unless_present = "load",
-        conflicts_with = "load"
+        required_unless_present_any = ["prometheus", "load"],
+        conflicts_with_all = ["prometheus", "load"]
     )]
     pub trace: Vec<String>,
+    /// The load from Prometheus: `--prometheus URL --since 7d`.
+    #[command(flatten)]
+    pub replay: ReplayArgs,
     /// Or a standard load scaled to the HPA: `step`, `spike`, `ramp` or
     /// `daily`, with parameters as `step:at=5m,hold=20m` (see the README).
-    #[arg(long, value_name = "KIND[:KEY=VALUE,…]")]
+    #[arg(long, value_name = "KIND[:KEY=VALUE,…]", conflicts_with = "prometheus")]
     pub load: Option<crate::loads::Load>,
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Simulate until this time [default: the trace's last time].
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub until: Option<Millis>,
+    /// Simulate until this time: a duration from the start, or (with
+    /// --prometheus or Prometheus files) an RFC 3339 time [default: the
+    /// trace's last time; with --prometheus, now].
+    #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
+    pub until: Option<TimeArg>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = SimulateFormat::Text)]
     pub format: SimulateFormat,
@@ -74,7 +82,8 @@ pub struct ModelArgs {
     /// Pod requests when the target is not in the input, e.g. `cpu=250m,memory=256Mi`.
     #[arg(long, value_name = "RESOURCE=QUANTITY,…", value_delimiter = ',')]
     pub requests: Vec<String>,
-    /// Replicas at time 0 [default: minReplicas].
+    /// Replicas at time 0 [default: the observed replicas with --prometheus,
+    /// else minReplicas].
     #[arg(long, value_name = "N")]
     pub replicas: Option<i32>,
     /// From a scale-up until the new pods are Ready.
@@ -86,10 +95,11 @@ pub struct ModelArgs {
 }
 
 impl ModelArgs {
-    /// The model for an HPA whose `minReplicas` is `min`.
-    pub fn model(&self, min: i32) -> Result<Model> {
+    /// The model for an HPA that starts at `replicas` unless `--replicas`
+    /// says otherwise.
+    pub fn model(&self, replicas: i32) -> Result<Model> {
         let model = Model {
-            replicas: self.replicas.unwrap_or(min),
+            replicas: self.replicas.unwrap_or(replicas),
             pod_startup: self.pod_startup,
             metric_window: self.metric_window,
         };
@@ -123,6 +133,10 @@ pub struct Setup<'a> {
     pub metrics: Vec<Option<(String, usize)>>,
     /// The number of syncs, one every sync period from time 0.
     pub syncs: i64,
+    /// The Unix time of time 0, when the trace has dates (Prometheus).
+    pub start: Option<UnixMillis>,
+    /// Whether the syncs come with the replicas kube-state-metrics saw.
+    pub observed: bool,
 }
 
 impl Setup<'_> {
@@ -142,9 +156,10 @@ impl Setup<'_> {
 
 /// Where the syncs of a run go, one at a time.
 pub trait Sink {
-    /// One sync: what the controller decided, and the trace's values at it
-    /// (per column; empty when the trace gives recommendations).
-    fn step(&mut self, step: &Step, demand: &[i64]) -> Result<()>;
+    /// One sync: what the controller decided, the trace's values at it (per
+    /// column; empty when the trace gives recommendations), and the replicas
+    /// kube-state-metrics saw then (when [`Setup::observed`]).
+    fn step(&mut self, step: &Step, demand: &[i64], observed: Option<i32>) -> Result<()>;
     /// After the last sync.
     fn finish(&mut self) -> Result<()>;
 }
@@ -154,7 +169,8 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
     let (found, settings) = hpas::read_one(&args.input)?;
     let autoscaler = Autoscaler::new(&found.hpa, flags, &settings.cluster);
     let names = trace_names(&autoscaler);
-    let (trace, requests) = match &args.load {
+    let period = autoscaler.flags.sync_period;
+    let source = match &args.load {
         Some(load) => {
             let columns = Columns::Metrics(names.clone());
             let requests = requests(&found, &autoscaler, &args.model.requests, &columns)?;
@@ -162,29 +178,32 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
                 autoscaler: &autoscaler,
                 requests: &requests,
             };
-            let resolved = load.resolve(&[scale], &names)?;
-            // Refused before its rows are made.
-            syncs(
-                args.until.unwrap_or(resolved.end),
-                autoscaler.flags.sync_period,
-            )?;
-            (resolved.trace(autoscaler.flags.sync_period), requests)
+            source::standard(load, &[scale], &names, args.until, period)?.0
         }
-        None => {
-            let trace = read_trace(&args.trace, &names)?;
-            let requests = requests(&found, &autoscaler, &args.model.requests, &trace.columns)?;
-            (trace, requests)
-        }
+        None => source::load(
+            &args.trace,
+            &args.replay,
+            args.until,
+            &found,
+            &[&autoscaler],
+            &names,
+        )?,
     };
-    let model = args.model.model(autoscaler.min_replicas)?;
-    let end = args.until.unwrap_or_else(|| trace.end());
-    let syncs = syncs(end, autoscaler.flags.sync_period)?;
+    let trace = &source.trace;
+    let requests = requests(&found, &autoscaler, &args.model.requests, &trace.columns)?;
+    let observed_start = source.observed.first().copied().flatten();
+    let model = args
+        .model
+        .model(observed_start.unwrap_or(autoscaler.min_replicas))?;
+    let syncs = syncs(source.end, period)?;
     let setup = Setup {
         found: &found,
         metrics: keys(&autoscaler, &trace.columns),
         autoscaler: &autoscaler,
         columns: &trace.columns,
         syncs,
+        start: source.start,
+        observed: !source.observed.is_empty(),
     };
     // The plot's file is checked before anything is written.
     let mut plot = args
@@ -203,7 +222,7 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
         sinks.push(plot);
     }
     let simulation = Simulation::new(&autoscaler, model, requests);
-    drive(&setup, simulation, &trace, &mut sinks)?;
+    drive(&setup, simulation, trace, &source.observed, &mut sinks)?;
     Ok(0)
 }
 
@@ -228,6 +247,7 @@ pub fn drive(
     setup: &Setup<'_>,
     mut simulation: Simulation<'_>,
     trace: &Trace,
+    observed: &[Option<i32>],
     sinks: &mut [&mut dyn Sink],
 ) -> Result<()> {
     let autoscaler = setup.autoscaler;
@@ -262,8 +282,13 @@ pub fn drive(
             Columns::Replicas => &[],
             Columns::Metrics(_) => values,
         };
+        let observed = usize::try_from(sync)
+            .ok()
+            .and_then(|i| observed.get(i))
+            .copied()
+            .flatten();
         for sink in sinks.iter_mut() {
-            sink.step(&step, shown)?;
+            sink.step(&step, shown, observed)?;
         }
     }
     for sink in sinks.iter_mut() {
@@ -308,30 +333,6 @@ pub fn keys(autoscaler: &Autoscaler, columns: &Columns) -> Vec<Option<(String, u
             Some((key, column))
         })
         .collect()
-}
-
-pub fn read_trace(specs: &[String], metrics: &[String]) -> Result<Trace> {
-    if let [single] = specs
-        && !single.contains('=')
-    {
-        return trace::read_csv(single.as_ref(), metrics);
-    }
-    let mut files = BTreeMap::new();
-    for spec in specs {
-        let Some((name, path)) = spec.split_once('=') else {
-            bail!(
-                "--trace {}: with several traces, name each one's metric: --trace cpu=cpu.json",
-                trace::escaped(spec)
-            );
-        };
-        if files
-            .insert(name.to_owned(), std::path::Path::new(path))
-            .is_some()
-        {
-            bail!("--trace {}=…: given twice", trace::escaped(name));
-        }
-    }
-    trace::read_prometheus(&files, metrics)
 }
 
 /// Each metric's per-pod request, for utilization targets: from `--requests`,

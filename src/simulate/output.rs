@@ -5,6 +5,8 @@
 use std::io::Write;
 
 use anyhow::Result;
+use hpa_lint::prometheus::replay::{Fidelity, Tally};
+use hpa_lint::prometheus::time;
 use hpa_lint_rules::controller::flags::{format_duration, thousandths};
 use hpa_lint_rules::controller::reconcile::{Condition, MetricKind, MetricResult, ResourceTarget};
 use hpa_lint_rules::controller::simulate::Step;
@@ -139,6 +141,7 @@ struct Shown {
     recommendation: Option<i32>,
     reason: String,
     demand: Vec<i64>,
+    observed: Option<i32>,
 }
 
 /// The table of the syncs where something changed, then a chart.
@@ -148,14 +151,18 @@ pub struct Text<'s, W: Write> {
     previous: Option<Shown>,
     syncs: i64,
     chart: Chart,
+    tally: Tally,
 }
 
 impl<'s, W: Write> Text<'s, W> {
     pub fn new(setup: &'s Setup<'s>, mut out: W) -> Result<Self> {
         let a = setup.autoscaler;
+        let from = setup
+            .start
+            .map_or_else(String::new, |t| format!(" (0s is {})", time::format(t)));
         writeln!(
             out,
-            "HorizontalPodAutoscaler {}: {} to {} replicas, a sync every {}, {} syncs from 0s to {}",
+            "HorizontalPodAutoscaler {}: {} to {} replicas, a sync every {}, {} syncs from 0s to {}{from}",
             setup.found.key(),
             a.min_replicas,
             a.max_replicas,
@@ -170,10 +177,11 @@ impl<'s, W: Write> Text<'s, W> {
                 format!("per pod ({})", target(&a.metrics[m]))
             );
         }
-        header += &format!(
-            "  {:>4}  {:>6}  {:>8}  {}",
-            "rec", "stable", "replicas", "reason"
-        );
+        header += &format!("  {:>4}  {:>6}  {:>8}", "rec", "stable", "replicas");
+        if setup.observed {
+            header += &format!("  {:>8}", "observed");
+        }
+        header += "  reason";
         writeln!(out, "{header}")?;
         Ok(Self {
             setup,
@@ -181,17 +189,20 @@ impl<'s, W: Write> Text<'s, W> {
             previous: None,
             syncs: 0,
             chart: Chart::new(setup.syncs),
+            tally: Tally::default(),
         })
     }
 }
 
 impl<W: Write> Sink for Text<'_, W> {
-    fn step(&mut self, step: &Step, demand: &[i64]) -> Result<()> {
+    fn step(&mut self, step: &Step, demand: &[i64], observed: Option<i32>) -> Result<()> {
+        self.tally.add(step.current, observed);
         let shown = Shown {
             desired: step.outcome.desired,
             recommendation: step.outcome.recommendation,
             reason: reason(step),
             demand: demand.to_vec(),
+            observed,
         };
         self.syncs += 1;
         self.chart.add(step.outcome.desired);
@@ -216,17 +227,29 @@ impl<W: Write> Sink for Text<'_, W> {
             format!("{} → {}", step.current, step.outcome.desired)
         };
         line += &format!(
-            "  {:>4}  {:>6}  {replicas:>8}  {}",
+            "  {:>4}  {:>6}  {replicas:>8}",
             optional(step.outcome.recommendation),
             optional(stable),
-            shown.reason
         );
+        if self.setup.observed {
+            line += &format!("  {:>8}", optional(observed));
+        }
+        line += &format!("  {}", shown.reason);
         writeln!(self.out, "{}", line.trim_end())?;
         self.previous = Some(shown);
         Ok(())
     }
 
     fn finish(&mut self) -> Result<()> {
+        if let Some(fidelity) = self.tally.fidelity() {
+            writeln!(
+                self.out,
+                "\nobserved (kube-state-metrics): the simulated replicas equal the observed at {:.1} % of {} syncs; mean absolute difference {:.2} replicas",
+                fidelity.equal * 100.0,
+                fidelity.syncs,
+                fidelity.mean_absolute_difference
+            )?;
+        }
         writeln!(self.out)?;
         let top = self.setup.autoscaler.max_replicas;
         self.chart.write(top, self.setup.end(), &mut self.out)?;
@@ -366,6 +389,7 @@ pub struct Json<'s, W: Write> {
     setup: &'s Setup<'s>,
     out: W,
     first: bool,
+    tally: Tally,
 }
 
 impl<'s, W: Write> Json<'s, W> {
@@ -386,11 +410,14 @@ impl<'s, W: Write> Json<'s, W> {
                 (key.to_owned(), about)
             })
             .collect();
-        let head = json!({
+        let mut head = json!({
             "hpa": {"namespace": key.namespace, "name": key.name},
             "syncPeriod": seconds(setup.autoscaler.flags.sync_period),
-            "metrics": metrics,
         });
+        if let Some(start) = setup.start {
+            head["start"] = json!(time::format(start));
+        }
+        head["metrics"] = Value::Object(metrics);
         let head = serde_json::to_string(&head)?;
         // The object without its closing brace, then the steps.
         write!(out, "{},\"steps\":[", &head[..head.len() - 1])?;
@@ -398,12 +425,14 @@ impl<'s, W: Write> Json<'s, W> {
             setup,
             out,
             first: true,
+            tally: Tally::default(),
         })
     }
 }
 
 impl<W: Write> Sink for Json<'_, W> {
-    fn step(&mut self, step: &Step, demand: &[i64]) -> Result<()> {
+    fn step(&mut self, step: &Step, demand: &[i64], observed: Option<i32>) -> Result<()> {
+        self.tally.add(step.current, observed);
         let conditions: Map<String, Value> = CONDITIONS
             .iter()
             .zip(conditions(step))
@@ -419,7 +448,7 @@ impl<W: Write> Sink for Json<'_, W> {
                     .collect();
             metrics.insert(key.to_owned(), Value::Object(entry));
         }
-        let value = json!({
+        let mut value = json!({
             "time": seconds(step.time),
             "currentReplicas": step.current,
             "recommendation": step.outcome.recommendation,
@@ -428,6 +457,9 @@ impl<W: Write> Sink for Json<'_, W> {
             "conditions": conditions,
             "metrics": metrics,
         });
+        if self.setup.observed {
+            value["observedReplicas"] = json!(observed);
+        }
         if !std::mem::take(&mut self.first) {
             self.out.write_all(b",")?;
         }
@@ -436,10 +468,23 @@ impl<W: Write> Sink for Json<'_, W> {
     }
 
     fn finish(&mut self) -> Result<()> {
-        self.out.write_all(b"]}\n")?;
+        self.out.write_all(b"]")?;
+        if let Some(fidelity) = self.tally.fidelity() {
+            write!(self.out, ",\"fidelity\":")?;
+            serde_json::to_writer(&mut self.out, &fidelity_json(&fidelity))?;
+        }
+        self.out.write_all(b"}\n")?;
         self.out.flush()?;
         Ok(())
     }
+}
+
+pub fn fidelity_json(fidelity: &Fidelity) -> Value {
+    json!({
+        "syncs": fidelity.syncs,
+        "equal": fidelity.equal,
+        "meanAbsoluteDifference": fidelity.mean_absolute_difference,
+    })
 }
 
 /// One CSV row per sync, the fields of the JSON steps as columns (a
@@ -489,6 +534,9 @@ impl<'s, W: Write> Csv<'s, W> {
                 header.push(format!("{key}.{name}"));
             }
         }
+        if setup.observed {
+            header.push("observedReplicas".to_owned());
+        }
         out.write_record(&header).map_err(csv_error)?;
         Ok(Self {
             setup,
@@ -499,7 +547,7 @@ impl<'s, W: Write> Csv<'s, W> {
 }
 
 impl<W: Write> Sink for Csv<'_, W> {
-    fn step(&mut self, step: &Step, demand: &[i64]) -> Result<()> {
+    fn step(&mut self, step: &Step, demand: &[i64], observed: Option<i32>) -> Result<()> {
         let row = &mut self.row;
         row.clear();
         let number = |v: Option<i32>| field(v.map(|v| json!(v)).as_ref());
@@ -517,6 +565,9 @@ impl<W: Write> Sink for Csv<'_, W> {
             let kind = &self.setup.autoscaler.metrics[m];
             let fields = metric_fields(kind, demand[column], step.outcome.metrics.get(m));
             row.extend(fields.iter().map(|(_, value)| field(value.as_ref())));
+        }
+        if self.setup.observed {
+            row.push(number(observed));
         }
         self.out.write_record(&*row).map_err(csv_error)
     }

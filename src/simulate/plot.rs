@@ -32,6 +32,7 @@ pub const COLORS: [RGBColor; 4] = [
 const LIMITED: RGBColor = RGBColor(214, 39, 40);
 pub const STABILIZED: RGBColor = RGBColor(255, 127, 14);
 pub const BOUND: RGBColor = RGBColor(150, 150, 150);
+const OBSERVED: RGBColor = RGBColor(40, 40, 40);
 
 /// Where the plot goes: the file named, or the one a symbolic link names;
 /// an error for anything but a regular file or a new name.
@@ -142,6 +143,40 @@ impl Held {
     }
 }
 
+/// The replicas kube-state-metrics saw: the count at a sync held since the
+/// sync before (as the simulated count at that sync's start is), in pieces
+/// around the syncs without a sample, each kept only where it changes.
+#[derive(Default)]
+struct Observed {
+    pieces: Vec<Vec<(f64, f64)>>,
+    open: bool,
+}
+
+impl Observed {
+    fn add(&mut self, time: f64, since: f64, value: Option<f64>) {
+        let Some(value) = value else {
+            self.open = false;
+            return;
+        };
+        if !std::mem::replace(&mut self.open, true) {
+            self.pieces.push(Vec::new());
+        }
+        let piece = self.pieces.last_mut().expect("a piece is open");
+        match piece.last_mut() {
+            Some(last) if last.1 == value => last.0 = time,
+            _ => piece.extend([(since, value), (time, value)]),
+        }
+    }
+
+    fn top(&self) -> f64 {
+        self.pieces
+            .iter()
+            .flatten()
+            .map(|p| p.1)
+            .fold(0.0, f64::max)
+    }
+}
+
 /// Syncs held back by stabilization or a policy, as dots: one per
 /// two-thousandth of the time axis and count (finer than a pixel), however
 /// many syncs fall there.
@@ -190,6 +225,7 @@ pub struct Plot<'s> {
     metrics: Vec<MetricLines>,
     replicas: Held,
     recommended: Held,
+    observed: Observed,
     stabilized: Dots,
     limited: Dots,
 }
@@ -215,6 +251,7 @@ impl<'s> Plot<'s> {
             metrics,
             replicas: Held::default(),
             recommended: Held::default(),
+            observed: Observed::default(),
             stabilized: Dots {
                 end: x(setup.end()),
                 points: Vec::new(),
@@ -228,9 +265,11 @@ impl<'s> Plot<'s> {
 }
 
 impl Sink for Plot<'_> {
-    fn step(&mut self, step: &Step, demand: &[i64]) -> Result<()> {
+    fn step(&mut self, step: &Step, demand: &[i64], observed: Option<i32>) -> Result<()> {
         let time = x(step.time);
         self.end = time;
+        let since = x((step.time - self.setup.autoscaler.flags.sync_period).max(0));
+        self.observed.add(time, since, observed.map(f64::from));
         for lines in &mut self.metrics {
             lines.demand.add(time, units(demand[lines.column]));
             // Utilization targets show the percentage, the others the value.
@@ -401,13 +440,20 @@ fn panel<'a>(
             ("sans-serif", 12),
         )
     };
-    let lines = series.len();
-    for (i, (label, color, points)) in series.into_iter().enumerate() {
+    // A line in pieces (one with gaps) has one legend entry.
+    let mut labels: Vec<String> = Vec::new();
+    for (label, color, points) in series {
         chart.draw_series(LineSeries::new(points, color.stroke_width(2)))?;
+        if labels.contains(&label) {
+            continue;
+        }
+        let i = labels.len();
         let swatch = vec![(x, entry_y(i)), (x + 16, entry_y(i))];
         area.draw(&PathElement::new(swatch, color.stroke_width(2)))?;
         area.draw(&text(&label, i))?;
+        labels.push(label);
     }
+    let lines = labels.len();
     for (i, (label, color, points)) in marks.into_iter().enumerate() {
         let dots = points
             .into_iter()
@@ -501,7 +547,11 @@ impl Plot<'_> {
                     Vec::new(),
                 )?;
             }
-            let top = self.replicas.top().max(f64::from(a.max_replicas));
+            let top = self
+                .replicas
+                .top()
+                .max(self.observed.top())
+                .max(f64::from(a.max_replicas));
             // The bounds first, so that the replicas are drawn over them.
             let mut series: Vec<_> = [
                 ("maxReplicas", a.max_replicas),
@@ -519,6 +569,10 @@ impl Plot<'_> {
                     COLORS[1],
                     self.recommended.points(end),
                 ));
+            }
+            // Under the simulated count, which hides it where they agree.
+            for piece in &self.observed.pieces {
+                series.push(("observed".to_owned(), OBSERVED, piece.clone()));
             }
             series.push(("replicas".to_owned(), COLORS[0], self.replicas.points(end)));
             let marks = vec![

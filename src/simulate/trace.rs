@@ -1,18 +1,20 @@
 //! Load traces: a CSV file (`time` then `replicas` or one column per metric)
-//! or Prometheus `query_range` responses (a `matrix`) per metric. Every
-//! problem is an error naming the file and the line (CSV) or the sample
-//! (JSON), with the text it quotes shown with its control characters escaped;
-//! values are quantities, converted to milli-units as the API server converts
-//! them (rounded up). A UTF-8 byte order mark is skipped.
+//! or Prometheus `query_range` responses (a `matrix`) per metric, read as
+//! `--prometheus` reads live answers. Every problem is an error naming the
+//! file and the line (CSV) or the sample (JSON), with the text it quotes shown
+//! with its control characters escaped; values are quantities, converted to
+//! milli-units as the API server converts them (rounded up). A UTF-8 byte
+//! order mark is skipped.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{Result, bail};
+use hpa_lint::prometheus::replay;
+use hpa_lint::prometheus::time::UnixMillis;
 use hpa_lint_rules::controller::flags::DurationError;
 use hpa_lint_rules::controller::{Millis, parse_duration};
 use hpa_lint_rules::model::quantity::Quantity;
-use serde_json::Value;
 
 /// Larger trace files are refused rather than read into memory.
 pub const MAX_TRACE_BYTES: u64 = 256 << 20;
@@ -22,19 +24,7 @@ pub const MAX_TRACE_BYTES: u64 = 256 << 20;
 /// Prometheus trace).
 pub const RECOMMENDATION_COLUMN: &str = "replicas";
 
-/// `text` with its control characters (a carriage return, an escape
-/// sequence) escaped, so that a message shows them rather than obeys them.
-pub fn escaped(text: &str) -> String {
-    let mut shown = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() {
-            shown.extend(c.escape_default());
-        } else {
-            shown.push(c);
-        }
-    }
-    shown
-}
+pub use hpa_lint::emit::escaped;
 
 /// [`escaped`] text between backticks.
 pub fn quoted(text: &str) -> String {
@@ -142,6 +132,18 @@ pub fn read_csv(path: &Path, metrics: &[String]) -> Result<Trace> {
     let Some(first) = records.next() else {
         bail!("{name}: the trace is empty: expected a header such as `time,replicas`");
     };
+    if text.trim_start().starts_with('{') {
+        let metric = metrics.first().map_or("cpu", String::as_str);
+        let known = if metrics.is_empty() {
+            "none".to_owned()
+        } else {
+            escaped(&metrics.join(", "))
+        };
+        bail!(
+            "{name}: a Prometheus `query_range` answer, not a CSV trace: name the metric it gives, e.g. --trace {}={name} (the HPA's metrics are {known})",
+            escaped(metric)
+        );
+    }
     let (header_line, header) = first.map_err(|e| anyhow::anyhow!("{name}:{e}"))?;
     if header[0] != "time" {
         return Err(at(
@@ -251,66 +253,32 @@ fn check_order(rows: &[(Millis, Vec<i64>)], time: Millis) -> Result<(), String> 
     }
 }
 
-/// One Prometheus series: `(unix time in ms, milli-units)`.
-type Series = Vec<(Millis, i64)>;
-
-/// Reads the `matrix` of a Prometheus `query_range` response.
-fn read_matrix(path: &Path) -> Result<Vec<Series>> {
-    let name = file_name(path);
-    let text = read_text(path)?;
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|e| anyhow::anyhow!("{name}:{}:{}: not JSON: {e}", e.line(), e.column()))?;
-    let data = value.get("data").unwrap_or(&Value::Null);
-    if data.get("resultType").and_then(Value::as_str) != Some("matrix") {
-        bail!(
-            "{name}: not a Prometheus `query_range` response: expected `data.resultType` `matrix`"
-        );
+/// Reads `--trace`: one CSV file, or `NAME=FILE.json` Prometheus
+/// `query_range` answers, one per metric, read as live answers are (see
+/// [`hpa_lint::prometheus::replay::from_files`]). Returns the trace and, for
+/// Prometheus answers, the Unix time of its time 0.
+pub fn read(
+    specs: &[String],
+    metrics: &[String],
+    max_gap: Millis,
+) -> Result<(Trace, Option<UnixMillis>)> {
+    if let [single] = specs
+        && !single.contains('=')
+    {
+        return Ok((read_csv(single.as_ref(), metrics)?, None));
     }
-    let Some(result) = data.get("result").and_then(Value::as_array) else {
-        bail!("{name}: `data.result` is not a list");
-    };
-    let mut all = Vec::new();
-    for (i, series) in result.iter().enumerate() {
-        let Some(values) = series.get("values").and_then(Value::as_array) else {
-            bail!("{name}: data.result[{i}] has no `values`");
+    let mut files = BTreeMap::new();
+    for spec in specs {
+        let Some((name, path)) = spec.split_once('=') else {
+            bail!(
+                "--trace {}: with several traces, name each one's metric: --trace cpu=cpu.json",
+                escaped(spec)
+            );
         };
-        let mut samples: Series = Vec::with_capacity(values.len());
-        for (j, sample) in values.iter().enumerate() {
-            let at = |message: String| {
-                anyhow::anyhow!("{name}: data.result[{i}].values[{j}]: {message}")
-            };
-            let (Some(time), Some(text)) = (sample.get(0), sample.get(1).and_then(Value::as_str))
-            else {
-                return Err(at("expected [time, \"value\"]".to_owned()));
-            };
-            let time = time
-                .as_number()
-                .map(ToString::to_string)
-                .unwrap_or_default();
-            let time =
-                parse_duration(&time).map_err(|_| at(format!("invalid time {}", quoted(&time))))?;
-            if samples
-                .last()
-                .is_some_and(|(previous, _)| time <= *previous)
-            {
-                return Err(at("times must increase".to_owned()));
-            }
-            samples.push((time, milli(text).map_err(at)?));
-        }
-        if !samples.is_empty() {
-            all.push(samples);
+        if files.insert(name.to_owned(), Path::new(path)).is_some() {
+            bail!("--trace {}=…: given twice", escaped(name));
         }
     }
-    if all.is_empty() {
-        bail!("{name}: the response has no samples");
-    }
-    Ok(all)
-}
-
-/// Reads `NAME=FILE.json` Prometheus traces, one per metric. Time 0 is the
-/// latest first sample, so every metric has a value from 0 on; a metric's
-/// value is the sum of its series, each holding its last sample.
-pub fn read_prometheus(files: &BTreeMap<String, &Path>, metrics: &[String]) -> Result<Trace> {
     for name in files.keys() {
         if !metrics.contains(name) {
             bail!(
@@ -328,39 +296,14 @@ pub fn read_prometheus(files: &BTreeMap<String, &Path>, metrics: &[String]) -> R
             escaped(missing)
         );
     }
-    let columns: Vec<String> = files.keys().cloned().collect();
-    let series: Vec<Vec<Series>> = files
-        .values()
-        .map(|p| read_matrix(p))
-        .collect::<Result<_>>()?;
-    let start = series.iter().flatten().map(|s| s[0].0).max().unwrap_or(0);
-    let mut times: Vec<Millis> = series
-        .iter()
-        .flatten()
-        .flatten()
-        .map(|s| s.0)
-        .filter(|t| *t > start)
-        .collect();
-    times.push(start);
-    times.sort_unstable();
-    times.dedup();
-    let rows = times
-        .into_iter()
-        .map(|time| {
-            let values = series
-                .iter()
-                .map(|metric| {
-                    metric.iter().fold(0_i64, |sum, s| {
-                        let at = s.partition_point(|(t, _)| *t <= time);
-                        sum.saturating_add(s[at - 1].1)
-                    })
-                })
-                .collect();
-            (time - start, values)
-        })
-        .collect();
-    Ok(Trace {
-        columns: Columns::Metrics(columns),
-        rows,
-    })
+    let files: Vec<(String, &Path)> = files.into_iter().collect();
+    let table = replay::from_files(&files, max_gap)?;
+    for note in &table.notes {
+        eprintln!("hpa-lint: note: {}", escaped(note));
+    }
+    let trace = Trace {
+        columns: Columns::Metrics(files.into_iter().map(|(name, _)| name).collect()),
+        rows: table.rows,
+    };
+    Ok((trace, Some(table.start)))
 }

@@ -2,6 +2,9 @@
 
 #![allow(dead_code, reason = "each test file uses its own part")]
 
+pub mod history;
+pub mod prometheus;
+
 use std::path::Path;
 
 use assert_cmd::Command;

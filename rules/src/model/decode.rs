@@ -26,6 +26,9 @@ pub enum DecodeErrorKind {
 pub enum Wanted {
     /// One of the fields of a struct (for an unknown field).
     Field(&'static [&'static str]),
+    /// The `autoscaling/v2` shape of a metric source written in the
+    /// `autoscaling/v2beta1` shape (its unknown fields, as one error).
+    V2Shape,
     /// A value of a Go type: `int32`, `bool`, …
     Type(&'static str),
     /// A quantity.
@@ -45,11 +48,17 @@ pub struct DecodeError {
     pub message: String,
 }
 
+/// Go types of the `autoscaling` API are named with this prefix (e.g.
+/// `autoscaling.MetricTarget`); error texts name them in the package of the
+/// version being decoded (`v2.MetricTarget`, `v2beta2.MetricTarget`).
+pub(crate) const AUTOSCALING: &str = "autoscaling.";
+
 /// The Go-side description of a struct, for field lists and error texts.
 pub(crate) struct GoStruct {
     /// Struct name as Go prints it in type errors (`HorizontalPodAutoscalerSpec`).
     pub name: &'static str,
-    /// Package-qualified type (`v2.HorizontalPodAutoscalerSpec`).
+    /// Package-qualified type (`autoscaling.HorizontalPodAutoscalerSpec`, see
+    /// [`AUTOSCALING`]; `v1.ObjectMeta`).
     pub qualified: &'static str,
     /// JSON field names.
     pub fields: &'static [&'static str],
@@ -59,6 +68,8 @@ pub(crate) struct GoStruct {
 /// nothing is reported and bad values are skipped.
 pub(crate) struct Decoder {
     strict: bool,
+    /// The Go package of the `autoscaling` version decoded (`v2`, `v2beta1`, ...).
+    package: &'static str,
     pub errors: Vec<DecodeError>,
 }
 
@@ -93,6 +104,27 @@ fn go_field_path(path: &FieldPath) -> String {
     fields.join(".")
 }
 
+/// Where a field comes in a depth-first walk of `value` in document order: the
+/// position of each key in its mapping, and each index.
+fn document_order(value: &Value, path: &FieldPath) -> Vec<usize> {
+    let mut value = Some(value);
+    path.segments()
+        .iter()
+        .map(|segment| match segment {
+            Segment::Field(name) | Segment::Key(name) => {
+                let map = value.and_then(Value::as_object);
+                value = map.and_then(|m| m.get(&**name));
+                map.and_then(|m| m.keys().position(|k| **k == **name))
+                    .unwrap_or(usize::MAX)
+            }
+            Segment::Index(i) => {
+                value = value.and_then(|v| v.get(*i));
+                *i
+            }
+        })
+        .collect()
+}
+
 /// An integer value, accepting floats without a fraction: YAML `5.0` reaches the
 /// server as JSON `5` after kubectl's YAML-to-JSON conversion.
 fn as_integer(value: &Value) -> Option<i64> {
@@ -105,11 +137,50 @@ fn as_integer(value: &Value) -> Option<i64> {
 }
 
 impl Decoder {
-    pub(crate) fn new(strict: bool) -> Self {
+    /// A decoder of one `autoscaling` version, whose Go package is `package`.
+    pub(crate) fn new(strict: bool, package: &'static str) -> Self {
         Self {
             strict,
+            package,
             errors: Vec::new(),
         }
+    }
+
+    /// A decoder like this one, with no errors yet: to look at what decoding a
+    /// part would report before reporting it.
+    pub(crate) fn probe(&self) -> Self {
+        Self::new(self.strict, self.package)
+    }
+
+    /// Reports a metric source written in the `autoscaling/v2beta1` shape
+    /// (`written`, at `path`) as one error: the texts of its unknown fields in
+    /// the order Go's decoder meets them, joined as the server's strict
+    /// decoding joins them.
+    pub(crate) fn v2beta1_shape(
+        &mut self,
+        path: FieldPath,
+        written: &Value,
+        mut unknown: Vec<DecodeError>,
+    ) {
+        if unknown.is_empty() {
+            return;
+        }
+        unknown.sort_by_cached_key(|e| {
+            e.path
+                .strip_prefix(&path)
+                .map(|rest| document_order(written, &rest))
+        });
+        let message = unknown
+            .iter()
+            .map(|e| e.message.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        self.push(
+            path,
+            DecodeErrorKind::UnknownField,
+            Wanted::V2Shape,
+            message,
+        );
     }
 
     /// Whether decoding would have failed on the server (unknown fields only fail
@@ -132,8 +203,9 @@ impl Decoder {
     }
 
     fn type_error(&mut self, value: &Value, path: &FieldPath, parent: &str, go_type: &'static str) {
+        let shown = go_type.replacen(AUTOSCALING, &format!("{}.", self.package), 1);
         let message = format!(
-            "json: cannot unmarshal {} into Go struct field {parent}.{} of type {go_type}",
+            "json: cannot unmarshal {} into Go struct field {parent}.{} of type {shown}",
             json_type(value),
             go_field_path(path)
         );
@@ -188,11 +260,6 @@ impl<'v> Record<'v> {
     /// The raw value of a field, `None` when absent or null.
     pub(crate) fn raw(&self, name: &str) -> Option<&'v Value> {
         self.map?.get(name).filter(|v| !v.is_null())
-    }
-
-    /// The path of this struct.
-    pub(crate) fn base(&self) -> &FieldPath {
-        &self.path
     }
 
     /// The path of a field of this struct.
@@ -374,7 +441,7 @@ mod tests {
 
     static SPEC: GoStruct = GoStruct {
         name: "HorizontalPodAutoscalerSpec",
-        qualified: "v2.HorizontalPodAutoscalerSpec",
+        qualified: "autoscaling.HorizontalPodAutoscalerSpec",
         fields: &["maxReplicas", "metrics", "target"],
     };
     static TARGET: GoStruct = GoStruct {
@@ -389,7 +456,7 @@ mod tests {
     };
 
     fn decode(value: &Value) -> (Option<i32>, Option<Quantity>, Vec<String>) {
-        let mut d = Decoder::new(true);
+        let mut d = Decoder::new(true, "v2");
         let root = d.root(value, &ROOT);
         let spec = root.record(&mut d, "spec", &SPEC);
         let max = spec.int32(&mut d, "maxReplicas");

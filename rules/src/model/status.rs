@@ -6,10 +6,12 @@
 //! Manifests rarely carry a status; an HPA read from a cluster has one as
 //! soon as the controller has synced it once.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::cluster::Millis;
-use crate::model::hpa::{Hpa, MetricSource, MetricSpec};
+use crate::model::hpa::{Hpa, HpaVersion, MetricSource, MetricSpec, v2beta1_status_member_to_v2};
 use crate::model::quantity::Quantity;
 use crate::object::{Kind, Object};
 use crate::path::FieldPath;
@@ -67,6 +69,8 @@ impl Condition<'_> {
 #[derive(Clone, Copy, Debug)]
 pub struct Status<'a> {
     value: &'a Value,
+    /// Written in the `autoscaling/v2beta1` shape (`currentAverageUtilization`).
+    v2beta1: bool,
 }
 
 impl<'a> Status<'a> {
@@ -86,7 +90,9 @@ impl<'a> Status<'a> {
         {
             return None;
         }
-        Some(Self { value })
+        let version = HpaVersion::from_api_version(&object.key.api_version);
+        let v2beta1 = matches!(version, Some(HpaVersion::V2beta1 | HpaVersion::V2alpha1));
+        Some(Self { value, v2beta1 })
     }
 
     /// Every condition, in order.
@@ -130,9 +136,22 @@ impl<'a> Status<'a> {
         self.value.get("currentReplicas")?.as_i64()
     }
 
-    /// `status.currentMetrics[i]`.
-    pub fn current_metric(&self, i: usize) -> Option<&'a Value> {
-        self.value.get("currentMetrics")?.get(i)
+    /// `status.currentMetrics[i]` in the `autoscaling/v2` shape: a `v2beta1`
+    /// one (`currentAverageUtilization`, `currentValue`, ...) converted the way
+    /// the server converted it.
+    pub fn current_metric(&self, i: usize) -> Option<Cow<'a, Value>> {
+        let written = self.value.get("currentMetrics")?.get(i)?;
+        let Some(members) = written.as_object().filter(|_| self.v2beta1) else {
+            return Some(Cow::Borrowed(written));
+        };
+        let converted = members
+            .iter()
+            .map(|(member, value)| {
+                let converted = v2beta1_status_member_to_v2(member, value);
+                (member.clone(), converted.unwrap_or_else(|| value.clone()))
+            })
+            .collect();
+        Some(Cow::Owned(Value::Object(converted)))
     }
 }
 
@@ -184,7 +203,7 @@ pub fn readings(hpa: &Hpa, status: &Status<'_>) -> Vec<Reading> {
             } else {
                 FieldPath::fields("spec.metrics").index(i)
             };
-            reading(spec, status.current_metric(i), path)
+            reading(spec, status.current_metric(i).as_deref(), path)
         })
         .collect()
 }

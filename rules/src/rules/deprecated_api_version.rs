@@ -5,7 +5,9 @@ use serde_json::Value;
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
 use crate::context::{Check, Context, Report};
-use crate::model::hpa::{HpaVersion, v2beta1_member_to_v2, v2beta1_status_member_to_v2};
+use crate::model::hpa::{
+    HpaVersion, V1_BEHAVIOR_ANNOTATION, v2beta1_member_to_v2, v2beta1_status_member_to_v2,
+};
 use crate::path::FieldPath;
 use crate::registry::{Category, FixAvailability, Rule};
 
@@ -23,8 +25,12 @@ Reports HPAs written in a beta or alpha version of the `autoscaling` API:
 
 The finding is a warning while the configured Kubernetes version
 (`--kube-version`) still serves the version, and an error once it does not.
-The other rules still check such an HPA, converted the way the API server
-converted it while it was served.
+While it is served, the API server decodes the HPA as strictly as
+`autoscaling/v2`, converts it to the `v2` shape, defaults and validates it: the
+API-server rules report what it rejects, at the server's (`v2`) field paths.
+Once it is not served, the server rejects the HPA before any of that, and only
+this finding is the server's; the other rules still check the HPA, converted the
+way the API server converted it while it was served.
 
 ## Why is this bad?
 Once the version is no longer served, `kubectl apply` fails with `no matches
@@ -71,8 +77,11 @@ becomes `metric: {name: ...}`, and an object metric's `target` becomes
 `--fix` changes `apiVersion` to `autoscaling/v2` and, from `v2beta1`, rewrites
 each metric source the way the API server converted it while it served
 `v2beta1` (a missing `targetValue` of an object metric, or `targetAverageValue`
-of a pods metric, becomes `"0"`, as it did then). It is safe: the object the
-server stores is the same; only the version it is written in changes.
+of a pods metric, becomes `"0"`, as it did then). A `behavior` that `v2beta1`
+carried in the `autoscaling.alpha.kubernetes.io/behavior` annotation (as
+`kubectl get` through `v2beta1` writes it) becomes `spec.behavior`, with what the
+server read of it: `autoscaling/v2` drops that annotation. It is safe: the HPA
+the server runs is the same; only the version it is written in changes.
 "#,
     fix: FixAvailability::Sometimes,
     manifests_only: true,
@@ -107,6 +116,17 @@ fn upgrade(cx: &Context<'_>) -> Fix {
         value: "autoscaling/v2".into(),
     }];
     if matches!(cx.hpa.version, HpaVersion::V2beta1 | HpaVersion::V2alpha1) {
+        // `v2beta1` carried `behavior` in an annotation, which `v2` drops.
+        let annotation = FieldPath::fields("metadata.annotations").key(V1_BEHAVIOR_ANNOTATION);
+        if cx.object.value.pointer(&annotation.pointer()).is_some() {
+            if let Some(behavior) = &cx.hpa.behavior {
+                edits.push(Edit::Set {
+                    path: FieldPath::fields("spec.behavior"),
+                    value: behavior.to_json(),
+                });
+            }
+            edits.push(Edit::Remove { path: annotation });
+        }
         // A manifest saved from a cluster carries its status, converted too.
         let lists = [
             ("spec.metrics", v2beta1_member_to_v2 as Convert),
@@ -134,17 +154,20 @@ fn upgrade(cx: &Context<'_>) -> Fix {
 type Convert = fn(&str, &Value) -> Option<Value>;
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
-    // (deprecated in, not served from, help)
-    let (deprecated, removed, help) = match cx.hpa.version {
-        HpaVersion::V2beta1 => (Some(22), 25, HELP_V2BETA1),
-        HpaVersion::V2beta2 => (Some(23), 26, HELP_V2BETA2),
-        HpaVersion::V2alpha1 => (None, 8, HELP_V2BETA1),
-        HpaVersion::V1 | HpaVersion::V2 => return,
+    let version = cx.hpa.version;
+    let Some(last_served) = version.last_served() else {
+        return;
+    };
+    let removed = last_served + 1;
+    let help = if version == HpaVersion::V2beta2 {
+        HELP_V2BETA2
+    } else {
+        HELP_V2BETA1
     };
     let api_version = &cx.object.key.api_version;
     let path = FieldPath::fields("apiVersion");
     let kube = cx.settings.cluster.kube_version;
-    if kube.at_least(removed) {
+    if !cx.hpa.served {
         out.report_at(
             Severity::Error,
             path,
@@ -156,7 +179,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         .help(help)
         .fix(upgrade(cx));
     } else {
-        let since = deprecated.map_or_else(String::new, |d| format!(" since Kubernetes 1.{d}"));
+        let since = version
+            .deprecated_in()
+            .map_or_else(String::new, |d| format!(" since Kubernetes 1.{d}"));
         out.report(
             path,
             format!("`{api_version}` is deprecated{since} and not served from 1.{removed}"),

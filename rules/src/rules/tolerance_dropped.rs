@@ -69,7 +69,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     // kept; an unserved version is rejected whole (`deprecated-api-version`).
     if !kube.at_least(33)
         || cx.settings.cluster.feature_gates.configurable_tolerance
-        || !cx.hpa.version.is_validated()
+        || !cx.hpa.served
     {
         return;
     }

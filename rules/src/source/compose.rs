@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use super::keep::{ALL, Keep};
 use super::scalar::{self, Scalar};
-use super::{Pos, Problem, ProblemKind, pos_of};
+use super::{Pos, Problem, ProblemKind, goyaml, lines, pos_of};
 use crate::path::FieldPath;
 
 /// Deepest nesting read, counting the levels that aliases add.
@@ -57,7 +57,40 @@ pub(crate) fn parser_options(text: &str) -> granit_parser::Options {
 /// Reads one document (a [`super::Chunk`]'s text), building what `choose`
 /// keeps of it.
 pub fn compose(text: &str, choose: Choose<'_>) -> Composed {
-    let mut composer = Composer::new(choose);
+    let (readable, stop) = goyaml::as_kubectl_reads(text);
+    // Where kubectl's YAML library stops with an error.
+    let stop = stop.map(|stopped| {
+        let offset = stopped.at;
+        let (line, column) = lines::positions(text, &[offset])[0];
+        let line_start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+        let indents = text[line_start..offset]
+            .bytes()
+            .all(|b| b == b' ' || b == b'\t');
+        let message = if !text[offset..].starts_with('\t') {
+            stopped.message.to_owned()
+        } else if indents {
+            "a tab indents this line: YAML indents with spaces only".to_owned()
+        } else {
+            format!(
+                "a tab where kubectl's YAML reader wants a space ({})",
+                stopped.message
+            )
+        };
+        let problem = Problem {
+            kind: ProblemKind::Syntax,
+            message,
+            path: FieldPath::root(),
+            pos: Pos {
+                line,
+                column,
+                offset,
+                len: 1,
+            },
+        };
+        (stopped.token, problem)
+    });
+    let text = readable.as_ref();
+    let mut composer = Composer::new(choose, stop);
     let outcome = composer.run(text);
     let mut value = match outcome {
         Ok(value) => value,
@@ -79,7 +112,7 @@ pub fn compose(text: &str, choose: Choose<'_>) -> Composed {
     // `kind` (a repeated key): then build the document whole and cut it again.
     let last = value.as_ref().map_or(&ALL, |v| keep_of(v, choose));
     if chosen.is_some_and(|chosen| !std::ptr::eq(chosen, last)) {
-        let mut whole = Composer::new(&|_, _| &ALL);
+        let mut whole = Composer::new(&|_, _| &ALL, None);
         value = whole.run(text).unwrap_or_default();
     }
     Composed {
@@ -186,6 +219,9 @@ struct Node {
 
 struct Composer<'a, 'c> {
     choose: Choose<'c>,
+    /// Where go-yaml v2 stops reading (see [`goyaml`]), and the start of the
+    /// token it stops in: no event from there on counts.
+    stop: Option<(usize, Problem)>,
     frames: Vec<Frame<'a>>,
     keys: Keys<'a>,
     anchors: Vec<Option<Anchored>>,
@@ -247,9 +283,10 @@ fn tab_in_indentation(text: &str, offset: usize) -> Option<usize> {
 }
 
 impl<'a, 'c> Composer<'a, 'c> {
-    fn new(choose: Choose<'c>) -> Self {
+    fn new(choose: Choose<'c>, stop: Option<(usize, Problem)>) -> Self {
         Self {
             choose,
+            stop,
             frames: Vec::new(),
             keys: Keys::default(),
             anchors: Vec::new(),
@@ -267,11 +304,19 @@ impl<'a, 'c> Composer<'a, 'c> {
         loop {
             let (event, span) = match parser.next_event() {
                 Some(Ok(next)) => next,
-                Some(Err(error)) => return Err(syntax_error(text, &error)),
-                None => return Ok(self.root.take()),
+                Some(Err(error)) => return Err(self.first_error(syntax_error(text, &error))),
+                None => return self.finish(),
             };
+            let at = pos_of(&span).offset;
+            if let Some((_, stop)) = self.stop.take_if(|(_, stop)| at >= stop.pos.offset) {
+                return Err(stop);
+            }
             match event {
-                Event::DocumentEnd | Event::StreamEnd => return Ok(self.root.take()),
+                // kubectl reads the first document only: what follows `...` is not read.
+                Event::DocumentEnd if text[at..].starts_with("...") => {
+                    return Ok(self.root.take());
+                }
+                Event::DocumentEnd | Event::StreamEnd => return self.finish(),
                 Event::Scalar(value, style, anchor, tag) => {
                     let at = pos_of(&span);
                     if self.expects_key() {
@@ -387,6 +432,23 @@ impl<'a, 'c> Composer<'a, 'c> {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// granit-parser's error, unless go-yaml stops in a token that starts
+    /// there or before: then kubectl's error is go-yaml's.
+    fn first_error(&mut self, error: Problem) -> Problem {
+        match self.stop.take() {
+            Some((token, stop)) if token <= error.pos.offset => stop,
+            _ => error,
+        }
+    }
+
+    /// The document's value, unless go-yaml stopped in it.
+    fn finish(&mut self) -> Result<Option<Value>, Problem> {
+        match self.stop.take() {
+            Some((_, stop)) => Err(stop),
+            None => Ok(self.root.take()),
         }
     }
 

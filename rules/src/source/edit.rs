@@ -9,6 +9,7 @@ use granit_parser::{Event, Parser};
 use serde_json::Value;
 
 use super::compose::parser_options;
+use super::goyaml;
 use super::lines::{LineStarts, line_around};
 use super::pos_of;
 use super::scalar::{self, Scalar};
@@ -167,7 +168,9 @@ fn read_tree(text: &str) -> Result<Node, EditError> {
     let mut root = None;
     let starts = LineStarts::new(text);
     let column = |offset: usize| offset - starts.start_of(offset);
-    for next in Parser::new_from_str_with_options(text, parser_options(text)) {
+    // Read as kubectl reads it (comments right after a token, long tags).
+    let (readable, _) = goyaml::as_kubectl_reads(text);
+    for next in Parser::new_from_str_with_options(&readable, parser_options(&readable)) {
         let (event, span) = next.map_err(|_| EditError::Unreadable)?;
         let at = pos_of(&span);
         let range = at.offset..at.offset + at.len;
@@ -425,6 +428,11 @@ fn flow_text(value: &Value, json: bool, in_flow: bool) -> String {
     }
 }
 
+/// A value as one line of YAML, the way fixes write values in flow style.
+pub fn flow_yaml(value: &Value) -> String {
+    flow_text(value, false, false)
+}
+
 /// `key: value` as lines of a block mapping whose keys are at `indent`.
 fn block_entry(key: &str, value: &Value, indent: usize, style: &Style<'_>) -> String {
     let pad = " ".repeat(indent);
@@ -625,10 +633,18 @@ fn set_existing(
                 },
             }
         }
-        _ => TextEdit {
-            range: node.span.clone(),
-            text: flow_text(value, style.json, in_flow),
-        },
+        _ => {
+            let mut text = flow_text(value, style.json, in_flow);
+            // A `#` right after a quoted or flow value is a comment to
+            // kubectl; after a plain one it would be part of it.
+            if style.text[node.span.end..].starts_with('#') {
+                text.push(' ');
+            }
+            TextEdit {
+                range: node.span.clone(),
+                text,
+            }
+        }
     }
 }
 
@@ -787,6 +803,16 @@ mod tests {
             ),
             "spec: {scaleTargetRef: {kind: Deployment, name: web, apiVersion: apps/v1}}\n"
         );
+    }
+
+    /// kubectl reads `'5'#five` as `5` and a comment; a plain `5#five` would
+    /// be the text `5#five`.
+    #[test]
+    fn a_comment_right_after_a_replaced_value_stays_a_comment() {
+        let text = "spec:\n  maxReplicas: '5'#five\n  minReplicas: 1\n";
+        let out = edited(text, &[set("spec.maxReplicas", json!(5))]);
+        assert_eq!(out, "spec:\n  maxReplicas: 5 #five\n  minReplicas: 1\n");
+        assert_eq!(value_of(&out)["spec"]["maxReplicas"], json!(5));
     }
 
     #[test]

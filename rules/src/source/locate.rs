@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use granit_parser::{Event, Parser};
 
 use super::compose::parser_options;
+use super::goyaml;
 use super::scalar;
 use super::{Pos, pos_of};
 use crate::path::{FieldPath, Segment};
@@ -56,7 +57,9 @@ pub fn locate(text: &str, paths: &[FieldPath]) -> Vec<Pos> {
     let mut found: Vec<Option<(usize, Pos)>> = vec![None; paths.len()];
     let everything: Vec<usize> = (0..paths.len()).collect();
     let mut frames: Vec<Frame<'_, '_>> = Vec::new();
-    for next in Parser::new_from_str_with_options(text, parser_options(text)) {
+    // Read as kubectl reads it (comments right after a token, long tags).
+    let (readable, _) = goyaml::as_kubectl_reads(text);
+    for next in Parser::new_from_str_with_options(&readable, parser_options(&readable)) {
         let Ok((event, span)) = next else { break };
         let at = pos_of(&span);
         let is_node = matches!(

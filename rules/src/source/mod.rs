@@ -16,6 +16,7 @@ use serde_json::Value;
 
 mod compose;
 mod edit;
+mod goyaml;
 mod keep;
 pub mod lines;
 mod locate;
@@ -24,7 +25,7 @@ mod split;
 mod template;
 
 pub use compose::{Choose, Composed, MAX_ALIAS_NODES, MAX_DEPTH, compose};
-pub use edit::{Edit, EditError, Editor, TextEdit, apply, text_edits};
+pub use edit::{Edit, EditError, Editor, TextEdit, apply, flow_yaml, text_edits};
 pub use keep::{ALL, Keep};
 pub use locate::locate;
 pub use split::{Chunk, split_documents};

@@ -73,6 +73,8 @@ enum Wanted {
     Kind(Kind),
     /// `!!binary`: base64 text.
     Binary,
+    /// `!!merge`: a merge key when the text is `<<`, quoted or not.
+    Merge,
     /// Quoted or block scalars without a tag, and tags go-yaml cannot resolve
     /// (`!`, `!custom`, `!!set`): the text as it is.
     Text,
@@ -88,6 +90,7 @@ fn wanted(style: ScalarStyle, tag: Option<&Tag>) -> Wanted {
     };
     match tag.suffix_in_namespace(CORE).as_deref() {
         Some("binary") => Wanted::Binary,
+        Some("merge") => Wanted::Merge,
         Some(name) => Kind::of_tag(name).map_or(Wanted::Text, Wanted::Kind),
         None => Wanted::Text,
     }
@@ -105,6 +108,8 @@ pub(crate) fn resolve<'a>(
             .map(|bytes| Scalar::Str(Cow::Owned(String::from_utf8_lossy(&bytes).into_owned())))
             .ok_or_else(|| "!!binary value contains invalid base64 data".to_owned()),
         Wanted::Implicit => Ok(implicit(value).1),
+        Wanted::Merge if value == "<<" => Ok(Scalar::Merge),
+        Wanted::Merge => Ok(Scalar::Str(value)),
         Wanted::Kind(kind) => {
             let (found, scalar) = if kind == Kind::Str {
                 (Kind::Str, Scalar::Str(value.clone()))
@@ -132,7 +137,7 @@ pub(crate) fn resolve<'a>(
 /// infinite and NaN floats and tags that do not fit fail.
 pub(crate) fn check(value: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<(), String> {
     match wanted(style, tag) {
-        Wanted::Text => Ok(()),
+        Wanted::Text | Wanted::Merge => Ok(()),
         Wanted::Implicit => match known_word(value) {
             Some((_, Scalar::Float(f))) => json_float(f).map(drop),
             _ => Ok(()),

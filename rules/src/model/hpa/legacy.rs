@@ -1,128 +1,76 @@
 //! The legacy shapes: `autoscaling/v2beta1` (and `v2alpha1`), and `autoscaling/v1`
 //! with its annotations (§2.3), converted the way the API server converts them.
+//! Each `v2beta1` metric source becomes its `v2` shape with
+//! [`v2beta1_member_to_v2`] (the conversion `deprecated-api-version`'s fix
+//! writes) and is then read as `v2` reads it.
 
 use serde_json::Value;
 
 use super::schema::*;
+use super::upgrade::v2beta1_member_to_v2;
 use super::v2::{
-    apply_spec_defaults, cpu_utilization, decode_metadata, decode_reference, decode_scaling_rules,
+    MEMBERS, apply_spec_defaults, cpu_utilization, decode_member, decode_metadata,
+    decode_reference, decode_scaling_rules, decode_selector, source_struct,
 };
 use super::*;
-use crate::model::decode::{Decoder, Record};
+use crate::model::decode::{Decoder, GoStruct, Record};
 
-/// Converts one v2beta1-style metric the way the API server's conversion does,
-/// recording where each internal field was written.
-fn decode_legacy_metric(
-    d: &mut Decoder,
-    metric: &Record<'_>,
-    internal: &FieldPath,
-    aliases: &mut Vec<(FieldPath, FieldPath)>,
-) -> MetricSpec {
-    let source = metric.base();
-    let mut alias = |from: &str, to: &str| {
-        let from = FieldPath::fields(from);
-        let to = FieldPath::fields(to);
-        aliases.push((internal.join(&from), source.join(&to)));
-    };
-    let mut spec = MetricSpec {
-        type_: metric.string(d, "type").unwrap_or_default(),
-        ..MetricSpec::default()
-    };
-    let zero = || Quantity::parse("0").ok();
+/// The `v2beta1` struct of a metric source.
+fn legacy_struct(member: &str) -> &'static GoStruct {
+    match member {
+        "object" => &LEGACY_OBJECT_SOURCE,
+        "pods" => &LEGACY_PODS_SOURCE,
+        "resource" => &LEGACY_RESOURCE_SOURCE,
+        "containerResource" => &LEGACY_CONTAINER_RESOURCE_SOURCE,
+        _ => &LEGACY_EXTERNAL_SOURCE,
+    }
+}
 
-    let object = metric.record(d, "object", &LEGACY_OBJECT_SOURCE);
-    if object.is_present() {
-        for (from, to) in [
+/// Where the `v2` fields of a converted `v2beta1` source were written, relative
+/// to its metric: (`v2` path, `v2beta1` path).
+fn written_as(member: &str) -> &'static [(&'static str, &'static str)] {
+    match member {
+        "object" => &[
             ("object.describedObject", "object.target"),
             ("object.metric.name", "object.metricName"),
+            ("object.metric.selector", "object.selector"),
             ("object.target.value", "object.targetValue"),
             ("object.target.averageValue", "object.averageValue"),
             ("object.target", "object"),
             ("object.metric", "object"),
-        ] {
-            alias(from, to);
-        }
-        let average_value = object.quantity(d, "averageValue");
-        spec.object = Some(ObjectMetric {
-            described_object: decode_reference(d, &object, "target", &V2_REFERENCE),
-            metric: MetricIdentifier {
-                name: object.string(d, "metricName").unwrap_or_default(),
-            },
-            target: MetricTarget {
-                type_: if average_value.is_none() {
-                    "Value"
-                } else {
-                    "AverageValue"
-                }
-                .into(),
-                value: object.quantity(d, "targetValue").or_else(zero),
-                average_value,
-                average_utilization: None,
-            },
-        });
-    }
-
-    let pods = metric.record(d, "pods", &LEGACY_PODS_SOURCE);
-    if pods.is_present() {
-        for (from, to) in [
+        ],
+        "pods" => &[
             ("pods.metric.name", "pods.metricName"),
+            ("pods.metric.selector", "pods.selector"),
             ("pods.target.averageValue", "pods.targetAverageValue"),
             ("pods.target", "pods"),
             ("pods.metric", "pods"),
-        ] {
-            alias(from, to);
-        }
-        spec.pods = Some(NamedMetric {
-            metric: MetricIdentifier {
-                name: pods.string(d, "metricName").unwrap_or_default(),
-            },
-            target: MetricTarget {
-                type_: "AverageValue".into(),
-                average_value: pods.quantity(d, "targetAverageValue").or_else(zero),
-                ..MetricTarget::default()
-            },
-        });
-    }
-
-    for member in ["resource", "containerResource"] {
-        let resource = metric.record(d, member, &LEGACY_RESOURCE_SOURCE);
-        if !resource.is_present() {
-            continue;
-        }
-        for (from, to) in [
-            ("target.averageUtilization", "targetAverageUtilization"),
-            ("target.averageValue", "targetAverageValue"),
-            ("target", ""),
-        ] {
-            alias(&format!("{member}.{from}"), &format!("{member}.{to}"));
-        }
-        let utilization = resource.int32(d, "targetAverageUtilization");
-        let converted = ResourceMetric {
-            name: resource.string(d, "name").unwrap_or_default(),
-            container: resource.string(d, "container").unwrap_or_default(),
-            target: MetricTarget {
-                type_: if utilization.is_none() {
-                    "AverageValue"
-                } else {
-                    "Utilization"
-                }
-                .into(),
-                average_value: resource.quantity(d, "targetAverageValue"),
-                average_utilization: utilization,
-                value: None,
-            },
-        };
-        if member == "resource" {
-            spec.resource = Some(converted);
-        } else {
-            spec.container_resource = Some(converted);
-        }
-    }
-
-    let external = metric.record(d, "external", &LEGACY_EXTERNAL_SOURCE);
-    if external.is_present() {
-        for (from, to) in [
+        ],
+        "resource" => &[
+            (
+                "resource.target.averageUtilization",
+                "resource.targetAverageUtilization",
+            ),
+            (
+                "resource.target.averageValue",
+                "resource.targetAverageValue",
+            ),
+            ("resource.target", "resource"),
+        ],
+        "containerResource" => &[
+            (
+                "containerResource.target.averageUtilization",
+                "containerResource.targetAverageUtilization",
+            ),
+            (
+                "containerResource.target.averageValue",
+                "containerResource.targetAverageValue",
+            ),
+            ("containerResource.target", "containerResource"),
+        ],
+        _ => &[
             ("external.metric.name", "external.metricName"),
+            ("external.metric.selector", "external.metricSelector"),
             ("external.target.value", "external.targetValue"),
             (
                 "external.target.averageValue",
@@ -130,41 +78,122 @@ fn decode_legacy_metric(
             ),
             ("external.target", "external"),
             ("external.metric", "external"),
-        ] {
-            alias(from, to);
-        }
-        let value = external.quantity(d, "targetValue");
-        spec.external = Some(NamedMetric {
-            metric: MetricIdentifier {
-                name: external.string(d, "metricName").unwrap_or_default(),
-            },
-            target: MetricTarget {
-                type_: if value.is_none() {
-                    "AverageValue"
-                } else {
-                    "Value"
-                }
-                .into(),
-                value,
-                average_value: external.quantity(d, "targetAverageValue"),
-                average_utilization: None,
-            },
-        });
+        ],
+    }
+}
+
+/// Whether a metric source of an `autoscaling/v2` object is written in the
+/// `v2beta1` shape: every field is one of `v2beta1`'s, and one at least is not
+/// one of `v2`'s (such as `targetAverageUtilization`).
+pub(super) fn is_v2beta1_source(member: &str, written: &Value) -> bool {
+    let Some(fields) = written.as_object() else {
+        return false;
+    };
+    let legacy = legacy_struct(member).fields;
+    let v2 = source_struct(member).fields;
+    fields.keys().all(|k| legacy.contains(&k.as_str()))
+        && fields.keys().any(|k| !v2.contains(&k.as_str()))
+}
+
+/// Reads `written`, a `v2beta1` metric source, into `spec` as the server
+/// converted it, and records where its fields were written (`internal` is the
+/// metric's path).
+pub(super) fn convert_member(
+    member: &str,
+    written: &Value,
+    internal: &FieldPath,
+    spec: &mut MetricSpec,
+    aliases: &mut Vec<(FieldPath, FieldPath)>,
+) {
+    let Some(converted) = v2beta1_member_to_v2(member, written) else {
+        return;
+    };
+    // Decoding errors are the `v2beta1` source's own, reported by the caller.
+    let mut lenient = Decoder::new(false, "v2");
+    let source = lenient.root(&converted, source_struct(member));
+    decode_member(&mut lenient, member, &source, spec);
+    aliases.extend(written_as(member).iter().map(|(v2, legacy)| {
+        (
+            internal.join(&FieldPath::fields(v2)),
+            internal.join(&FieldPath::fields(legacy)),
+        )
+    }));
+}
+
+/// A `v2beta1` metric: decoded as the server decoded that version (for its
+/// errors), then converted.
+fn decode_legacy_metric(
+    d: &mut Decoder,
+    metric: &Record<'_>,
+    internal: &FieldPath,
+    aliases: &mut Vec<(FieldPath, FieldPath)>,
+) -> MetricSpec {
+    let mut spec = MetricSpec {
+        type_: metric
+            .string_as(d, "type", "autoscaling.MetricSourceType")
+            .unwrap_or_default(),
+        ..MetricSpec::default()
+    };
+    for member in MEMBERS {
+        let source = metric.record(d, member, legacy_struct(member));
+        let Some(written) = metric.raw(member).filter(|_| source.is_present()) else {
+            continue;
+        };
+        check_legacy_source(d, member, &source);
+        convert_member(member, written, internal, &mut spec, aliases);
     }
     spec
 }
 
-pub(super) fn decode_v2beta1(d: &mut Decoder, value: &Value) -> Hpa {
-    let root = d.root(value, &V2_HPA);
+/// The fields of a `v2beta1` metric source, checked for their Go types.
+fn check_legacy_source(d: &mut Decoder, member: &str, source: &Record<'_>) {
+    match member {
+        "object" => {
+            decode_reference(d, source, "target", &REFERENCE);
+            source.string(d, "metricName");
+            source.quantity(d, "targetValue");
+            decode_selector(d, source, "selector");
+            source.quantity(d, "averageValue");
+        }
+        "pods" => {
+            source.string(d, "metricName");
+            source.quantity(d, "targetAverageValue");
+            decode_selector(d, source, "selector");
+        }
+        "resource" | "containerResource" => {
+            source.string_as(d, "name", "v1.ResourceName");
+            source.int32(d, "targetAverageUtilization");
+            source.quantity(d, "targetAverageValue");
+            if member == "containerResource" {
+                source.string(d, "container");
+            }
+        }
+        _ => {
+            source.string(d, "metricName");
+            decode_selector(d, source, "metricSelector");
+            source.quantity(d, "targetValue");
+            source.quantity(d, "targetAverageValue");
+        }
+    }
+}
+
+pub(super) fn decode_v2beta1(d: &mut Decoder, value: &Value, cluster: &Cluster) -> Hpa {
+    let root = d.root(value, &HPA);
+    root.any("status");
     let mut hpa = empty_hpa();
     hpa.metadata = decode_metadata(d, &root);
     let spec = root.record(d, "spec", &V2BETA1_SPEC);
-    hpa.scale_target_ref = decode_reference(d, &spec, "scaleTargetRef", &V2_REFERENCE);
+    hpa.scale_target_ref = decode_reference(d, &spec, "scaleTargetRef", &REFERENCE);
     hpa.min_replicas = spec.int32(d, "minReplicas");
     hpa.max_replicas = spec.int32(d, "maxReplicas");
     let mut aliases = Vec::new();
     hpa.metrics = spec
-        .records(d, "metrics", &LEGACY_METRIC_SPEC, "[]v2beta1.MetricSpec")
+        .records(
+            d,
+            "metrics",
+            &LEGACY_METRIC_SPEC,
+            "[]autoscaling.MetricSpec",
+        )
         .unwrap_or_default()
         .iter()
         .enumerate()
@@ -173,47 +202,103 @@ pub(super) fn decode_v2beta1(d: &mut Decoder, value: &Value) -> Hpa {
             decode_legacy_metric(d, metric, &internal, &mut aliases)
         })
         .collect();
+    // `v2beta1` has no `spec.behavior`: it travels in an annotation, as in `v1`.
+    hpa.behavior = annotated_behavior(&hpa.metadata, cluster, &mut aliases);
     hpa.aliases = aliases;
     apply_spec_defaults(&mut hpa);
     hpa
 }
 
-pub(super) fn decode_v1(d: &mut Decoder, value: &Value) -> Hpa {
-    let root = d.root(value, &V1_HPA);
+/// A round-trip annotation's JSON as Go's `json.Unmarshal` reads it into its
+/// type: `None` when it does not fit the type (the server then ignores the
+/// annotation). Unknown fields are no error there.
+fn unmarshal<T>(json: &Value, decode: impl FnOnce(&mut Decoder, &Value) -> T) -> Option<T> {
+    let mut d = Decoder::new(true, "autoscaling");
+    let decoded = decode(&mut d, json);
+    (!d.has_fatal_errors()).then_some(decoded)
+}
+
+fn annotation(metadata: &Metadata, key: &str) -> Option<Value> {
+    metadata
+        .annotations
+        .iter()
+        .find(|(k, _)| k == key)
+        .and_then(|(_, v)| serde_json::from_str::<Value>(v).ok())
+}
+
+fn annotation_path(key: &str) -> FieldPath {
+    FieldPath::fields("metadata.annotations").key(key)
+}
+
+/// The behavior annotation of `v1` and `v2beta1`: JSON of the internal type,
+/// moved to `spec.behavior` when it decodes and is not empty, and not
+/// defaulted.
+fn annotated_behavior(
+    metadata: &Metadata,
+    cluster: &Cluster,
+    aliases: &mut Vec<(FieldPath, FieldPath)>,
+) -> Option<Behavior> {
+    let json = lower_first_letter_of_keys(annotation(metadata, V1_BEHAVIOR_ANNOTATION)?);
+    let has_tolerance = cluster.kube_version.at_least(33);
+    let behavior = unmarshal(&json, |d, json| {
+        let record = d.root(json, &BEHAVIOR);
+        let mut direction = |name| {
+            let rules = record.record(d, name, &SCALING_RULES);
+            rules
+                .is_present()
+                .then(|| decode_scaling_rules(d, &rules, has_tolerance))
+        };
+        Behavior {
+            scale_up: direction("scaleUp"),
+            scale_down: direction("scaleDown"),
+        }
+    })
+    .filter(|b| b.scale_up.is_some() || b.scale_down.is_some())?;
+    aliases.push((
+        FieldPath::fields("spec.behavior"),
+        annotation_path(V1_BEHAVIOR_ANNOTATION),
+    ));
+    Some(behavior)
+}
+
+pub(super) fn decode_v1(d: &mut Decoder, value: &Value, cluster: &Cluster) -> Hpa {
+    let root = d.root(value, &HPA);
     root.any("status");
     let mut hpa = empty_hpa();
     hpa.metadata = decode_metadata(d, &root);
     let spec = root.record(d, "spec", &V1_SPEC);
-    hpa.scale_target_ref = decode_reference(d, &spec, "scaleTargetRef", &V1_REFERENCE);
+    hpa.scale_target_ref = decode_reference(d, &spec, "scaleTargetRef", &REFERENCE);
     hpa.min_replicas = spec.int32(d, "minReplicas");
     hpa.max_replicas = spec.int32(d, "maxReplicas");
     let cpu = spec.int32(d, "targetCPUUtilizationPercentage");
 
-    let annotation_path = |key: &str| FieldPath::fields("metadata.annotations").key(key);
-    let annotation = |key: &str| {
-        hpa.metadata
-            .annotations
-            .iter()
-            .find(|(k, _)| k == key)
-            .and_then(|(_, v)| serde_json::from_str::<Value>(v).ok())
-    };
-    // Extra metrics travel in an annotation; a malformed one is ignored (1.36).
-    let mut metrics = Vec::new();
+    // Extra metrics travel in an annotation, placed before the CPU metric.
     let mut aliases = Vec::new();
-    if let Some(Value::Array(items)) = annotation(V1_METRICS_ANNOTATION) {
-        let mut lenient = Decoder::new(false);
-        for item in &items {
-            let internal = FieldPath::fields("spec.metrics").index(metrics.len());
-            aliases.push((internal.clone(), annotation_path(V1_METRICS_ANNOTATION)));
-            let record = lenient.root(item, &LEGACY_METRIC_SPEC);
-            let mut ignored = Vec::new();
-            metrics.push(decode_legacy_metric(
-                &mut lenient,
-                &record,
-                &internal,
-                &mut ignored,
-            ));
-        }
+    let listed = annotation(&hpa.metadata, V1_METRICS_ANNOTATION)
+        .map(|json| serde_json::json!({ "metrics": json }));
+    let mut metrics = listed
+        .and_then(|listed| {
+            unmarshal(&listed, |d, listed| {
+                let list = d.root(listed, &V2BETA1_SPEC);
+                let items = list.records(d, "metrics", &LEGACY_METRIC_SPEC, "[]v1.MetricSpec");
+                let mut ignored = Vec::new();
+                items
+                    .unwrap_or_default()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| {
+                        let internal = FieldPath::fields("spec.metrics").index(i);
+                        decode_legacy_metric(d, item, &internal, &mut ignored)
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .unwrap_or_default();
+    for i in 0..metrics.len() {
+        aliases.push((
+            FieldPath::fields("spec.metrics").index(i),
+            annotation_path(V1_METRICS_ANNOTATION),
+        ));
     }
     if let Some(percent) = cpu {
         aliases.push((
@@ -222,28 +307,8 @@ pub(super) fn decode_v1(d: &mut Decoder, value: &Value) -> Hpa {
         ));
         metrics.push(cpu_utilization(percent));
     }
-    // Behavior travels as JSON of the internal type; it is not defaulted.
-    let behavior = annotation(V1_BEHAVIOR_ANNOTATION).map(|json| {
-        aliases.push((
-            FieldPath::fields("spec.behavior"),
-            annotation_path(V1_BEHAVIOR_ANNOTATION),
-        ));
-        let json = lower_first_letter_of_keys(json);
-        let mut lenient = Decoder::new(false);
-        let record = lenient.root(&json, &BEHAVIOR);
-        let mut direction = |name| {
-            let rules = record.record(&mut lenient, name, &SCALING_RULES);
-            rules
-                .is_present()
-                .then(|| decode_scaling_rules(&mut lenient, &rules, true))
-        };
-        Behavior {
-            scale_up: direction("scaleUp"),
-            scale_down: direction("scaleDown"),
-        }
-    });
     hpa.metrics = metrics;
-    hpa.behavior = behavior;
+    hpa.behavior = annotated_behavior(&hpa.metadata, cluster, &mut aliases);
     hpa.aliases = aliases;
     apply_spec_defaults(&mut hpa);
     hpa

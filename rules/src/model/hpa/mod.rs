@@ -3,11 +3,14 @@
 //! (apiserver-hpa-rules.md §0 and §2).
 //!
 //! Every supported version is decoded into this one shape, so rules never care
-//! which version was written. `autoscaling/v2` and `v1` are decoded strictly (the
-//! errors are parity findings); the removed `v2beta1`/`v2beta2` leniently. Paths of
-//! converted fields are mapped back to where they were written via [`Hpa::source_path`].
+//! which version was written. The versions the cluster's release serves are
+//! decoded strictly, as the server decodes them (the errors are parity
+//! findings): `autoscaling/v2` and `v1`, `v2beta2` until 1.25 and `v2beta1`
+//! until 1.24; the others leniently, for the rules that are not the server's.
+//! Paths of converted fields are mapped back to where they were written via
+//! [`Hpa::source_path`].
 
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, KubeVersion};
 use crate::model::decode::{DecodeError, Decoder};
 use crate::model::quantity::Quantity;
 use crate::object::{Object, ObjectRef, group_of};
@@ -63,10 +66,42 @@ impl HpaVersion {
         }
     }
 
-    /// Whether the API server validates documents of this version. The removed
-    /// betas are not served at all; `deprecated-api-version` reports them.
-    pub fn is_validated(self) -> bool {
-        matches!(self, Self::V1 | Self::V2)
+    /// The Kubernetes minor release that deprecated it.
+    pub fn deprecated_in(self) -> Option<u32> {
+        match self {
+            Self::V2beta1 => Some(22),
+            Self::V2beta2 => Some(23),
+            Self::V1 | Self::V2 | Self::V2alpha1 => None,
+        }
+    }
+
+    /// The last Kubernetes minor release that serves it; `None` while served
+    /// (apiserver-hpa-rules.md §5).
+    pub fn last_served(self) -> Option<u32> {
+        match self {
+            Self::V2alpha1 => Some(7),
+            Self::V2beta1 => Some(24),
+            Self::V2beta2 => Some(25),
+            Self::V1 | Self::V2 => None,
+        }
+    }
+
+    /// Whether a `kube` API server serves it: then it decodes, converts,
+    /// defaults and validates documents of this version; otherwise it rejects
+    /// them whole (`deprecated-api-version` reports that).
+    pub fn is_served(self, kube: KubeVersion) -> bool {
+        self.last_served().is_none_or(|last| kube.minor() <= last)
+    }
+
+    /// Its Go package, as the server's decoding errors name types (`v2beta2.MetricTarget`).
+    fn go_package(self) -> &'static str {
+        match self {
+            Self::V1 => "v1",
+            Self::V2 => "v2",
+            Self::V2beta1 => "v2beta1",
+            Self::V2beta2 => "v2beta2",
+            Self::V2alpha1 => "v2alpha1",
+        }
     }
 }
 
@@ -314,6 +349,30 @@ impl ScalingRules {
     pub fn is_disabled(&self) -> bool {
         self.select_policy.as_deref() == Some("Disabled")
     }
+
+    /// The rules in `autoscaling/v2`'s JSON, with the fields that are set.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut out = serde_json::Map::new();
+        if let Some(window) = self.stabilization_window_seconds {
+            out.insert("stabilizationWindowSeconds".into(), window.into());
+        }
+        if let Some(select) = &self.select_policy {
+            out.insert("selectPolicy".into(), select.as_str().into());
+        }
+        if let Some(policies) = &self.policies {
+            let policies = policies
+                .iter()
+                .map(|p| {
+                    serde_json::json!({"type": p.type_, "value": p.value, "periodSeconds": p.period_seconds})
+                })
+                .collect();
+            out.insert("policies".into(), serde_json::Value::Array(policies));
+        }
+        if let Some(tolerance) = &self.tolerance {
+            out.insert("tolerance".into(), tolerance.to_string().into());
+        }
+        serde_json::Value::Object(out)
+    }
 }
 
 /// `HorizontalPodAutoscalerBehavior`.
@@ -326,6 +385,15 @@ pub struct Behavior {
 }
 
 impl Behavior {
+    /// The behavior in `autoscaling/v2`'s JSON, with the directions that are set.
+    pub fn to_json(&self) -> serde_json::Value {
+        let directions = self
+            .directions()
+            .into_iter()
+            .filter_map(|(name, rules)| Some((name.to_owned(), rules?.to_json())));
+        serde_json::Value::Object(directions.collect())
+    }
+
     /// Both directions with their JSON names, scale-up first (the server's order).
     pub fn directions(&self) -> [(&'static str, Option<&ScalingRules>); 2] {
         [
@@ -392,7 +460,10 @@ pub struct Hpa {
     pub metrics_defaulted: bool,
     /// `spec.behavior` with the API server's defaults merged in.
     pub behavior: Option<Behavior>,
-    /// Strict decoding failures (`autoscaling/v2` and `v1` only).
+    /// Whether the cluster's release serves the version: then the API server
+    /// decodes it strictly and validates it.
+    pub served: bool,
+    /// Strict decoding failures (of served versions only).
     pub decode_errors: Vec<DecodeError>,
     /// `false` when the server would reject the body before validating it.
     pub decodable: bool,
@@ -408,16 +479,17 @@ impl Hpa {
             return None;
         }
         let version = HpaVersion::from_api_version(&object.key.api_version)?;
-        let strict = matches!(version, HpaVersion::V1 | HpaVersion::V2);
-        let mut d = Decoder::new(strict);
+        let served = version.is_served(cluster.kube_version);
+        let mut d = Decoder::new(served, version.go_package());
         let mut hpa = match version {
             HpaVersion::V2 | HpaVersion::V2beta2 => v2::decode_v2(&mut d, &object.value, cluster),
-            HpaVersion::V1 => legacy::decode_v1(&mut d, &object.value),
+            HpaVersion::V1 => legacy::decode_v1(&mut d, &object.value, cluster),
             HpaVersion::V2beta1 | HpaVersion::V2alpha1 => {
-                legacy::decode_v2beta1(&mut d, &object.value)
+                legacy::decode_v2beta1(&mut d, &object.value, cluster)
             }
         };
         hpa.version = version;
+        hpa.served = served;
         hpa.metadata
             .annotations
             .retain(|(key, _)| !ROUND_TRIP_ANNOTATIONS.contains(&key.as_str()));
@@ -530,6 +602,7 @@ fn empty_hpa() -> Hpa {
         metrics: Vec::new(),
         metrics_defaulted: false,
         behavior: None,
+        served: true,
         decode_errors: Vec::new(),
         decodable: true,
         aliases: Vec::new(),
@@ -542,6 +615,7 @@ mod tests {
 
     use super::v2::cpu_utilization;
     use super::*;
+    use crate::cluster::KubeVersion;
     use crate::object::Origin;
     use serde_json::json;
 
@@ -641,6 +715,155 @@ mod tests {
             hpa.source_path(&path).to_string(),
             "spec.metrics[1].object.target.name"
         );
+    }
+
+    fn decode_at(minor: u32, value: Value) -> Hpa {
+        let object = Object::new(value, Origin(0), "default").unwrap();
+        Hpa::decode(&object, &Cluster::new(KubeVersion::new(minor)), None).unwrap()
+    }
+
+    #[test]
+    fn knows_which_releases_serve_each_version() {
+        let served = |version: HpaVersion| -> Vec<u32> {
+            (23..=37)
+                .filter(|&minor| version.is_served(KubeVersion::new(minor)))
+                .collect()
+        };
+        assert_eq!(served(HpaVersion::V2beta1), [23, 24]);
+        assert_eq!(served(HpaVersion::V2beta2), [23, 24, 25]);
+        assert_eq!(served(HpaVersion::V2alpha1), Vec::<u32>::new());
+        assert_eq!(served(HpaVersion::V2).len(), 15);
+        assert_eq!(served(HpaVersion::V1).len(), 15);
+    }
+
+    /// The betas decode as strictly as the server decoded them while it
+    /// served them, with type names from their own Go packages; afterwards
+    /// nothing is reported (the server rejects the version whole).
+    #[test]
+    fn decodes_betas_strictly_while_served() {
+        let beta1 = json!({
+            "apiVersion": "autoscaling/v2beta1", "kind": "HorizontalPodAutoscaler",
+            "spec": {"maxReplicas": "3", "metrics": [
+                {"type": "Resource", "resource": {"name": "cpu", "targetAverageUtilization": 70, "container": "app"}},
+            ]}
+        });
+        let messages = |hpa: &Hpa| -> Vec<String> {
+            hpa.decode_errors
+                .iter()
+                .map(|e| e.message.clone())
+                .collect()
+        };
+        let served = decode_at(24, beta1.clone());
+        assert_eq!(
+            messages(&served),
+            [
+                "json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32",
+                "unknown field \"spec.metrics[0].resource.container\"",
+            ]
+        );
+        assert!(served.served && !served.decodable);
+        let removed = decode_at(25, beta1);
+        assert!(!removed.served && removed.decode_errors.is_empty());
+        assert_eq!(
+            removed.metrics[0]
+                .resource
+                .as_ref()
+                .unwrap()
+                .target
+                .average_utilization,
+            Some(70)
+        );
+        let beta2 = decode_at(
+            25,
+            json!({
+                "apiVersion": "autoscaling/v2beta2", "kind": "HorizontalPodAutoscaler",
+                "spec": {"maxReplicas": 3, "metrics": [{"type": "Resource", "resource": []}]}
+            }),
+        );
+        assert_eq!(
+            messages(&beta2),
+            [
+                "json: cannot unmarshal array into Go struct field MetricSpec.spec.metrics.resource of type v2beta2.ResourceMetricSource"
+            ]
+        );
+    }
+
+    /// `v2beta1` carried `behavior` in the annotation `v1` uses: moved to
+    /// `spec.behavior` when it decodes and is not empty, not defaulted.
+    #[test]
+    fn reads_the_behavior_annotation_of_v2beta1() {
+        let with = |behavior: &str| {
+            decode_at(
+                24,
+                json!({
+                    "apiVersion": "autoscaling/v2beta1", "kind": "HorizontalPodAutoscaler",
+                    "metadata": {"annotations": {V1_BEHAVIOR_ANNOTATION: behavior}},
+                    "spec": {"maxReplicas": 3}
+                }),
+            )
+        };
+        let hpa = with(r#"{"ScaleDown":{"StabilizationWindowSeconds":60}}"#);
+        let down = hpa.behavior.as_ref().unwrap().scale_down.as_ref().unwrap();
+        assert_eq!(down.stabilization_window_seconds, Some(60));
+        assert_eq!(down.policies, None);
+        assert!(hpa.metadata.annotations.is_empty());
+        assert_eq!(
+            hpa.source_path(&FieldPath::fields("spec.behavior.scaleDown"))
+                .to_string(),
+            format!("metadata.annotations[{V1_BEHAVIOR_ANNOTATION}].scaleDown")
+        );
+        for ignored in [
+            "{}",
+            r#"{"ScaleUp":null}"#,
+            r#"{"ScaleUp":{"StabilizationWindowSeconds":"60"}}"#,
+            "not json",
+        ] {
+            assert_eq!(with(ignored).behavior, None, "{ignored}");
+        }
+    }
+
+    /// A metric source written the `v2beta1` way in `v2` is one decoding
+    /// error, and is read the way `v2beta1` meant it.
+    #[test]
+    fn reads_a_v2beta1_source_in_v2_as_meant() {
+        let hpa = decode(json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "spec": {"maxReplicas": 3, "metrics": [
+                {"type": "Pods", "pods": {"metricName": "rps", "targetAverageValue": "10"}},
+                {"type": "Resource", "resource": {"name": "cpu", "targetAverageUtilization": 70, "target": {}}},
+            ]}
+        }));
+        let errors: Vec<(String, &str)> = hpa
+            .decode_errors
+            .iter()
+            .map(|e| (e.path.to_string(), e.message.as_str()))
+            .collect();
+        assert_eq!(
+            errors,
+            [
+                (
+                    "spec.metrics[0].pods".to_owned(),
+                    "unknown field \"spec.metrics[0].pods.metricName\", unknown field \"spec.metrics[0].pods.targetAverageValue\""
+                ),
+                (
+                    "spec.metrics[1].resource.targetAverageUtilization".to_owned(),
+                    "unknown field \"spec.metrics[1].resource.targetAverageUtilization\""
+                ),
+            ]
+        );
+        assert!(hpa.decodable);
+        let pods = hpa.metrics[0].pods.as_ref().unwrap();
+        assert_eq!(pods.metric.name, "rps");
+        assert_eq!(pods.target.type_, "AverageValue");
+        let path = FieldPath::fields("spec.metrics")
+            .index(0)
+            .join(&FieldPath::fields("pods.target.averageValue"));
+        assert_eq!(
+            hpa.source_path(&path).to_string(),
+            "spec.metrics[0].pods.targetAverageValue"
+        );
+        // Beside a `v2` field, it is an unknown field like any other.
+        assert_eq!(hpa.metrics[1].resource.as_ref().unwrap().target.type_, "");
     }
 
     #[test]

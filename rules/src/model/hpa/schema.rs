@@ -10,15 +10,9 @@ macro_rules! go_struct {
 }
 
 go_struct!(
-    V2_HPA,
+    HPA,
     "HorizontalPodAutoscaler",
-    "v2.HorizontalPodAutoscaler",
-    ["apiVersion", "kind", "metadata", "spec", "status"]
-);
-go_struct!(
-    V1_HPA,
-    "HorizontalPodAutoscaler",
-    "v1.HorizontalPodAutoscaler",
+    "autoscaling.HorizontalPodAutoscaler",
     ["apiVersion", "kind", "metadata", "spec", "status"]
 );
 go_struct!(
@@ -73,7 +67,7 @@ go_struct!(
 go_struct!(
     V2_SPEC,
     "HorizontalPodAutoscalerSpec",
-    "v2.HorizontalPodAutoscalerSpec",
+    "autoscaling.HorizontalPodAutoscalerSpec",
     [
         "scaleTargetRef",
         "minReplicas",
@@ -85,7 +79,7 @@ go_struct!(
 go_struct!(
     V1_SPEC,
     "HorizontalPodAutoscalerSpec",
-    "v1.HorizontalPodAutoscalerSpec",
+    "autoscaling.HorizontalPodAutoscalerSpec",
     [
         "scaleTargetRef",
         "minReplicas",
@@ -93,28 +87,24 @@ go_struct!(
         "targetCPUUtilizationPercentage"
     ]
 );
+// The `autoscaling/v2beta1` shape (served until 1.24). Its metric sources are
+// also the shape of the `autoscaling/v1` metrics annotation.
 go_struct!(
     V2BETA1_SPEC,
     "HorizontalPodAutoscalerSpec",
-    "v2beta1.HorizontalPodAutoscalerSpec",
+    "autoscaling.HorizontalPodAutoscalerSpec",
     ["scaleTargetRef", "minReplicas", "maxReplicas", "metrics"]
 );
 go_struct!(
-    V2_REFERENCE,
+    REFERENCE,
     "CrossVersionObjectReference",
-    "v2.CrossVersionObjectReference",
-    ["kind", "name", "apiVersion"]
-);
-go_struct!(
-    V1_REFERENCE,
-    "CrossVersionObjectReference",
-    "v1.CrossVersionObjectReference",
+    "autoscaling.CrossVersionObjectReference",
     ["kind", "name", "apiVersion"]
 );
 go_struct!(
     METRIC_SPEC,
     "MetricSpec",
-    "v2.MetricSpec",
+    "autoscaling.MetricSpec",
     [
         "type",
         "object",
@@ -127,37 +117,37 @@ go_struct!(
 go_struct!(
     OBJECT_SOURCE,
     "ObjectMetricSource",
-    "v2.ObjectMetricSource",
+    "autoscaling.ObjectMetricSource",
     ["describedObject", "target", "metric"]
 );
 go_struct!(
     PODS_SOURCE,
     "PodsMetricSource",
-    "v2.PodsMetricSource",
+    "autoscaling.PodsMetricSource",
     ["metric", "target"]
 );
 go_struct!(
     RESOURCE_SOURCE,
     "ResourceMetricSource",
-    "v2.ResourceMetricSource",
+    "autoscaling.ResourceMetricSource",
     ["name", "target"]
 );
 go_struct!(
     CONTAINER_RESOURCE_SOURCE,
     "ContainerResourceMetricSource",
-    "v2.ContainerResourceMetricSource",
+    "autoscaling.ContainerResourceMetricSource",
     ["name", "target", "container"]
 );
 go_struct!(
     EXTERNAL_SOURCE,
     "ExternalMetricSource",
-    "v2.ExternalMetricSource",
+    "autoscaling.ExternalMetricSource",
     ["metric", "target"]
 );
 go_struct!(
     METRIC_IDENTIFIER,
     "MetricIdentifier",
-    "v2.MetricIdentifier",
+    "autoscaling.MetricIdentifier",
     ["name", "selector"]
 );
 go_struct!(
@@ -175,19 +165,19 @@ go_struct!(
 go_struct!(
     METRIC_TARGET,
     "MetricTarget",
-    "v2.MetricTarget",
+    "autoscaling.MetricTarget",
     ["type", "value", "averageValue", "averageUtilization"]
 );
 go_struct!(
     BEHAVIOR,
     "HorizontalPodAutoscalerBehavior",
-    "v2.HorizontalPodAutoscalerBehavior",
+    "autoscaling.HorizontalPodAutoscalerBehavior",
     ["scaleUp", "scaleDown"]
 );
 go_struct!(
     SCALING_RULES,
     "HPAScalingRules",
-    "v2.HPAScalingRules",
+    "autoscaling.HPAScalingRules",
     [
         "stabilizationWindowSeconds",
         "selectPolicy",
@@ -199,20 +189,19 @@ go_struct!(
 go_struct!(
     SCALING_RULES_PRE_1_33,
     "HPAScalingRules",
-    "v2.HPAScalingRules",
+    "autoscaling.HPAScalingRules",
     ["stabilizationWindowSeconds", "selectPolicy", "policies"]
 );
 go_struct!(
     SCALING_POLICY,
     "HPAScalingPolicy",
-    "v2.HPAScalingPolicy",
+    "autoscaling.HPAScalingPolicy",
     ["type", "value", "periodSeconds"]
 );
-// The v2beta1 metric shape, also used by the v1 metrics annotation.
 go_struct!(
     LEGACY_METRIC_SPEC,
     "MetricSpec",
-    "v2beta1.MetricSpec",
+    "autoscaling.MetricSpec",
     [
         "type",
         "object",
@@ -225,7 +214,7 @@ go_struct!(
 go_struct!(
     LEGACY_OBJECT_SOURCE,
     "ObjectMetricSource",
-    "v2beta1.ObjectMetricSource",
+    "autoscaling.ObjectMetricSource",
     [
         "target",
         "metricName",
@@ -237,13 +226,19 @@ go_struct!(
 go_struct!(
     LEGACY_PODS_SOURCE,
     "PodsMetricSource",
-    "v2beta1.PodsMetricSource",
+    "autoscaling.PodsMetricSource",
     ["metricName", "targetAverageValue", "selector"]
 );
 go_struct!(
     LEGACY_RESOURCE_SOURCE,
     "ResourceMetricSource",
-    "v2beta1.ResourceMetricSource",
+    "autoscaling.ResourceMetricSource",
+    ["name", "targetAverageUtilization", "targetAverageValue"]
+);
+go_struct!(
+    LEGACY_CONTAINER_RESOURCE_SOURCE,
+    "ContainerResourceMetricSource",
+    "autoscaling.ContainerResourceMetricSource",
     [
         "name",
         "targetAverageUtilization",
@@ -254,7 +249,7 @@ go_struct!(
 go_struct!(
     LEGACY_EXTERNAL_SOURCE,
     "ExternalMetricSource",
-    "v2beta1.ExternalMetricSource",
+    "autoscaling.ExternalMetricSource",
     [
         "metricName",
         "metricSelector",

@@ -1,11 +1,12 @@
 //! Decoding of `autoscaling/v2` (and `v2beta2`, which has the same shape) with the
-//! API server's defaulting (§2.1), and the pieces every version shares.
+//! API server's defaulting (§2.1; `v2beta2` defaulted the same way), and the
+//! pieces every version shares.
 
 use serde_json::Value;
 
 use super::schema::*;
 use super::*;
-use crate::model::decode::{Decoder, GoStruct, Record};
+use crate::model::decode::{DecodeErrorKind, Decoder, GoStruct, Record};
 
 pub(super) fn decode_metadata(d: &mut Decoder, root: &Record<'_>) -> Metadata {
     let meta = root.record(d, "metadata", &OBJECT_META);
@@ -168,20 +169,26 @@ fn merge_with_defaults(direction: &str, user: Option<ScalingRules>) -> ScalingRu
 }
 
 pub(super) fn decode_v2(d: &mut Decoder, value: &Value, cluster: &Cluster) -> Hpa {
-    let root = d.root(value, &V2_HPA);
+    let root = d.root(value, &HPA);
     root.any("status");
     let mut hpa = empty_hpa();
     hpa.metadata = decode_metadata(d, &root);
     let spec = root.record(d, "spec", &V2_SPEC);
-    hpa.scale_target_ref = decode_reference(d, &spec, "scaleTargetRef", &V2_REFERENCE);
+    hpa.scale_target_ref = decode_reference(d, &spec, "scaleTargetRef", &REFERENCE);
     hpa.min_replicas = spec.int32(d, "minReplicas");
     hpa.max_replicas = spec.int32(d, "maxReplicas");
+    let mut aliases = Vec::new();
     hpa.metrics = spec
-        .records(d, "metrics", &METRIC_SPEC, "[]v2.MetricSpec")
+        .records(d, "metrics", &METRIC_SPEC, "[]autoscaling.MetricSpec")
         .unwrap_or_default()
         .iter()
-        .map(|metric| decode_metric(d, metric))
+        .enumerate()
+        .map(|(i, metric)| {
+            let internal = FieldPath::fields("spec.metrics").index(i);
+            decode_metric(d, metric, &internal, &mut aliases)
+        })
         .collect();
+    hpa.aliases = aliases;
     let behavior = spec.record(d, "behavior", &BEHAVIOR);
     if behavior.is_present() {
         let rules_struct = if cluster.kube_version.at_least(33) {
@@ -212,13 +219,18 @@ pub(super) fn decode_scaling_rules(
     has_tolerance: bool,
 ) -> ScalingRules {
     let policies = rules
-        .records(d, "policies", &SCALING_POLICY, "[]v2.HPAScalingPolicy")
+        .records(
+            d,
+            "policies",
+            &SCALING_POLICY,
+            "[]autoscaling.HPAScalingPolicy",
+        )
         .map(|policies| {
             policies
                 .iter()
                 .map(|p| ScalingPolicy {
                     type_: p
-                        .string_as(d, "type", "v2.HPAScalingPolicyType")
+                        .string_as(d, "type", "autoscaling.HPAScalingPolicyType")
                         .unwrap_or_default(),
                     value: p.int32(d, "value").unwrap_or_default(),
                     period_seconds: p.int32(d, "periodSeconds").unwrap_or_default(),
@@ -227,7 +239,7 @@ pub(super) fn decode_scaling_rules(
         });
     ScalingRules {
         stabilization_window_seconds: rules.int32(d, "stabilizationWindowSeconds"),
-        select_policy: rules.string_as(d, "selectPolicy", "v2.ScalingPolicySelect"),
+        select_policy: rules.string_as(d, "selectPolicy", "autoscaling.ScalingPolicySelect"),
         policies,
         tolerance: if has_tolerance {
             rules.quantity(d, "tolerance")
@@ -237,12 +249,78 @@ pub(super) fn decode_scaling_rules(
     }
 }
 
-fn decode_metric(d: &mut Decoder, metric: &Record<'_>) -> MetricSpec {
+/// The members of a `MetricSpec` (each a metric source), in the order of the Go struct.
+pub(super) const MEMBERS: [&str; 5] = [
+    "object",
+    "pods",
+    "resource",
+    "containerResource",
+    "external",
+];
+
+/// The `autoscaling/v2` struct of a member of a `MetricSpec`.
+pub(super) fn source_struct(member: &str) -> &'static GoStruct {
+    match member {
+        "object" => &OBJECT_SOURCE,
+        "pods" => &PODS_SOURCE,
+        "resource" => &RESOURCE_SOURCE,
+        "containerResource" => &CONTAINER_RESOURCE_SOURCE,
+        _ => &EXTERNAL_SOURCE,
+    }
+}
+
+/// A metric of `spec.metrics[i]`; `internal` is its path. A source written in
+/// the `autoscaling/v2beta1` shape is one decoding error (the fields the server
+/// does not know), and is read the way `v2beta1` meant it (see
+/// [`super::legacy::convert_member`]).
+fn decode_metric(
+    d: &mut Decoder,
+    metric: &Record<'_>,
+    internal: &FieldPath,
+    aliases: &mut Vec<(FieldPath, FieldPath)>,
+) -> MetricSpec {
+    let mut spec = MetricSpec {
+        type_: metric
+            .string_as(d, "type", "autoscaling.MetricSourceType")
+            .unwrap_or_default(),
+        ..MetricSpec::default()
+    };
+    for member in MEMBERS {
+        let mut probe = d.probe();
+        let source = metric.record(&mut probe, member, source_struct(member));
+        if !source.is_present() {
+            d.errors.append(&mut probe.errors);
+            continue;
+        }
+        decode_member(&mut probe, member, &source, &mut spec);
+        let written = metric.raw(member).expect("a present source was written");
+        let only_unknown_fields = probe
+            .errors
+            .iter()
+            .all(|e| e.kind == DecodeErrorKind::UnknownField);
+        if only_unknown_fields && super::legacy::is_v2beta1_source(member, written) {
+            d.v2beta1_shape(metric.path(member), written, probe.errors);
+            // In place of what `v2` made of it.
+            super::legacy::convert_member(member, written, internal, &mut spec, aliases);
+        } else {
+            d.errors.append(&mut probe.errors);
+        }
+    }
+    spec
+}
+
+/// Decodes `source`, the member `member` of a metric, into `spec`.
+pub(super) fn decode_member(
+    d: &mut Decoder,
+    member: &str,
+    source: &Record<'_>,
+    spec: &mut MetricSpec,
+) {
     let target = |d: &mut Decoder, source: &Record<'_>| {
         let target = source.record(d, "target", &METRIC_TARGET);
         MetricTarget {
             type_: target
-                .string_as(d, "type", "v2.MetricTargetType")
+                .string_as(d, "type", "autoscaling.MetricTargetType")
                 .unwrap_or_default(),
             value: target.quantity(d, "value"),
             average_value: target.quantity(d, "averageValue"),
@@ -256,41 +334,32 @@ fn decode_metric(d: &mut Decoder, metric: &Record<'_>) -> MetricSpec {
             name: id.string(d, "name").unwrap_or_default(),
         }
     };
-    let named = |d: &mut Decoder, name, go| {
-        let source = metric.record(d, name, go);
-        source.is_present().then(|| NamedMetric {
-            metric: identifier(d, &source),
-            target: target(d, &source),
-        })
+    let named = |d: &mut Decoder| NamedMetric {
+        metric: identifier(d, source),
+        target: target(d, source),
     };
-    let resource = |d: &mut Decoder, name, go| {
-        let source = metric.record(d, name, go);
-        source.is_present().then(|| ResourceMetric {
-            name: source
-                .string_as(d, "name", "v1.ResourceName")
-                .unwrap_or_default(),
-            container: if name == "containerResource" {
-                source.string(d, "container").unwrap_or_default()
-            } else {
-                String::new()
-            },
-            target: target(d, &source),
-        })
-    };
-    let object = metric.record(d, "object", &OBJECT_SOURCE);
-    let object = object.is_present().then(|| ObjectMetric {
-        described_object: decode_reference(d, &object, "describedObject", &V2_REFERENCE),
-        metric: identifier(d, &object),
-        target: target(d, &object),
-    });
-    MetricSpec {
-        type_: metric
-            .string_as(d, "type", "v2.MetricSourceType")
+    let resource = |d: &mut Decoder| ResourceMetric {
+        name: source
+            .string_as(d, "name", "v1.ResourceName")
             .unwrap_or_default(),
-        object,
-        pods: named(d, "pods", &PODS_SOURCE),
-        resource: resource(d, "resource", &RESOURCE_SOURCE),
-        container_resource: resource(d, "containerResource", &CONTAINER_RESOURCE_SOURCE),
-        external: named(d, "external", &EXTERNAL_SOURCE),
+        container: if member == "containerResource" {
+            source.string(d, "container").unwrap_or_default()
+        } else {
+            String::new()
+        },
+        target: target(d, source),
+    };
+    match member {
+        "object" => {
+            spec.object = Some(ObjectMetric {
+                described_object: decode_reference(d, source, "describedObject", &REFERENCE),
+                metric: identifier(d, source),
+                target: target(d, source),
+            });
+        }
+        "pods" => spec.pods = Some(named(d)),
+        "resource" => spec.resource = Some(resource(d)),
+        "containerResource" => spec.container_resource = Some(resource(d)),
+        _ => spec.external = Some(named(d)),
     }
 }
