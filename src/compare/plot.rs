@@ -192,20 +192,20 @@ fn panel(
             legend.push((format!("{} maxReplicas", labels[i]), style, true));
         }
     }
-    let seen = observed(comparison);
-    for piece in &seen {
-        chart.draw_series(LineSeries::new(
-            piece.iter().copied(),
-            OBSERVED.stroke_width(1),
-        ))?;
-    }
-    if !seen.is_empty() {
-        legend.push(("observed".to_owned(), OBSERVED.stroke_width(1), false));
-    }
     for (i, line) in lines.iter().enumerate() {
         let style = SPEC_COLORS[i].stroke_width(if i == 0 { 5 } else { 2 });
         chart.draw_series(LineSeries::new(line.points(end), style))?;
         legend.push((format!("{} replicas", labels[i]), style, false));
+    }
+    // Over the specs' lines: where it runs inside the old one's, the old
+    // spec did what the cluster did.
+    let seen = observed(comparison);
+    for piece in &seen {
+        let style = OBSERVED.stroke_width(1);
+        chart.draw_series(LineSeries::new(piece.iter().copied(), style))?;
+    }
+    if !seen.is_empty() {
+        legend.push(("observed".to_owned(), OBSERVED.stroke_width(1), false));
     }
     // The legend goes right of the plot, where it hides nothing.
     let left = i32::try_from(area.dim_in_pixel().0 - LEGEND_WIDTH)? + 16;

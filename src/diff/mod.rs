@@ -60,7 +60,8 @@ pub struct DiffArgs {
     #[command(flatten)]
     pub replay: ReplayArgs,
     /// Until this time: a duration from the start, or (with Prometheus) an
-    /// RFC 3339 time [default: each load's end; with --prometheus, now].
+    /// RFC 3339 time, the replay's end only [default: each load's end; with
+    /// --prometheus, now].
     #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
     pub until: Option<TimeArg>,
     #[command(flatten)]
@@ -308,8 +309,10 @@ fn request_changes(
 /// The demands a pair of specs runs on.
 fn demands(args: &DiffArgs, loads: &[Load], sides: [&Side; 2]) -> Result<Vec<Demand>> {
     let mut demands = Vec::new();
+    // A time (not a duration) is the history's end; the loads keep theirs.
+    let load_until = args.until.filter(|u| matches!(u, TimeArg::Span(_)));
     for load in loads {
-        demands.push(Demand::load(load, &sides, args.until)?);
+        demands.push(Demand::load(load, &sides, load_until)?);
     }
     if !args.trace.is_empty() || args.replay.client.prometheus.is_some() {
         demands.push(Demand::history(
