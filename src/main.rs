@@ -4,9 +4,12 @@ mod args;
 mod behavior;
 mod check;
 mod commands;
+mod compare;
+mod diff;
 mod fix;
 mod hpas;
 mod input;
+mod loads;
 mod simulate;
 
 use std::io::{self, Write};
@@ -30,6 +33,8 @@ fn main() -> ExitCode {
         Some(Command::Explain { rule }) => commands::explain(&rule),
         Some(Command::Behavior(args)) => behavior::run(&args),
         Some(Command::Simulate(args)) => simulate::run(&args),
+        Some(Command::Compare(args)) => compare::run(&args),
+        Some(Command::Diff(args)) => diff::run(&args),
     };
     report::exit("hpa-lint", result)
 }
