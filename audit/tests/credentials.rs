@@ -494,6 +494,19 @@ fn no_credential_is_read_or_sent_over_plain_http() {
             case.name
         );
     }
+    // A server without a scheme is plain HTTP, as kubectl reads it.
+    let case = Case::new("token", "    token: SECRET-token\n");
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = format!("server: \"{}\"", stage.standin.address);
+    let credentials = seen(&stage.standin, || {
+        let output = case.run_at(dir.path(), &cluster, &["-A", "--format", "json"]);
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    });
+    assert!(!credentials.is_empty());
+    assert!(
+        credentials.iter().all(|seen| seen == "none"),
+        "{credentials:?}"
+    );
 }
 
 #[test]
