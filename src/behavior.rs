@@ -33,8 +33,9 @@ pub struct BehaviorArgs {
     /// written out, as the admission webhook's mutation leaves it (with its
     /// `hpa-lint.io/injected-behavior` annotation). Comments, flow style and
     /// the files' other documents are not kept: not for writing over the
-    /// files; `hpa-lint --fix --select implicit-behavior` writes the behavior
-    /// into them.
+    /// files; `hpa-lint --fix --unsafe-fixes --select implicit-behavior`
+    /// writes the behavior into them (unsafe where an HPA has no `behavior`:
+    /// it then leaves the controller's legacy path).
     #[arg(long, value_enum)]
     pub output: Option<Output>,
 }
@@ -225,7 +226,7 @@ impl<'f> Report<'f> {
             )?;
             writeln!(
                 out,
-                "    `hpa-lint --fix --select implicit-behavior` writes the defaults into the file; that switches the HPA to them"
+                "    `hpa-lint --fix --unsafe-fixes --select implicit-behavior` writes the defaults into the file; that switches the HPA to them"
             )?;
         }
         for (direction, up) in DIRECTIONS {
@@ -551,7 +552,8 @@ fn write_yaml(
         out,
         "# Each HPA as the admission webhook's mutation leaves it: its effective behavior\n\
          # written out. Comments, flow style and the files' other documents are not kept;\n\
-         # to write the behavior into the files: hpa-lint --fix --select implicit-behavior"
+         # to write the behavior into the files: hpa-lint --fix --unsafe-fixes --select implicit-behavior\n\
+         # (an HPA without `behavior` runs the controller's legacy path until it is written)"
     )?;
     for f in found {
         let ops = hpa_lint_rules::mutate::mutation(&f.object, &MemoryIndex::default(), &mutation);

@@ -1550,7 +1550,7 @@ fn behavior_output_yaml_says_what_it_prints_and_how_to_write_back() {
     let help = hpa_lint("behavior").arg("--help").output().unwrap();
     let help = String::from_utf8(help.stdout).unwrap();
     assert!(
-        help.contains("hpa-lint --fix --select implicit-behavior"),
+        help.contains("hpa-lint --fix --unsafe-fixes --select implicit-behavior"),
         "{help}"
     );
     let dir = tempfile::tempdir().unwrap();
@@ -1568,7 +1568,8 @@ fn behavior_output_yaml_says_what_it_prints_and_how_to_write_back() {
         yaml.starts_with(
             "# Each HPA as the admission webhook's mutation leaves it: its effective behavior\n\
              # written out. Comments, flow style and the files' other documents are not kept;\n\
-             # to write the behavior into the files: hpa-lint --fix --select implicit-behavior\n\
+             # to write the behavior into the files: hpa-lint --fix --unsafe-fixes --select implicit-behavior\n\
+             # (an HPA without `behavior` runs the controller's legacy path until it is written)\n\
              ---\n"
         ),
         "{yaml}"
@@ -1581,6 +1582,7 @@ fn behavior_output_yaml_says_what_it_prints_and_how_to_write_back() {
         .args([
             "--isolated",
             "--fix",
+            "--unsafe-fixes",
             "--select",
             "implicit-behavior",
             &path,
