@@ -239,7 +239,7 @@ fn an_axis_a_spike_would_flatten_is_cut_with_a_note() {
         [
             "cpu",
             "target 75 %",
-            "values above 140 % cut",
+            "cut above 140 %",
             "(peak 2,424 % at 0s)"
         ]
     );
@@ -257,7 +257,7 @@ fn an_axis_a_spike_would_flatten_is_cut_with_a_note() {
         "the metric is drawn inside the plot"
     );
     assert_eq!(
-        per_pod.swatch("values above 140 % cut")[0].fill.as_deref(),
+        per_pod.swatch("cut above 140 %")[0].fill.as_deref(),
         Some(CUT)
     );
 
@@ -268,13 +268,13 @@ fn an_axis_a_spike_would_flatten_is_cut_with_a_note() {
     let legend = replicas.legend();
     assert_eq!(
         legend[legend.len() - 2..],
-        ["values above 10 cut", "(peak 97 at 0s)"]
+        ["cut above 10", "(peak 97 at 0s)"]
     );
     let demand = svg.panel("cpu: demand, the workload's total");
     let legend = demand.legend();
     assert_eq!(
         legend[legend.len() - 2..],
-        ["values above 1.4 cores cut", "(peak 40 cores at 0s)"]
+        ["cut above 1.4 cores", "(peak 40 cores at 0s)"]
     );
 }
 

@@ -720,10 +720,7 @@ impl Scale {
             // Below the edge, its tip on it.
             EmptyElement::at(point) + TriangleMarker::new((0, 5), 5, CUT.filled())
         }))?;
-        legend.add(
-            Swatch::Cut,
-            format!("values above {} cut", unit.show(self.top)),
-        );
+        legend.add(Swatch::Cut, format!("cut above {}", unit.show(self.top)));
         let at = format_duration((time * 1000.0) as i64);
         legend.add(Swatch::Blank, format!("(peak {} at {at})", unit.show(peak)));
         Ok(())
