@@ -522,14 +522,32 @@ impl Ranged for Marked {
     }
 }
 
-/// A value mark without trailing zeros: `6`, `0.5`, `140`.
-pub fn value_label(value: &f64) -> String {
+/// A value to a thousandth, without trailing zeros: `6`, `0.5`, `140`.
+fn rounded(value: f64) -> String {
     format!("{}", (value * 1000.0).round() / 1000.0)
+}
+
+/// A value mark: `6`, `0.5`, `2500`; from 10,000 on with the suffix of a
+/// Kubernetes quantity (`12k`, `250M`, `1.4G`), so that it fits left of the
+/// axis.
+pub fn value_label(value: &f64) -> String {
+    const SUFFIXES: [(f64, &str); 6] = [
+        (1e18, "E"),
+        (1e15, "P"),
+        (1e12, "T"),
+        (1e9, "G"),
+        (1e6, "M"),
+        (1e3, "k"),
+    ];
+    match SUFFIXES.iter().find(|(size, _)| value.abs() >= *size) {
+        Some((size, suffix)) if value.abs() >= 1e4 => format!("{}{suffix}", rounded(value / size)),
+        _ => rounded(*value),
+    }
 }
 
 /// `2,500`, `0.25`: a value in a note, its thousands grouped.
 fn figure(value: f64) -> String {
-    let text = value_label(&value);
+    let text = rounded(value);
     let (whole, fraction) = match text.split_once('.') {
         Some((whole, fraction)) => (whole, format!(".{fraction}")),
         None => (text.as_str(), String::new()),
@@ -1003,6 +1021,10 @@ mod tests {
         assert_eq!(ticks(0.66, decimal_steps())[1], 0.1);
         assert_eq!(value_label(&0.1), "0.1");
         assert_eq!(value_label(&140.0), "140");
+        assert_eq!(value_label(&2500.0), "2500");
+        assert_eq!(value_label(&12_000.0), "12k");
+        assert_eq!(value_label(&250e6), "250M");
+        assert_eq!(value_label(&1.4e9), "1.4G");
         assert_eq!(ticks(1.2, decimal_steps()).len(), 7, "1.2 itself is a mark");
         assert_eq!(round_up(123.75, decimal_steps()), 140.0);
         assert_eq!(round_up(1.32, decimal_steps()), 1.4);
