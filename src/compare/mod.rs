@@ -412,13 +412,19 @@ fn read_side(
     pick: &PickArgs,
     ignore: (&[String], &std::path::Path),
 ) -> Result<(Found, Vec<Arc<Object>>)> {
-    let (sources, errors) = input::collect(std::slice::from_ref(path), &[], ignore.0, ignore.1)
-        .map_err(anyhow::Error::msg)?;
+    let (sources, errors) = input::collect(
+        std::slice::from_ref(path),
+        &[],
+        ignore.0,
+        ignore.1,
+        input::Order::Given,
+    )
+    .map_err(anyhow::Error::msg)?;
     if let Some(error) = errors.first() {
         bail!("{error}");
     }
     let mut selection = hpas::select(&sources, settings, pick.hpa.as_deref())?;
-    let count = selection.found.len() + selection.refused.len();
+    let count = selection.keys.len();
     let shown = path.display();
     if count == 0 {
         match &pick.hpa {
@@ -427,12 +433,9 @@ fn read_side(
         }
     }
     if count > 1 {
-        let mut keys: Vec<String> = selection.found.iter().map(Found::key).collect();
-        keys.extend(selection.refused.iter().map(|r| r.key.clone()));
-        keys.sort();
         bail!(
             "{shown}: {count} HorizontalPodAutoscalers ({}); pick one with --hpa",
-            keys.join(", ")
+            selection.keys.join(", ")
         );
     }
     if let Some(refused) = selection.refused.pop() {

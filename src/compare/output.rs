@@ -237,8 +237,11 @@ fn header(sides: [&Side; 2], comparison: &Comparison, out: &mut impl Write) -> R
     }
     writeln!(
         out,
-        "{} syncs, one every {}, from 0s to {}",
-        comparison.syncs,
+        "{}, one every {}, from 0s to {}",
+        hpa_lint::emit::plural(
+            usize::try_from(comparison.syncs).unwrap_or(usize::MAX),
+            "sync"
+        ),
         format_duration(a.flags.sync_period),
         format_duration(comparison.demand.end)
     )?;
