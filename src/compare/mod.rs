@@ -366,7 +366,6 @@ fn run_side(side: &Side, demand: &Demand, syncs: i64, model: &ModelArgs) -> Resu
     let setup = Setup {
         found: &side.found,
         autoscaler: &side.autoscaler,
-        columns: &demand.trace.columns,
         metrics: simulate::keys(&side.autoscaler, &demand.trace.columns),
         syncs,
         start: demand.start,

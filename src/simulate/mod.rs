@@ -126,8 +126,6 @@ pub enum SimulateFormat {
 pub struct Setup<'a> {
     pub found: &'a Found,
     pub autoscaler: &'a Autoscaler,
-    /// What the trace gives.
-    pub columns: &'a Columns,
     /// Per metric of the HPA: its key in the outputs and its trace column,
     /// or `None` when the trace has no column for it.
     pub metrics: Vec<Option<(String, usize)>>,
@@ -200,7 +198,6 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
         found: &found,
         metrics: keys(&autoscaler, &trace.columns),
         autoscaler: &autoscaler,
-        columns: &trace.columns,
         syncs,
         start: source.start,
         observed: !source.observed.is_empty(),

@@ -4,6 +4,7 @@
 
 pub mod history;
 pub mod prometheus;
+pub mod svg;
 
 use std::path::Path;
 
