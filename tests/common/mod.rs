@@ -2,9 +2,6 @@
 
 #![allow(dead_code, reason = "each test file uses its own part")]
 
-pub mod history;
-pub mod prometheus;
-
 use std::path::Path;
 
 use assert_cmd::Command;

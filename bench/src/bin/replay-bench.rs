@@ -4,10 +4,6 @@
 //! and the simulation alone (the same demand from a CSV file). See
 //! `bench/README.md`.
 
-#[path = "../../../tests/common/history.rs"]
-#[allow(dead_code, reason = "the tests' generator, of which this uses a part")]
-mod history;
-
 use std::f64::consts::TAU;
 use std::io::{BufWriter, Read as _};
 use std::net::TcpListener;
@@ -17,11 +13,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use history::{Events, History, SYNC};
 use hpa_lint::prometheus::client::{PARALLEL_REQUESTS, chunks};
 use hpa_lint::prometheus::query::{self, PodMatch, Target};
 use hpa_lint::prometheus::time::{Range, format};
 use hpa_lint_rules::controller::reconcile::{MetricKind, ResourceTarget};
+use hpa_lint_test_support::history::{Events, History, SYNC};
 use nix::sys::resource::{UsageWho, getrusage};
 
 /// Times a 30-day replay from a real Prometheus.

@@ -14,10 +14,12 @@ use std::time::{Duration, Instant};
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use tempfile::TempDir;
 
-/// `prometheus` or `promtool`: from `.tools/bin`, else from the PATH.
+/// `prometheus` or `promtool`: from the workspace's `.tools/bin`, else from
+/// the PATH.
 pub fn tool(name: &str) -> PathBuf {
+    // This crate is `tests/support` of the workspace.
     let installed = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(".tools/bin")
+        .join("../../.tools/bin")
         .join(name);
     if installed.is_file() {
         return installed;
@@ -43,7 +45,8 @@ pub struct Certificates {
 }
 
 impl Certificates {
-    pub fn new() -> Self {
+    /// New keys and certificates.
+    pub fn generate() -> Self {
         let mut params = CertificateParams::new(Vec::new()).unwrap();
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         params
