@@ -88,7 +88,9 @@ pub struct Args {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Replay a live HPA on the demand Prometheus recorded: replicas over
-    /// time as the controller decides them, beside those observed.
+    /// time as the controller decides them, beside those observed; with
+    /// `--with PROPOSED.yaml`, a proposed spec beside the live one (see
+    /// docs/audit.md).
     Replay(Box<crate::replay::LiveReplayArgs>),
 }
 
