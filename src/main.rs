@@ -40,6 +40,7 @@ fn check(args: &CheckArgs) -> Result<u8> {
         &args.context,
         &resolved.ignore_paths,
         &resolved.config_dir,
+        input::Order::Sorted,
     )
     .map_err(anyhow::Error::msg)?;
     let settings = &resolved.settings;

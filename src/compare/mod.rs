@@ -40,7 +40,7 @@ pub struct CompareArgs {
     #[command(flatten)]
     pub controller: ControllerArgs,
     /// A standard load scaled to both specs: `step`, `spike`, `ramp` or
-    /// `daily`, with parameters as `step:at=5m,hold=20m` (see the README).
+    /// `daily`, with parameters as `step:at=5m,hold=20m` (see docs/simulate.md).
     #[arg(
         long,
         value_name = "KIND[:KEY=VALUE,…]",
@@ -81,7 +81,7 @@ pub struct OutputArgs {
 pub enum CompareFormat {
     /// The summary as a table.
     Text,
-    /// One JSON object; see the README for the contract.
+    /// One JSON object; see docs/simulate.md for the contract.
     Json,
     /// One row per sync: the demand and both specs' replicas.
     Csv,
@@ -422,13 +422,19 @@ pub fn read_side(
     several: &str,
     ignore: (&[String], &std::path::Path),
 ) -> Result<(Found, Vec<Arc<Object>>)> {
-    let (sources, errors) = input::collect(std::slice::from_ref(path), &[], ignore.0, ignore.1)
-        .map_err(anyhow::Error::msg)?;
+    let (sources, errors) = input::collect(
+        std::slice::from_ref(path),
+        &[],
+        ignore.0,
+        ignore.1,
+        input::Order::Given,
+    )
+    .map_err(anyhow::Error::msg)?;
     if let Some(error) = errors.first() {
         bail!("{error}");
     }
     let mut selection = hpas::select(&sources, settings, hpa)?;
-    let count = selection.found.len() + selection.refused.len();
+    let count = selection.keys.len();
     let shown = path.display();
     if count == 0 {
         match hpa {
@@ -437,12 +443,9 @@ pub fn read_side(
         }
     }
     if count > 1 {
-        let mut keys: Vec<String> = selection.found.iter().map(Found::key).collect();
-        keys.extend(selection.refused.iter().map(|r| r.key.clone()));
-        keys.sort();
         bail!(
             "{shown}: {count} HorizontalPodAutoscalers ({}); {several}",
-            keys.join(", ")
+            selection.keys.join(", ")
         );
     }
     if let Some(refused) = selection.refused.pop() {

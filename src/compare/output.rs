@@ -1,5 +1,5 @@
 //! A comparison as a table (text, and Markdown for `diff`), as JSON (the
-//! stable contract documented in the README) and as CSV (one row per sync).
+//! stable contract documented in docs/simulate.md) and as CSV (one row per sync).
 
 use std::io::Write;
 
@@ -245,8 +245,11 @@ fn header(sides: [&Side; 2], comparison: &Comparison, out: &mut impl Write) -> R
     }
     writeln!(
         out,
-        "{} syncs, one every {}, from 0s to {}",
-        comparison.syncs,
+        "{}, one every {}, from 0s to {}",
+        crate::emit::plural(
+            usize::try_from(comparison.syncs).unwrap_or(usize::MAX),
+            "sync"
+        ),
         format_duration(a.flags.sync_period),
         format_duration(comparison.demand.end)
     )?;

@@ -79,7 +79,8 @@ impl Tree {
                     paths.iter().map(|p| dir.join(p)).collect()
                 };
                 let (mut sources, errors) =
-                    input::collect(&roots, &[], ignore.0, ignore.1).map_err(anyhow::Error::msg)?;
+                    input::collect(&roots, &[], ignore.0, ignore.1, input::Order::Given)
+                        .map_err(anyhow::Error::msg)?;
                 if let Some(error) = errors.first() {
                     bail!("{error}");
                 }

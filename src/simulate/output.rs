@@ -1,5 +1,5 @@
 //! The simulation as a text table and terminal chart, as JSON (the stable
-//! contract documented in the README) and as CSV, each written sync by sync.
+//! contract documented in docs/simulate.md) and as CSV, each written sync by sync.
 //! JSON and CSV carry the same fields, with the same numbers.
 
 use std::io::Write;
@@ -160,15 +160,22 @@ impl<'s, W: Write> Text<'s, W> {
         let from = setup
             .start
             .map_or_else(String::new, |t| format!(" (0s is {})", time::format(t)));
+        let span = if setup.syncs == 1 {
+            "1 sync at 0s".to_owned()
+        } else {
+            format!(
+                "{} syncs from 0s to {}",
+                setup.syncs,
+                format_duration(setup.end())
+            )
+        };
         writeln!(
             out,
-            "HorizontalPodAutoscaler {}: {} to {} replicas, a sync every {}, {} syncs from 0s to {}{from}",
+            "HorizontalPodAutoscaler {}: {} to {} replicas, a sync every {}, {span}{from}",
             setup.found.key(),
             a.min_replicas,
             a.max_replicas,
             format_duration(a.flags.sync_period),
-            setup.syncs,
-            format_duration(setup.end())
         )?;
         let mut header = format!("{:>8}", "time");
         for (m, key, _) in setup.shown_metrics() {
@@ -253,6 +260,12 @@ impl<W: Write> Sink for Text<'_, W> {
         writeln!(self.out)?;
         let top = self.setup.autoscaler.max_replicas;
         self.chart.write(top, self.setup.end(), &mut self.out)?;
+        if self.setup.syncs == 1 {
+            writeln!(
+                self.out,
+                "\nthe load ends at 0s, so this is one sync; --until simulates longer (e.g. --until 30m)"
+            )?;
+        }
         self.out.flush()?;
         Ok(())
     }
@@ -318,13 +331,13 @@ impl Chart {
             writeln!(out, "{label}{}", bar.trim_end())?;
         }
         writeln!(out, "{:>6} └{}", 0, "─".repeat(columns.len()))?;
-        writeln!(
-            out,
-            "{:>8}{:>width$}",
-            "0s",
-            format_duration(end),
-            width = columns.len().saturating_sub(1)
-        )
+        if end == 0 {
+            return writeln!(out, "{:>8}", "0s");
+        }
+        // The end under the last column, and never against the `0s`.
+        let end = format_duration(end);
+        let width = columns.len().saturating_sub(1).max(end.len() + 1);
+        writeln!(out, "{:>8}{end:>width$}", "0s")
     }
 }
 
