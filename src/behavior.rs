@@ -18,7 +18,7 @@ use hpa_lint_rules::rules::implicit_behavior;
 use hpa_lint_rules::{MemoryIndex, Object, PatchOp};
 use serde_json::{Value, json};
 
-use crate::hpas::{self, ControllerArgs, Found, InputArgs};
+use hpa_lint::hpas::{self, ControllerArgs, Found, InputArgs};
 
 #[derive(Debug, Args)]
 pub struct BehaviorArgs {

@@ -14,8 +14,8 @@ use hpa_lint_rules::model::hpa::Hpa;
 use hpa_lint_rules::registry::Category;
 use hpa_lint_rules::{Lookup, Object, Operation, Settings, Severity, lint};
 
-use hpa_lint::options::LintArgs;
-use hpa_lint::settings;
+use crate::options::LintArgs;
+use crate::settings;
 
 use crate::{check, input};
 

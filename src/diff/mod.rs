@@ -22,10 +22,10 @@ use hpa_lint_rules::model::hpa::Hpa;
 use rayon::prelude::*;
 use serde_json::Value;
 
-use crate::compare::{self, Comparison, Demand, Side};
-use crate::hpas::{self, ControllerArgs, Found, PickArgs, Refused};
-use crate::loads::{Load, NotApplicable};
-use crate::simulate::{self, ModelArgs};
+use hpa_lint::compare::{self, Comparison, Demand, Side};
+use hpa_lint::hpas::{self, ControllerArgs, Found, PickArgs, Refused};
+use hpa_lint::loads::{Load, NotApplicable};
+use hpa_lint::simulate::{self, ModelArgs};
 use tree::Tree;
 
 #[derive(Debug, Args)]
@@ -182,7 +182,7 @@ type Key = (String, String);
 /// order of the tree's files.
 fn specs(
     tree: &Tree,
-    sources: &[crate::input::SourceFile],
+    sources: &[hpa_lint::input::SourceFile],
     args: &DiffArgs,
     settings: &Settings,
 ) -> Result<(BTreeMap<Key, Spec>, Vec<Key>)> {
@@ -318,7 +318,7 @@ fn request_changes(
     };
     let mut changes = Vec::new();
     for (m, metric) in autoscaler.metrics.iter().enumerate() {
-        if !crate::simulate::output::has_utilization(metric) {
+        if !hpa_lint::simulate::output::has_utilization(metric) {
             continue;
         }
         let (before, after) = (text(lists[0], m), text(lists[1], m));

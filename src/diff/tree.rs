@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-use crate::input::{self, SourceFile};
+use hpa_lint::input::{self, SourceFile};
 
 /// A side of the diff.
 #[derive(Clone, Debug)]
@@ -43,7 +43,7 @@ impl Tree {
             .args(["rev-parse", "--is-inside-work-tree"])
             .output()
             .is_ok_and(|o| o.status.success());
-        let shown = crate::simulate::trace::quoted(spec);
+        let shown = hpa_lint::simulate::trace::quoted(spec);
         if inside {
             bail!(
                 "{shown} is neither a directory nor a revision of this git repository (a branch, tag or commit: `origin/main`, `HEAD~1`); in CI, fetch it first (`git fetch origin main`, or a checkout with `fetch-depth: 0`)"

@@ -4,9 +4,9 @@
 
 use std::io::Write;
 
+use crate::prometheus::replay::{Fidelity, Tally};
+use crate::prometheus::time;
 use anyhow::Result;
-use hpa_lint::prometheus::replay::{Fidelity, Tally};
-use hpa_lint::prometheus::time;
 use hpa_lint_rules::controller::flags::{format_duration, thousandths};
 use hpa_lint_rules::controller::reconcile::{Condition, MetricKind, MetricResult, ResourceTarget};
 use hpa_lint_rules::controller::simulate::Step;
