@@ -11,7 +11,10 @@ use clap::Args;
 use hpa_lint_rules::controller::{ControllerFlags, Millis, parse_duration};
 use hpa_lint_rules::index::Index;
 use hpa_lint_rules::model::hpa::Hpa;
+use hpa_lint_rules::model::workload::TargetKind;
 use hpa_lint_rules::registry::Category;
+use hpa_lint_rules::rules::deprecated_api_version::not_served;
+use hpa_lint_rules::rules::target_not_scalable;
 use hpa_lint_rules::{Lookup, Object, Operation, Settings, Severity, lint};
 
 use crate::options::LintArgs;
@@ -114,24 +117,37 @@ impl Found {
     }
 }
 
-/// An HPA of the input that the API server would reject: the controller
-/// never sees it, so nothing is said about what it would do.
+/// An HPA of the input whose scaling nothing can say: the API server would
+/// reject it, or the controller cannot scale its target.
 pub struct Refused {
     /// `namespace/name`.
     pub key: String,
-    /// The API server's errors, as `field: message`.
+    pub why: Refusal,
+    /// The API server's errors, or the target's, as `field: message`.
     pub errors: Vec<String>,
     pub object: Arc<Object>,
     pub file: String,
 }
 
+/// Why an HPA is refused.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The controller never sees it.
+    ServerRejects,
+    /// The controller sees it, and fails on its target at every sync
+    /// (`FailedGetScale`): it never changes the replicas.
+    CannotScale,
+}
+
 impl std::fmt::Display for Refused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "HorizontalPodAutoscaler {}: refused, the API server would reject it (no controller runs it):",
-            self.key
-        )?;
+        let why = match self.why {
+            Refusal::ServerRejects => "the API server would reject it (no controller runs it)",
+            Refusal::CannotScale => {
+                "the controller cannot scale its target (every sync fails with FailedGetScale)"
+            }
+        };
+        write!(f, "HorizontalPodAutoscaler {}: refused, {why}:", self.key)?;
         for error in &self.errors {
             write!(f, "\n  {error}")?;
         }
@@ -223,27 +239,53 @@ pub fn select(
         }) {
             continue;
         }
-        let mut errors: Vec<String> = lint(&object, Operation::Create, index, settings)
-            .into_iter()
+        let findings = lint(&object, Operation::Create, index, settings);
+        let mut errors: Vec<String> = findings
+            .iter()
             .filter(|d| d.rule.category == Category::ApiServer && d.severity == Severity::Error)
             .map(|d| d.field_message())
             .collect();
         selection
             .keys
             .push(format!("{}/{}", key.namespace, key.name));
+        if !hpa.served {
+            let kube = settings.cluster.kube_version;
+            errors.insert(
+                0,
+                format!("apiVersion: {}", not_served(&key.api_version, &hpa, kube)),
+            );
+        }
         if !hpa.decodable && errors.is_empty() {
             errors.push("the object does not decode as a HorizontalPodAutoscaler".to_owned());
+        }
+        let mut why = Refusal::ServerRejects;
+        let target = hpa.target(&key.namespace);
+        let classified = TargetKind::classify(&settings.cluster, &target.group, &target.kind);
+        if errors.is_empty() && matches!(classified, TargetKind::NotScalable(_)) {
+            why = Refusal::CannotScale;
+            errors = findings
+                .iter()
+                .filter(|d| d.rule.name == target_not_scalable::RULE.name)
+                .map(|d| d.field_message())
+                .collect();
+            if errors.is_empty() {
+                errors.push(format!(
+                    "spec.scaleTargetRef: {} `{}` cannot be scaled (`hpa-lint explain target-not-scalable`)",
+                    target.kind, target.name
+                ));
+            }
         }
         if !errors.is_empty() {
             selection.refused.push(Refused {
                 key: format!("{}/{}", key.namespace, key.name),
+                why,
                 errors,
                 object: Arc::new(object),
                 file: file.to_owned(),
             });
             continue;
         }
-        let target = match index.get(&hpa.target(&key.namespace)) {
+        let target = match index.get(&target) {
             Lookup::Found(target) => Some(target),
             _ => None,
         };

@@ -481,3 +481,22 @@ fn long_values_are_quoted_short_in_every_format() {
         );
     }
 }
+
+/// A `minReplicas` of the wrong type is that error alone: no rule reads it
+/// as the default 1 (which once made `min-equals-max` say "both 1" of an HPA
+/// whose author wrote 3 and 1).
+#[test]
+fn an_undecodable_floor_is_not_read_as_the_default() {
+    let text = format!(
+        "{}---\n{TARGET}",
+        HPA_MAX_ZERO.replace("minReplicas: 2", "minReplicas: \"3\"")
+    );
+    let report: Value = serde_json::from_str(&run(text, "json").1).unwrap();
+    let rules: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["invalid-field-type"], "{report}");
+}

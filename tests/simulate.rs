@@ -341,10 +341,19 @@ fn behavior_of_the_examples() {
         "{text}"
     );
     assert!(
-        text.contains(
-            "fastest scale-up (2 → 20): 2 → 4 → 8 → 16 → 20 in 1m; limited by the legacy"
-        ),
+        text.contains("fastest scale-up (2 → 10): 2 → 4 → 8 → 10 in 45s; limited by the legacy"),
         "{text}"
+    );
+    // A version 1.36 no longer serves, and a DaemonSet, are refused too.
+    assert!(
+        errors.contains(
+            "HorizontalPodAutoscaler search/search-api: refused, the API server would reject it"
+        ),
+        "{errors}"
+    );
+    assert!(
+        errors.contains("HorizontalPodAutoscaler search/indexer: refused, the controller cannot scale its target"),
+        "{errors}"
     );
     let document = json(hpa_lint("behavior").arg("examples/shop/cart/cart.yaml"));
     let cart = &document["hpas"][0];
@@ -365,6 +374,12 @@ fn behavior_output_yaml_is_the_webhooks_mutation() {
     let output = hpa_lint("behavior")
         .arg("examples/search/api/hpa.yaml")
         .args(["--output", "yaml", "--downscale-stabilization", "10m"])
+        .args([
+            "--kube-version",
+            "1.25",
+            "--feature-gates",
+            "HPAContainerMetrics=true",
+        ])
         .output()
         .unwrap();
     let text = String::from_utf8(output.stdout).unwrap();
@@ -1636,4 +1651,42 @@ fn a_one_row_trace_says_one_sync_and_names_until() {
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains(", 2 syncs from 0s to 15s\n"), "{text}");
     assert!(text.ends_with("     0 └──\n      0s 15s\n"), "{text}");
+}
+
+/// A version the release no longer serves is rejected by its API server,
+/// and a target without `/scale` is one the controller never scales:
+/// neither gets a path or a simulation.
+#[test]
+fn behavior_and_simulate_refuse_unserved_versions_and_unscalable_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let beta = hpa("beta", "  maxReplicas: 4\n").replace("autoscaling/v2", "autoscaling/v2beta2");
+    let beta = write(dir.path(), "beta.yaml", &beta);
+    let daemons =
+        hpa("daemons", "  maxReplicas: 4\n").replace("kind: Deployment", "kind: DaemonSet");
+    let daemons = write(dir.path(), "daemons.yaml", &daemons);
+    let unserved = "HorizontalPodAutoscaler shop/beta: refused, the API server would reject it \
+                    (no controller runs it):\n  apiVersion: `autoscaling/v2beta2` is not served \
+                    since Kubernetes 1.26: a 1.36 API server rejects the HPA";
+    let unscalable = "HorizontalPodAutoscaler shop/daemons: refused, the controller cannot scale \
+                      its target (every sync fails with FailedGetScale):\n  \
+                      spec.scaleTargetRef.kind: DaemonSet has no `/scale` subresource";
+    for (file, error) in [(&beta, unserved), (&daemons, unscalable)] {
+        hpa_lint("behavior")
+            .arg(file)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(error));
+        hpa_lint("simulate")
+            .args([file, "--load", "step", "--requests", "cpu=200m"])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(error));
+    }
+    // Where the release still serves it, the beta HPA runs.
+    hpa_lint("behavior")
+        .args([&beta, "--kube-version", "1.25"])
+        .assert()
+        .success();
 }

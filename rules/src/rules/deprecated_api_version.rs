@@ -5,8 +5,9 @@ use serde_json::Value;
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
 use crate::context::{Check, Context, Report};
+use crate::cluster::KubeVersion;
 use crate::model::hpa::{
-    HpaVersion, V1_BEHAVIOR_ANNOTATION, v2beta1_member_to_v2, v2beta1_status_member_to_v2,
+    Hpa, HpaVersion, V1_BEHAVIOR_ANNOTATION, v2beta1_member_to_v2, v2beta1_status_member_to_v2,
 };
 use crate::path::FieldPath;
 use crate::registry::{Category, FixAvailability, Rule};
@@ -150,6 +151,16 @@ fn upgrade(cx: &Context<'_>) -> Fix {
     Fix::safe("convert to `autoscaling/v2`", edits)
 }
 
+/// Why the API server of release `kube` rejects `hpa`, written in
+/// `api_version`, a version it no longer serves.
+pub fn not_served(api_version: &str, hpa: &Hpa, kube: KubeVersion) -> String {
+    let removed = hpa.version.last_served().map_or(0, |last| last + 1);
+    format!(
+        "`{api_version}` is not served since Kubernetes 1.{removed}: a {kube} API server \
+         rejects the HPA"
+    )
+}
+
 /// A `v2beta1` metric member (or its status) in the `v2` shape.
 type Convert = fn(&str, &Value) -> Option<Value>;
 
@@ -168,14 +179,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let path = FieldPath::fields("apiVersion");
     let kube = cx.settings.cluster.kube_version;
     if !cx.hpa.served {
-        out.report_at(
-            Severity::Error,
-            path,
-            format!(
-                "`{api_version}` is not served since Kubernetes 1.{removed}: a {kube} API \
-                 server rejects the HPA"
-            ),
-        )
+        out.report_at(Severity::Error, path, not_served(api_version, cx.hpa, kube))
         .help(help)
         .fix(upgrade(cx));
     } else {

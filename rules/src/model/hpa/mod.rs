@@ -495,6 +495,12 @@ impl Hpa {
             .retain(|(key, _)| !ROUND_TRIP_ANNOTATIONS.contains(&key.as_str()));
         hpa.decodable = !d.has_fatal_errors();
         hpa.decode_errors = d.errors;
+        // A `minReplicas` the server cannot decode is not the default 1: no
+        // rule may read a floor the author did not write.
+        let min_path = FieldPath::fields("spec.minReplicas");
+        if hpa.decode_errors.iter().any(|e| e.path == min_path) {
+            hpa.min_replicas = None;
+        }
         hpa.drop_disabled_fields(cluster, old);
         hpa.aliases
             .sort_by_key(|(internal, _)| std::cmp::Reverse(internal.segments().len()));
