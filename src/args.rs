@@ -37,6 +37,12 @@ pub enum Command {
     Behavior(crate::behavior::BehaviorArgs),
     /// Simulate the HPA controller under a load trace: replicas over time.
     Simulate(Box<crate::simulate::SimulateArgs>),
+    /// Compare two specs of an HPA on the same demand: cost, size, time at
+    /// the ceiling, under-provisioning, churn, lag.
+    Compare(Box<crate::compare::CompareArgs>),
+    /// What a change does to the HPAs of a repository: each one added,
+    /// removed or changed between two git revisions or directories.
+    Diff(Box<crate::diff::DiffArgs>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

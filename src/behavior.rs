@@ -95,6 +95,17 @@ pub fn run(args: &BehaviorArgs) -> Result<u8> {
     })
 }
 
+/// An HPA's fastest scale-up and scale-down as `behavior` describes them
+/// (`3 → 7 → 9 in 30s; limited by Pods 4 per 15s`), and its report as JSON.
+pub fn describe(found: &Found, autoscaler: Autoscaler) -> ([String; 2], Value) {
+    let report = Report::new(found, autoscaler);
+    let paths = [
+        report.describe(&report.up, true),
+        report.describe(&report.down, false),
+    ];
+    (paths, report.json())
+}
+
 /// What the command says about one HPA.
 struct Report<'f> {
     found: &'f Found,

@@ -73,6 +73,7 @@ impl Place {
                 document_range: self.offset..self.offset + self.len,
                 object_path: self.prefix.clone(),
                 edits: Vec::new(),
+                fix_not_made: None,
             }),
         }
     }
@@ -221,7 +222,7 @@ fn locate_in(
         .iter()
         .map(|d| {
             if fixable(d) {
-                edits.next().flatten().unwrap_or_default()
+                edits.next().and_then(Result::ok).unwrap_or_default()
             } else {
                 Vec::new()
             }

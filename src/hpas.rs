@@ -27,6 +27,13 @@ pub struct InputArgs {
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
 
+    #[command(flatten)]
+    pub pick: PickArgs,
+}
+
+/// Which HPA, and the cluster the manifests are for.
+#[derive(Debug, Args)]
+pub struct PickArgs {
     /// The HPA to use, as `[NAMESPACE/]NAME` (default: every HPA, or the only one).
     #[arg(long, value_name = "[NAMESPACE/]NAME")]
     pub hpa: Option<String>,
@@ -114,6 +121,8 @@ pub struct Refused {
     pub key: String,
     /// The API server's errors, as `field: message`.
     pub errors: Vec<String>,
+    pub object: Arc<Object>,
+    pub file: String,
 }
 
 impl std::fmt::Display for Refused {
@@ -140,6 +149,25 @@ pub struct Selection {
 /// Reads the input and returns the HPAs `--hpa` picks with the settings.
 /// Unreadable input is an error, and so is an input without such an HPA.
 pub fn read(args: &InputArgs) -> Result<(Selection, Settings)> {
+    let (settings, ignore_paths, config_dir) = resolve(&args.pick)?;
+    let (sources, errors) =
+        input::collect(&args.paths, &[], &ignore_paths, &config_dir).map_err(anyhow::Error::msg)?;
+    if let Some(error) = errors.first() {
+        bail!("{error}");
+    }
+    let selection = select(&sources, &settings, args.pick.hpa.as_deref())?;
+    if selection.found.is_empty() && selection.refused.is_empty() {
+        match &args.pick.hpa {
+            Some(name) => bail!("no HorizontalPodAutoscaler `{name}` in the input"),
+            None => bail!("no HorizontalPodAutoscaler in the input"),
+        }
+    }
+    Ok((selection, settings))
+}
+
+/// The rule settings of `args`, with the configuration's `ignorePaths` and
+/// the directory they are relative to.
+pub fn resolve(args: &PickArgs) -> Result<(Settings, Vec<String>, PathBuf)> {
     let lint_args = LintArgs {
         config: args.config.clone(),
         isolated: args.isolated,
@@ -148,19 +176,25 @@ pub fn read(args: &InputArgs) -> Result<(Selection, Settings)> {
         ..LintArgs::default()
     };
     let resolved = settings::resolve(&lint_args, args.namespace.as_deref(), None)?;
-    let settings = resolved.settings;
-    let (sources, errors) = input::collect(
-        &args.paths,
-        &[],
-        &resolved.ignore_paths,
-        &resolved.config_dir,
-    )
-    .map_err(anyhow::Error::msg)?;
-    let inventory = check::read(&sources, &settings);
-    if let Some(error) = errors.iter().chain(&inventory.input_errors).next() {
+    Ok((
+        resolved.settings,
+        resolved.ignore_paths,
+        resolved.config_dir,
+    ))
+}
+
+/// The HPAs of `sources` that `wanted` (`[NAMESPACE/]NAME`) picks, every one
+/// without it, sorted by key. Unreadable input is an error.
+pub fn select(
+    sources: &[input::SourceFile],
+    settings: &Settings,
+    wanted: Option<&str>,
+) -> Result<Selection> {
+    let inventory = check::read(sources, settings);
+    if let Some(error) = inventory.input_errors.first() {
         bail!("{error}");
     }
-    let wanted = args.hpa.as_deref().map(|h| match h.split_once('/') {
+    let wanted = wanted.map(|h| match h.split_once('/') {
         Some((namespace, name)) => (Some(namespace), name),
         None => (None, h),
     });
@@ -169,7 +203,7 @@ pub fn read(args: &InputArgs) -> Result<(Selection, Settings)> {
         found: Vec::new(),
         refused: Vec::new(),
     };
-    for (object, file) in inventory.hpas(&sources, &settings) {
+    for (object, file) in inventory.hpas(sources, settings) {
         let Some(hpa) = Hpa::decode(&object, &settings.cluster, None) else {
             continue;
         };
@@ -179,7 +213,7 @@ pub fn read(args: &InputArgs) -> Result<(Selection, Settings)> {
         }) {
             continue;
         }
-        let mut errors: Vec<String> = lint(&object, Operation::Create, index, &settings)
+        let mut errors: Vec<String> = lint(&object, Operation::Create, index, settings)
             .into_iter()
             .filter(|d| d.rule.category == Category::ApiServer && d.severity == Severity::Error)
             .map(|d| d.field_message())
@@ -191,6 +225,8 @@ pub fn read(args: &InputArgs) -> Result<(Selection, Settings)> {
             selection.refused.push(Refused {
                 key: format!("{}/{}", key.namespace, key.name),
                 errors,
+                object: Arc::new(object),
+                file: file.to_owned(),
             });
             continue;
         }
@@ -207,13 +243,7 @@ pub fn read(args: &InputArgs) -> Result<(Selection, Settings)> {
     }
     selection.found.sort_by_key(Found::key);
     selection.refused.sort_by(|a, b| a.key.cmp(&b.key));
-    if selection.found.is_empty() && selection.refused.is_empty() {
-        match &args.hpa {
-            Some(name) => bail!("no HorizontalPodAutoscaler `{name}` in the input"),
-            None => bail!("no HorizontalPodAutoscaler in the input"),
-        }
-    }
-    Ok((selection, settings))
+    Ok(selection)
 }
 
 /// The one HPA `--hpa` picks, or the only one of the input: an error when

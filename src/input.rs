@@ -34,7 +34,8 @@ enum Bytes {
     /// Standard input, copied to an unnamed temporary file so that it is
     /// never held whole and can be read again.
     Spooled(std::fs::File),
-    /// Standard input held in memory, when no temporary file can be made.
+    /// Standard input held in memory, when no temporary file can be made,
+    /// or a file of a git revision.
     Memory(Vec<u8>),
     /// Standard input that could not be read.
     Failed(String),
@@ -153,6 +154,16 @@ fn check_start(head: &[u8]) -> Result<usize, String> {
 }
 
 impl SourceFile {
+    /// A file whose bytes are held in memory (one of a git revision's), shown as `name`.
+    pub fn in_memory(name: &str, bytes: Vec<u8>) -> Self {
+        Self {
+            name: Arc::from(name),
+            context: false,
+            bytes: Bytes::Memory(bytes),
+            fixed: None,
+        }
+    }
+
     /// The file's path; `None` for standard input.
     pub fn path(&self) -> Option<&Path> {
         match &self.bytes {
@@ -172,12 +183,17 @@ impl SourceFile {
 
     /// The whole text, as the input has it.
     pub fn original_text(&self) -> Result<String, String> {
-        let mut text = String::new();
+        String::from_utf8(self.original_bytes()?).map_err(|e| e.to_string())
+    }
+
+    /// The input's bytes, as they are, whatever they hold.
+    pub fn original_bytes(&self) -> Result<Vec<u8>, String> {
+        let mut bytes = Vec::new();
         self.open_original()?
             .reader()
-            .and_then(|mut r| r.read_to_string(&mut text))
+            .and_then(|mut r| r.read_to_end(&mut bytes))
             .map_err(|e| e.to_string())?;
-        Ok(text)
+        Ok(bytes)
     }
 
     /// The text with the fixes made so far, if some were.
@@ -311,7 +327,7 @@ fn read_stdin() -> Bytes {
     }
 }
 
-fn ignore_matcher(globs: &[String], root: &Path) -> Result<Override, String> {
+pub fn ignore_matcher(globs: &[String], root: &Path) -> Result<Override, String> {
     let mut builder = OverrideBuilder::new(root);
     for glob in globs {
         builder
@@ -322,7 +338,7 @@ fn ignore_matcher(globs: &[String], root: &Path) -> Result<Override, String> {
 }
 
 /// Whether `ignorePaths` excludes a path (given relative to the current directory).
-fn is_ignored(ignored: &Override, cwd: &Path, path: &Path, is_dir: bool) -> bool {
+pub fn is_ignored(ignored: &Override, cwd: &Path, path: &Path, is_dir: bool) -> bool {
     if ignored.is_empty() {
         return false;
     }
@@ -332,7 +348,7 @@ fn is_ignored(ignored: &Override, cwd: &Path, path: &Path, is_dir: bool) -> bool
     ignored.matched(absolute, is_dir).is_ignore()
 }
 
-fn has_manifest_extension(path: &Path) -> bool {
+pub fn has_manifest_extension(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))

@@ -4,9 +4,12 @@ mod args;
 mod behavior;
 mod check;
 mod commands;
+mod compare;
+mod diff;
 mod fix;
 mod hpas;
 mod input;
+mod loads;
 mod simulate;
 
 use std::io::{self, Write};
@@ -30,6 +33,8 @@ fn main() -> ExitCode {
         Some(Command::Explain { rule }) => commands::explain(&rule),
         Some(Command::Behavior(args)) => behavior::run(&args),
         Some(Command::Simulate(args)) => simulate::run(&args),
+        Some(Command::Compare(args)) => compare::run(&args),
+        Some(Command::Diff(args)) => diff::run(&args),
     };
     report::exit("hpa-lint", result)
 }
@@ -104,14 +109,21 @@ fn fix_files(
             }
         }
     }
-    if let Some(Ok(text)) = stdin.map(|i| sources[i].text()) {
-        io::stdout().write_all(text.as_bytes())?;
+    if let Some(input) = stdin {
+        // Input that is not text (not UTF-8) has no fixes: it goes out as it came.
+        match sources[input].text() {
+            Ok(text) => io::stdout().write_all(text.as_bytes())?,
+            Err(_) => {
+                io::stdout().write_all(&sources[input].original_bytes().unwrap_or_default())?
+            }
+        }
     }
     if !unwritten.is_empty() {
         for &input in &unwritten {
             sources[input].set_fixed(None);
         }
         outcome = check::run(sources, settings);
+        made.mark(&mut outcome);
     }
     outcome.summary.fixed = Some(fixed);
     Ok((outcome, !unwritten.is_empty()))
@@ -126,6 +138,14 @@ fn diff(
     input_errors: Vec<String>,
 ) -> Result<u8> {
     let (outcome, made) = fix::fix(sources, settings, unsafe_fixes);
+    for finding in &outcome.findings {
+        if let (Some(note), Some(location)) = (finding.fix_not_made(), &finding.location) {
+            eprintln!(
+                "hpa-lint: {}:{}:{}: {}: {note}",
+                location.file, location.line, location.column, finding.diagnostic.rule.name
+            );
+        }
+    }
     let mut out = io::BufWriter::new(io::stdout().lock());
     let (mut files, mut fixes) = (0, 0);
     for (input, original, count) in fix::changes(sources, &made) {

@@ -43,6 +43,9 @@ pub struct Location {
     /// The diagnostic's fix as changes to this file, in order; empty when it
     /// has none, or none that `--fix` may make here.
     pub edits: Vec<FileEdit>,
+    /// Why `--fix` could not make the diagnostic's fix, when it tried and
+    /// could not (its edits are then left out).
+    pub fix_not_made: Option<String>,
 }
 
 /// A 1-based line and column (in characters).
@@ -187,6 +190,11 @@ impl Finding {
         let edits = &self.location.as_ref()?.edits;
         let fix = self.diagnostic.fix.as_ref()?;
         (!edits.is_empty()).then_some((fix, edits.as_slice()))
+    }
+
+    /// Why `--fix` could not make the finding's fix, if it could not.
+    pub fn fix_not_made(&self) -> Option<&str> {
+        self.location.as_ref()?.fix_not_made.as_deref()
     }
 
     /// The fix `--fix` makes: a safe one, or any with `--unsafe-fixes`.

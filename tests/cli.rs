@@ -94,8 +94,19 @@ fn json_has_the_documented_shape() {
     assert_eq!(report["summary"]["objects"], 3);
     let diagnostic = &report["diagnostics"][0];
     let mut expected = [
-        "column", "document", "field", "file", "fix", "help", "line", "message", "object",
-        "reason", "rule", "severity",
+        "column",
+        "document",
+        "field",
+        "file",
+        "fix",
+        "fixNotMade",
+        "help",
+        "line",
+        "message",
+        "object",
+        "reason",
+        "rule",
+        "severity",
     ];
     expected.sort_unstable();
     assert_eq!(keys(diagnostic), expected);

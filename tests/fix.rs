@@ -569,3 +569,210 @@ fn fixes_the_corpus_and_changes_nothing_else() {
     }
     insta::assert_snapshot!("fix_reveals_on_converted_hpas", revealed);
 }
+
+/// What `implicit-behavior` writes into an HPA without `behavior`.
+fn default_behavior() -> Value {
+    serde_json::json!({
+        "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+            {"type": "Pods", "value": 4, "periodSeconds": 15},
+            {"type": "Percent", "value": 100, "periodSeconds": 15}
+        ]},
+        "scaleDown": {"stabilizationWindowSeconds": 300, "selectPolicy": "Max", "policies": [
+            {"type": "Percent", "value": 100, "periodSeconds": 15}
+        ]}
+    })
+}
+
+/// The one object of a one-document text, read as kubectl reads it; the
+/// test fails if the text is not readable.
+fn object_of(text: &str) -> Value {
+    use hpa_lint_rules::source::{ALL, read_document};
+    let document = read_document(text, &|_, _| &ALL);
+    assert!(
+        document.problems.is_empty(),
+        "{:?}\n{text}",
+        document.problems
+    );
+    document.values.into_iter().next().unwrap().0
+}
+
+const HPA_HEAD: &str = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n";
+
+#[test]
+fn entries_added_to_an_empty_flow_mapping_are_separated() {
+    for behavior in [
+        "behavior: {}",
+        "behavior: { }",
+        "behavior: {\n  }",
+        "behavior: {scaleUp: {}}",
+        "behavior: {scaleUp: {}, scaleDown: {\n    }}",
+    ] {
+        let hpa = format!("{HPA_HEAD}  maxReplicas: 5\n  {behavior}\n");
+        let (texts, report) = fixed(&[("hpa.yaml", &hpa)], &["--select", "implicit-behavior"]);
+        assert_eq!(
+            object_of(&texts[0])["spec"]["behavior"],
+            default_behavior(),
+            "{}",
+            texts[0]
+        );
+        assert_eq!(report["summary"]["fixed"], 1);
+        assert_eq!(rules_of(&report), Vec::<String>::new());
+    }
+    let hpa = format!("{HPA_HEAD}  maxReplicas: 5\n  behavior: {{scaleUp: {{}}}}\n");
+    let (texts, _) = fixed(&[("hpa.yaml", &hpa)], &["--select", "implicit-behavior"]);
+    assert_eq!(
+        texts[0],
+        hpa.replace(
+            "{scaleUp: {}}",
+            "{scaleUp: {stabilizationWindowSeconds: 0, selectPolicy: Max, policies: [{type: Pods, value: 4, periodSeconds: 15}, {type: Percent, value: 100, periodSeconds: 15}]}, scaleDown: {stabilizationWindowSeconds: 300, selectPolicy: Max, policies: [{type: Percent, value: 100, periodSeconds: 15}]}}"
+        )
+    );
+    // JSON stays JSON.
+    let json = "{\"apiVersion\": \"autoscaling/v2\", \"kind\": \"HorizontalPodAutoscaler\", \"metadata\": {\"name\": \"web\"},\n \"spec\": {\"scaleTargetRef\": {\"apiVersion\": \"apps/v1\", \"kind\": \"Deployment\", \"name\": \"web\"}, \"maxReplicas\": 5, \"behavior\": {}}}\n";
+    let (texts, _) = fixed(&[("hpa.json", json)], &["--select", "implicit-behavior"]);
+    let written: Value = serde_json::from_str(&texts[0]).unwrap();
+    assert_eq!(written["spec"]["behavior"], default_behavior());
+}
+
+#[test]
+fn a_number_written_as_a_block_scalar_is_replaced_from_its_header() {
+    for (written, rest) in [
+        ("maxReplicas: >-\n    5\n", ""),
+        ("maxReplicas: >-\n    5\n", "  minReplicas: 2\n"),
+        (
+            "maxReplicas: |2-\n    5\n",
+            "\n  # max, then min\n  minReplicas: 2\n",
+        ),
+        (
+            "maxReplicas: !!str &max >- # five\n    5\n",
+            "  minReplicas: 2\n",
+        ),
+        ("maxReplicas: !!str 5\n", ""),
+    ] {
+        let hpa = format!("{HPA_HEAD}  {written}{rest}");
+        let (texts, report) = fixed(&[("hpa.yaml", &hpa)], &[]);
+        let unquoted = if written.contains("&max") {
+            "maxReplicas: &max 5 # five\n"
+        } else {
+            "maxReplicas: 5\n"
+        };
+        assert_eq!(texts[0], format!("{HPA_HEAD}  {unquoted}{rest}"));
+        assert_eq!(report["summary"]["fixed"], 1);
+        // Written after it, the behavior goes after it, not into it.
+        let (texts, _) = fixed(&[("hpa.yaml", &hpa)], &["--select", "all"]);
+        let object = object_of(&texts[0]);
+        assert_eq!(object["spec"]["maxReplicas"], 5, "{}", texts[0]);
+        assert_eq!(
+            object["spec"]["behavior"],
+            default_behavior(),
+            "{}",
+            texts[0]
+        );
+    }
+}
+
+#[test]
+fn complex_keys_are_removed_and_renamed_whole() {
+    let deployment = TARGET.replace(
+        "spec:\n  selector",
+        "spec:\n  ? replicas\n  : 3\n  selector",
+    );
+    let hpa = format!("{HPA_HEAD}  maxReplicas: 5\n  ? minReplica\n  : 2\n");
+    let files = [
+        ("web.yaml", deployment.as_str()),
+        ("hpa.yaml", hpa.as_str()),
+    ];
+    let (texts, report) = fixed(&files, &["--unsafe-fixes", "--select", "all"]);
+    assert_eq!(texts[0], TARGET);
+    let behavior = "  behavior:\n    scaleUp:\n      stabilizationWindowSeconds: 0\n      selectPolicy: Max\n      policies:\n      - type: Pods\n        value: 4\n        periodSeconds: 15\n      - type: Percent\n        value: 100\n        periodSeconds: 15\n    scaleDown:\n      stabilizationWindowSeconds: 300\n      selectPolicy: Max\n      policies:\n      - type: Percent\n        value: 100\n        periodSeconds: 15\n";
+    assert_eq!(
+        texts[1],
+        format!("{HPA_HEAD}  maxReplicas: 5\n  ? minReplicas\n  : 2\n{behavior}")
+    );
+    assert_eq!(report["summary"]["fixed"], 3);
+}
+
+#[test]
+fn a_fix_waits_while_its_mapping_holds_an_unknown_field() {
+    let hpa = format!(
+        "{HPA_HEAD}  maxReplicas: 5\n  behavior:\n    scaleDown:\n      stabilizationWindowSecond: 900\n"
+    );
+    // Safe fixes only: the defaults are not written beside the misspelt
+    // window, which would shadow the author's 900 for good.
+    let (texts, report) = fixed(&[("hpa.yaml", &hpa)], &["--select", "implicit-behavior"]);
+    assert_eq!(texts[0], hpa);
+    assert_eq!(report["summary"]["fixed"], 0);
+    let finding = &report["diagnostics"][0];
+    assert_eq!(finding["rule"], "implicit-behavior");
+    assert!(finding["fix"].is_null());
+    assert_eq!(
+        finding["help"],
+        "its fix waits: it would write beside `spec.behavior.scaleDown.stabilizationWindowSecond`, which the API version does not define; rename it to `stabilizationWindowSeconds` (the unsafe fix of `unknown-field`) or remove it, and the fix is offered again"
+    );
+    // With the rename, the rest is written around the author's window.
+    let (texts, report) = fixed(
+        &[("hpa.yaml", &hpa)],
+        &[
+            "--unsafe-fixes",
+            "--select",
+            "implicit-behavior,unknown-field",
+        ],
+    );
+    let mut behavior = default_behavior();
+    behavior["scaleDown"]["stabilizationWindowSeconds"] = 900.into();
+    assert_eq!(object_of(&texts[0])["spec"]["behavior"], behavior);
+    assert_eq!(report["summary"]["fixed"], 2);
+}
+
+#[test]
+fn standard_input_that_is_not_utf8_is_written_back_as_it_came() {
+    let latin1 = b"apiVersion: autoscaling/v2 # caf\xe9\nkind: HorizontalPodAutoscaler\n";
+    let output = hpa_lint()
+        .args(["--fix", "-"])
+        .write_stdin(&latin1[..])
+        .output()
+        .unwrap();
+    assert_eq!(output.stdout, latin1);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("hpa-lint: <stdin>: file is not valid UTF-8 (invalid byte at offset 32)")
+    );
+}
+
+#[test]
+fn a_fix_that_would_change_other_fields_is_not_made_and_says_so() {
+    // `minReplicas` is unquoted in place, anchor and all: the alias in the
+    // label would become a number too.
+    let hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: &min \"2\"\n  maxReplicas: 5\nmetadata: {name: web, labels: {min: *min}}\n";
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "hpa.yaml", hpa);
+    let output = run(dir.path(), &["--fix", "--format", "json", "hpa.yaml"], "");
+    assert_eq!(read(dir.path(), "hpa.yaml"), hpa);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["summary"]["fixed"], 0);
+    let finding = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rule"] == "invalid-field-type")
+        .unwrap();
+    assert!(finding["fix"].is_null());
+    assert_eq!(
+        finding["fixNotMade"],
+        "`--fix` could not make its fix (unquote \"2\"): `metadata.labels.min`, which the fix does not write, would change"
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8(run(dir.path(), &["--fix", "hpa.yaml"], "").stdout).unwrap();
+    assert!(
+        text.contains("= note: `--fix` could not make its fix"),
+        "{text}"
+    );
+    assert!(!text.contains("fixable"), "{text}");
+    let output = run(dir.path(), &["--diff", "hpa.yaml"], "");
+    assert!(output.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        "hpa-lint: hpa.yaml:5:3: invalid-field-type: `--fix` could not make its fix (unquote \"2\"): `metadata.labels.min`, which the fix does not write, would change\n"
+    );
+}

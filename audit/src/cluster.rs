@@ -12,7 +12,7 @@ use std::hash::{BuildHasher as _, RandomState};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, bail};
 use hpa_lint_rules::cluster::KubeVersion;
 use hpa_lint_rules::controller::flags::format_duration;
 use hpa_lint_rules::source::Keep;
@@ -32,6 +32,7 @@ use serde_json::{Map, Value};
 use crate::args::Args;
 use crate::kubeconfig::{self, Chosen};
 use crate::progress::Progress;
+use crate::transport;
 
 /// A resource the audit lists.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -225,22 +226,19 @@ impl Cluster {
     /// Connects as kubectl would ([`kubeconfig::choose`]).
     pub async fn connect(args: &Args, progress: Arc<Progress>) -> Result<Self> {
         let Chosen {
-            mut config,
+            config,
             context,
+            proxy,
         } = kubeconfig::choose(args).await?;
-        // kube would retry 429, 503 and 504 fifteen times over minutes, the
-        // error unsaid; requests are retried here as client-go retries them.
-        config.default_retry = false;
         let namespace = config.default_namespace.clone();
-        let server = kubeconfig::redacted(&config.cluster_url);
-        // Not kube's error chain: it repeats every message once per level.
-        let client = Client::try_from(config).map_err(|error| match error {
-            // It reads the user's client key only now.
-            kube::Error::InferKubeconfig(error) => {
-                anyhow!("configuring the client: {}", kubeconfig::describe(&error))
-            }
-            error => anyhow!("configuring the client: {error}"),
-        })?;
+        let mut server = kubeconfig::redacted(&config.cluster_url);
+        if let Some(proxy) = &proxy {
+            server = format!("{server} through the proxy {proxy}");
+        }
+        // Without kube's retries (429, 503 and 504 fifteen times over
+        // minutes, the error unsaid): requests are retried here as client-go
+        // retries them.
+        let client = transport::client(config, proxy.as_ref())?;
         Ok(Self {
             client,
             context,

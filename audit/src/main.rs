@@ -10,6 +10,7 @@ mod inventory;
 mod kubeconfig;
 mod progress;
 mod reports;
+mod transport;
 
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -1,7 +1,8 @@
 //! The kubeconfig's credentials through the real binary: resolved as kubectl
 //! resolves them (a token file trimmed, an exec plugin run once, a token an
-//! HTTP header cannot carry refused without a panic), and never printed.
-//! Every secret below is marked `SECRET`; no output of any run holds it.
+//! HTTP header cannot carry refused without a panic), sent over TLS only,
+//! and never printed. Every secret below is marked `SECRET`; no output of
+//! any run holds it.
 
 mod common;
 
@@ -10,6 +11,7 @@ use std::path::Path;
 use std::process::Output;
 
 use common::{Stage, audit_command, run, shop, stderr};
+use kube_standin::{Running, base64};
 
 /// The token the stand-in requires.
 const TOKEN: &str = "SECRET-token-accepted";
@@ -19,7 +21,7 @@ struct Case {
     name: &'static str,
     /// The YAML of `users[0].user`, indented by four spaces.
     user: String,
-    /// More keys of `clusters[0].cluster`, indented by four spaces.
+    /// More keys of `clusters[0].cluster`, in flow style, each after `, `.
     cluster: &'static str,
     /// `plugin.sh` in the kubeconfig's directory, when set.
     plugin: Option<String>,
@@ -52,11 +54,17 @@ impl Case {
         case
     }
 
-    /// Writes the case's files for the stand-in at `server`, and runs the
-    /// audit with `args`.
-    fn run(&self, dir: &Path, server: &str, args: &[&str]) -> Output {
+    /// Writes the case's files for the stand-in, and runs the audit with
+    /// `args`.
+    fn run(&self, dir: &Path, standin: &Running, args: &[&str]) -> Output {
+        self.run_at(dir, &standin.cluster_keys(&standin.url()), args)
+    }
+
+    /// Writes the case's files for a cluster with these keys (flow style),
+    /// and runs the audit with `args`.
+    fn run_at(&self, dir: &Path, cluster: &str, args: &[&str]) -> Output {
         let kubeconfig = format!(
-            "apiVersion: v1\nkind: Config\ncurrent-context: shop-prod\nclusters:\n- name: standin\n  cluster:\n    server: \"{server}\"\n{}contexts:\n- name: shop-prod\n  context: {{cluster: standin, user: auditor, namespace: shop}}\nusers:\n- name: auditor\n  user:\n{}",
+            "apiVersion: v1\nkind: Config\ncurrent-context: shop-prod\nclusters:\n- name: standin\n  cluster: {{{cluster}{}}}\ncontexts:\n- name: shop-prod\n  context: {{cluster: standin, user: auditor, namespace: shop}}\nusers:\n- name: auditor\n  user:\n{}",
             self.cluster, self.user
         );
         std::fs::write(dir.join("kubeconfig"), kubeconfig).unwrap();
@@ -93,17 +101,13 @@ fn failures() -> Vec<(Case, Option<&'static str>)> {
         "proxy-url with a password",
         &format!("    token: {TOKEN}\n"),
     );
-    proxied.cluster = "    proxy-url: http://admin:SECRET-proxy@127.0.0.1:3128\n";
+    // Nothing listens on port 1: the proxy cannot be reached.
+    proxied.cluster = ", proxy-url: \"http://admin:SECRET-proxy@127.0.0.1:1\"";
     let mut unparsable_proxy = Case::new(
         "proxy-url that is not a URL",
         &format!("    token: {TOKEN}\n"),
     );
-    unparsable_proxy.cluster = "    proxy-url: \"http://admin:SECRET-proxy@127.0.0.1:3128 x\"\n";
-    let mut https_proxy = Case::new(
-        "$HTTPS_PROXY with a password",
-        &format!("    token: {TOKEN}\n"),
-    );
-    https_proxy.env = vec![("HTTPS_PROXY", "http://admin:SECRET-proxy@10.0.0.1:3128")];
+    unparsable_proxy.cluster = ", proxy-url: \"http://admin:SECRET-proxy@127.0.0.1:3128 x\"";
     let mut control_in_file = Case::new("token file with a bell", "    tokenFile: token\n");
     control_in_file.token_file = Some("SECRET-token\x07file\n".to_owned());
     vec![
@@ -113,7 +117,7 @@ fn failures() -> Vec<(Case, Option<&'static str>)> {
                 "    token: SECRET-token\n    password: [SECRET-password\n",
             ),
             Some(
-                "reading kubeconfig KUBECONFIG: not valid YAML: line 15, column 15: expected string scalar",
+                "reading kubeconfig KUBECONFIG: not valid YAML: line 14, column 15: expected string scalar",
             ),
         ),
         (
@@ -125,7 +129,7 @@ fn failures() -> Vec<(Case, Option<&'static str>)> {
                 "the token twice",
                 "    token: SECRET-token\n    token: SECRET-token2\n",
             ),
-            Some("reading kubeconfig KUBECONFIG: not valid YAML: line 15, column 5: duplicate key"),
+            Some("reading kubeconfig KUBECONFIG: not valid YAML: line 14, column 5: duplicate key"),
         ),
         (
             Case::new(
@@ -240,12 +244,12 @@ fn failures() -> Vec<(Case, Option<&'static str>)> {
         ),
         (
             proxied,
-            Some(
-                "a proxy is configured (http://…@127.0.0.1:3128, from the cluster's proxy-url or $HTTPS_PROXY): kubectl hpa-lint cannot use one yet",
-            ),
+            Some("cannot read /version from https://127.0.0.1:"),
         ),
-        (unparsable_proxy, None),
-        (https_proxy, None),
+        (
+            unparsable_proxy,
+            Some("the cluster's proxy-url is not a URL"),
+        ),
         (
             Case::new(
                 "client key that is not base64",
@@ -274,14 +278,13 @@ fn failures() -> Vec<(Case, Option<&'static str>)> {
 fn no_secret_of_a_kubeconfig_is_ever_printed() {
     let mut cluster = shop();
     cluster.require_token(TOKEN);
-    let stage = Stage::new(cluster);
-    let server = format!("http://{}", stage.standin.address);
+    let stage = Stage::tls(cluster);
     let mut found = Vec::new();
     let mut expected = Vec::new();
     for (case, first_line) in failures() {
         let dir = tempfile::tempdir().unwrap();
         for format in ["text", "json"] {
-            let output = case.run(dir.path(), &server, &["-A", "--format", format]);
+            let output = case.run(dir.path(), &stage.standin, &["-A", "--format", format]);
             let (out, err) = (common::stdout(&output), stderr(&output));
             assert!(!leak(&out) && !leak(&err), "{}: {out}{err}", case.name);
             assert!(!err.contains("panicked"), "{}: {err}", case.name);
@@ -309,15 +312,17 @@ fn no_secret_of_a_kubeconfig_is_ever_printed() {
 
 #[test]
 fn a_failing_exec_plugin_speaks_on_standard_error_as_with_kubectl() {
+    // Nothing listens on port 9; the plugin fails before that matters.
+    let cluster = "server: \"https://127.0.0.1:9\"";
     let (case, _) = failures().remove(8);
     let dir = tempfile::tempdir().unwrap();
-    let output = case.run(dir.path(), "http://127.0.0.1:9", &["-A"]);
+    let output = case.run_at(dir.path(), cluster, &["-A"]);
     assert_eq!(
         stderr(&output).replace(&dir.path().display().to_string(), "DIR"),
         "plugin says: please log in\nkubectl hpa-lint: the exec plugin `DIR/plugin.sh` of user `auditor` failed with exit code 3\n"
     );
     let (case, _) = failures().remove(15);
-    let output = case.run(dir.path(), "http://127.0.0.1:9", &["-A"]);
+    let output = case.run_at(dir.path(), cluster, &["-A"]);
     assert!(
         stderr(&output).ends_with(
             ": No such file or directory (os error 2)\ninstall it from https://example.com/plugin\n"
@@ -327,12 +332,19 @@ fn a_failing_exec_plugin_speaks_on_standard_error_as_with_kubectl() {
     );
 }
 
+/// The credentials the stand-in saw in the requests of `run`.
+fn seen(standin: &Running, run: impl FnOnce()) -> Vec<String> {
+    let before = standin.credentials().len();
+    run();
+    standin.credentials().split_off(before)
+}
+
 #[test]
 fn credentials_reach_the_server_as_kubectl_sends_them() {
     let mut cluster = shop();
     cluster.require_token(TOKEN);
-    let stage = Stage::new(cluster);
-    let server = format!("http://{}", stage.standin.address);
+    let stage = Stage::tls(cluster);
+    let bearer = format!("Bearer {TOKEN}");
     let mut from_file = Case::new(
         "token file ending in a line break",
         "    tokenFile: token\n",
@@ -357,19 +369,144 @@ fn credentials_reach_the_server_as_kubectl_sends_them() {
             ))
         ),
     );
-    for case in [from_file, file_wins, inline_stands, plugin] {
+    // Client certificates of the stand-in's CA, in the kubeconfig and from
+    // an exec plugin.
+    let authority = stage.standin.authority().unwrap();
+    let pair = authority.client_certificate("auditor");
+    let certificate = Case::new(
+        "client certificate",
+        &format!(
+            "    client-certificate-data: {}\n    client-key-data: {}\n",
+            base64(&pair.cert),
+            base64(&pair.key)
+        ),
+    );
+    let pair = authority.client_certificate("plugin-user");
+    let json = |pem: &str| pem.replace('\n', "\\n");
+    let plugin_certificate = Case::exec(
+        "exec plugin giving a client certificate",
+        &format!(
+            "echo run >> runs\n{}",
+            credential(&format!(
+                "{{\"clientCertificateData\":\"{}\",\"clientKeyData\":\"{}\"}}",
+                json(&pair.cert),
+                json(&pair.key)
+            ))
+        ),
+    );
+    let cases = [
+        (from_file, bearer.as_str()),
+        (file_wins, &bearer),
+        (inline_stands, &bearer),
+        (plugin, &bearer),
+        (certificate, "certificate auditor"),
+        (plugin_certificate, "certificate plugin-user"),
+    ];
+    for (case, sent) in cases {
         let dir = tempfile::tempdir().unwrap();
-        for format in ["text", "json", "sarif", "github"] {
-            let output = case.run(dir.path(), &server, &["-A", "--format", format]);
-            let (out, err) = (common::stdout(&output), stderr(&output));
-            assert_eq!(output.status.code(), Some(1), "{}: {err}", case.name);
-            assert!(!leak(&out) && !leak(&err), "{}: {out}{err}", case.name);
-        }
+        let credentials = seen(&stage.standin, || {
+            for format in ["text", "json", "sarif", "github"] {
+                let output = case.run(dir.path(), &stage.standin, &["-A", "--format", format]);
+                let (out, err) = (common::stdout(&output), stderr(&output));
+                assert_eq!(output.status.code(), Some(1), "{}: {err}", case.name);
+                assert!(!leak(&out) && !leak(&err), "{}: {out}{err}", case.name);
+            }
+        });
+        assert!(!credentials.is_empty());
+        assert!(
+            credentials.iter().all(|seen| seen == sent),
+            "{}: {credentials:?}",
+            case.name
+        );
         if case.plugin.is_some() {
             let runs = std::fs::read_to_string(dir.path().join("runs")).unwrap();
             assert_eq!(runs, "run\n".repeat(4), "once a run");
         }
     }
+}
+
+/// client-go neither reads nor sends credentials for a plain `http://`
+/// server ("only try to read the auth information if we are secure"):
+/// no token, token file, password, client certificate, auth-provider or
+/// exec plugin, and none of them is an error. Impersonation is still sent.
+#[test]
+fn no_credential_is_read_or_sent_over_plain_http() {
+    let stage = Stage::new(shop());
+    let cases = [
+        (Case::new("token", "    token: SECRET-token\n"), "none"),
+        (
+            Case::new(
+                "token file that is not there",
+                "    tokenFile: SECRET-missing\n",
+            ),
+            "none",
+        ),
+        (
+            Case::new(
+                "user and password",
+                "    username: admin\n    password: SECRET-password\n",
+            ),
+            "none",
+        ),
+        (
+            Case::new(
+                "client certificate that is not one",
+                "    client-certificate-data: Y2VydA==\n    client-key-data: SECRET-key\n",
+            ),
+            "none",
+        ),
+        (
+            Case::new(
+                "the removed gcp auth-provider",
+                "    auth-provider:\n      name: gcp\n      config: {access-token: SECRET-access}\n",
+            ),
+            "none",
+        ),
+        (
+            Case::exec("exec plugin", "echo run >> runs\nexit 3\n"),
+            "none",
+        ),
+        (
+            Case::new(
+                "impersonation",
+                "    token: SECRET-token\n    as: someone\n",
+            ),
+            "impersonate someone",
+        ),
+    ];
+    for (case, sent) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let credentials = seen(&stage.standin, || {
+            let output = case.run(dir.path(), &stage.standin, &["-A", "--format", "json"]);
+            let (out, err) = (common::stdout(&output), stderr(&output));
+            assert_eq!(output.status.code(), Some(1), "{}: {err}", case.name);
+            assert!(!leak(&out) && !leak(&err), "{}: {out}{err}", case.name);
+        });
+        assert!(!credentials.is_empty());
+        assert!(
+            credentials.iter().all(|seen| seen == sent),
+            "{}: {credentials:?}",
+            case.name
+        );
+        assert!(
+            !dir.path().join("runs").exists(),
+            "{}: the plugin ran",
+            case.name
+        );
+    }
+    // A server without a scheme is plain HTTP, as kubectl reads it.
+    let case = Case::new("token", "    token: SECRET-token\n");
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = format!("server: \"{}\"", stage.standin.address);
+    let credentials = seen(&stage.standin, || {
+        let output = case.run_at(dir.path(), &cluster, &["-A", "--format", "json"]);
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    });
+    assert!(!credentials.is_empty());
+    assert!(
+        credentials.iter().all(|seen| seen == "none"),
+        "{credentials:?}"
+    );
 }
 
 #[test]

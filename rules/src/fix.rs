@@ -85,6 +85,28 @@ impl Fix {
         }
     }
 
+    /// Whether the fix would add a key to the mapping that holds `field` in
+    /// `document` and leave `field` there: none of its edits removes,
+    /// renames or replaces `field`, or a value holding it.
+    pub fn adds_beside(&self, field: &FieldPath, document: &Value) -> bool {
+        let Some(mapping) = field.parent() else {
+            return false;
+        };
+        let depth = mapping.segments().len();
+        let deals_with = self.edits.iter().any(|edit| field.starts_with(edit.path()));
+        !deals_with
+            && self.edits.iter().any(|edit| {
+                let Edit::Set { path, .. } = edit else {
+                    return false;
+                };
+                // The key it writes in the mapping, if it writes in it.
+                let key = path.segments().get(..=depth).map(<[Segment]>::to_vec);
+                path.starts_with(&mapping)
+                    && key
+                        .is_some_and(|key| FieldPath::from_segments(key).lookup(document).is_none())
+            })
+    }
+
     /// The JSON Patch that makes the edits to `document`. Missing parent
     /// mappings are added with the value; an edit of a field that is not there
     /// (a removal or rename) is left out.
@@ -162,6 +184,46 @@ mod tests {
         let mut out = document.clone();
         json_patch::patch(&mut out, &patch).unwrap();
         out
+    }
+
+    #[test]
+    fn a_fix_adds_beside_an_unknown_field_it_leaves_there() {
+        let document =
+            json!({"spec": {"behavior": {"scaleDown": {"window": 900, "selectPolicy": "Max"}}}});
+        let set = |path: &str| Edit::Set {
+            path: FieldPath::fields(path),
+            value: json!(1),
+        };
+        let beside = |edits: Vec<Edit>, field: &str| {
+            Fix::safe("t", edits).adds_beside(&FieldPath::fields(field), &document)
+        };
+        let window = "spec.behavior.scaleDown.window";
+        assert!(beside(
+            vec![set("spec.behavior.scaleDown.stabilizationWindowSeconds")],
+            window
+        ));
+        assert!(beside(vec![set("spec.behavior.scaleDown.x.y")], window));
+        // A key that is there is not added; other mappings are not beside it.
+        assert!(!beside(
+            vec![set("spec.behavior.scaleDown.selectPolicy")],
+            window
+        ));
+        assert!(!beside(
+            vec![set("spec.behavior.scaleUp.selectPolicy")],
+            window
+        ));
+        // A fix that renames, removes or replaces the field deals with it.
+        let rename = Edit::Rename {
+            path: FieldPath::fields(window),
+            to: "stabilizationWindowSeconds".into(),
+        };
+        let added = set("spec.behavior.scaleDown.policies");
+        assert!(!beside(vec![rename, added.clone()], window));
+        assert!(!beside(vec![set("spec.behavior.scaleDown"), added], window));
+        // A misspelt parent: the key it may be meant as is added beside it.
+        let misspelt = json!({"spec": {"behaviour": {"scaleUp": {}}}});
+        let behaviour = FieldPath::fields("spec.behaviour");
+        assert!(Fix::safe("t", vec![set("spec.behavior")]).adds_beside(&behaviour, &misspelt));
     }
 
     #[test]

@@ -7,12 +7,15 @@ use std::sync::Arc;
 
 use crate::context::{Check, Context, Findings, MeantTarget, Operation, Report, subject};
 use crate::diagnostic::{Diagnostic, Severity, Subject};
+use crate::fix::Edit;
 use crate::index::{Index, Lookup};
 use crate::model::autoscaler::Autoscalers;
+use crate::model::decode::DecodeErrorKind;
 use crate::model::hpa::Hpa;
 use crate::object::{Object, ObjectRef};
+use crate::quote::code;
 use crate::registry::{Category, Rule};
-use crate::rules::CHECKS;
+use crate::rules::{CHECKS, unknown_field};
 use crate::settings::Settings;
 
 /// Lints one object: the object-stage rules for any object, and for HPAs
@@ -156,6 +159,7 @@ fn run_hpa_checks(
         hpa: Some(&hpa),
         meant: meant.as_ref(),
     };
+    let first = findings.kept.len();
     // Decoding errors in the order they are met, as the server lists them.
     for error in &hpa.decode_errors {
         for &(rule, check, severity) in &rules {
@@ -178,6 +182,45 @@ fn run_hpa_checks(
         }
         check(&cx, &mut linted.report(rule, severity, findings));
     }
+    for diagnostic in &mut findings.kept[first..] {
+        if Arc::ptr_eq(&diagnostic.subject.key, &hpa_subject.key) {
+            hold_back_beside_unknown_fields(diagnostic, object, &hpa);
+        }
+    }
+}
+
+/// Takes a fix off a finding on the HPA when it would add a key to a mapping
+/// that holds a field the API version does not define, and leave that field
+/// there: it may be a misspelling of the key the fix writes, and the value
+/// the author gave it would be shadowed for good. The help line says what to
+/// do first; once the field is renamed or removed, the fix is offered again.
+fn hold_back_beside_unknown_fields(diagnostic: &mut Diagnostic, object: &Object, hpa: &Hpa) {
+    let Some(fix) = &diagnostic.fix else {
+        return;
+    };
+    let unknown = hpa
+        .decode_errors
+        .iter()
+        .filter(|e| e.kind == DecodeErrorKind::UnknownField)
+        .find(|e| fix.adds_beside(&e.path, &object.value));
+    let Some(unknown) = unknown else {
+        return;
+    };
+    let rename = unknown_field::fix(unknown, &object.value)
+        .and_then(|fix| match fix.edits.first() {
+            Some(Edit::Rename { to, .. }) => Some(format!(
+                " to {} (the unsafe fix of `{}`)",
+                code(to),
+                unknown_field::RULE.name
+            )),
+            _ => None,
+        })
+        .unwrap_or_default();
+    diagnostic.fix = None;
+    diagnostic.help(format!(
+        "its fix waits: it would write beside {}, which the API version does not define; rename it{rename} or remove it, and the fix is offered again",
+        code(&unknown.path.to_string())
+    ));
 }
 
 /// An index in which one object replaces its stored version: the cluster as

@@ -137,7 +137,12 @@ pub(crate) fn fix_yaml(text: &str, settings: &Settings) -> String {
                 .map(|f| (&f.prefix, &f.fix))
                 .collect();
             let fixed = fix_document(chunk.text, &here);
-            assert_eq!(fixed.failed, 0, "a fix cannot be made to:\n{}", chunk.text);
+            assert!(
+                fixed.unmade.is_empty(),
+                "a fix cannot be made ({:?}) to:\n{}",
+                fixed.unmade,
+                chunk.text
+            );
             edits.extend(fixed.edits.into_iter().map(|e| TextEdit {
                 range: e.range.start + chunk.offset..e.range.end + chunk.offset,
                 text: e.text,

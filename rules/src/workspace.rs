@@ -14,9 +14,11 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 
+use serde_json::Value;
+
 use crate::context::{Check, Operation};
 use crate::diagnostic::{Diagnostic, Subject};
-use crate::fix::{Edit, Editor, Fix, TextEdit};
+use crate::fix::{Edit, EditError, Editor, Fix, TextEdit};
 use crate::index::{Index, MemoryIndex, Stored};
 use crate::lint::{lint_hpa, lint_object};
 use crate::model::autoscaler::scale_target;
@@ -257,19 +259,46 @@ pub fn locate(text: &str, findings: &[(&FieldPath, &Diagnostic)]) -> Vec<Pos> {
 pub struct Fixed {
     /// The text edits made, on the text given (in order, not overlapping).
     pub edits: Vec<TextEdit>,
-    /// Fixes made.
-    pub applied: usize,
-    /// Fixes left for the next pass: their edits overlap one made in this pass.
+    /// Fixes made (by their place in the list given).
+    pub made: Vec<usize>,
+    /// Fixes left for the next pass: their edits overlap one made in this
+    /// pass, or they could be made alone but not with it.
     pub deferred: usize,
-    /// Fixes that cannot be made to this text (a field they need is gone).
-    pub failed: usize,
+    /// Fixes that cannot be made to this text (by their place in the list
+    /// given), and why.
+    pub unmade: Vec<(usize, Unmade)>,
+}
+
+/// Why a fix cannot be made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unmade {
+    /// Its edits cannot be placed in the text.
+    #[error(transparent)]
+    Edit(#[from] EditError),
+    /// The document would stop being YAML that can be read.
+    #[error("the document would no longer read as YAML")]
+    Unreadable,
+    /// The document would repeat a key.
+    #[error("the document would repeat a key")]
+    RepeatedKey,
+    /// The file would have more or fewer documents.
+    #[error("the file would have another number of documents")]
+    Documents,
+    /// A field the fix writes would not read as written.
+    #[error("`{0}` would not read as the fix writes it")]
+    Written(FieldPath),
+    /// A field the fix does not write would change.
+    #[error("`{0}`, which the fix does not write, would change")]
+    Changed(FieldPath),
 }
 
 /// Each fix's text edits on a document's text, read once: each fix given with
 /// the path of its object in the document (`items[i]` in a `List`); in
-/// order, and `None` for a fix that cannot be made to this text (a field it
-/// needs is gone).
-pub fn fix_edits(text: &str, fixes: &[(&FieldPath, &Fix)]) -> Vec<Option<Vec<TextEdit>>> {
+/// order, or why the fix cannot be placed in this text.
+pub fn fix_edits(
+    text: &str,
+    fixes: &[(&FieldPath, &Fix)],
+) -> Vec<Result<Vec<TextEdit>, EditError>> {
     if fixes.is_empty() {
         return Vec::new();
     }
@@ -277,50 +306,193 @@ pub fn fix_edits(text: &str, fixes: &[(&FieldPath, &Fix)]) -> Vec<Option<Vec<Tex
     fixes
         .iter()
         .map(|(prefix, fix)| {
-            let mut edits: Vec<Edit> = fix.edits.iter().map(|e| e.under(prefix)).collect();
-            // Where several insertions meet (the end of a mapping and of the one
-            // around it), the inner ones come first.
-            edits.sort_by_key(|e| std::cmp::Reverse(e.path().segments().len()));
-            let mut edits = editor.text_edits(&edits).ok()?;
+            let edits: Vec<Edit> = fix.edits.iter().map(|e| e.under(prefix)).collect();
+            let mut edits = editor.text_edits(&edits)?;
             // Stable: insertions at one place stay in order.
             edits.sort_by_key(|e| (e.range.start, e.range.end));
-            Some(edits)
+            Ok(edits)
         })
         .collect()
+}
+
+/// A fix chosen for a pass: its place in the list, its text edits and its
+/// edits on the document's paths.
+struct Chosen {
+    index: usize,
+    text_edits: Vec<TextEdit>,
+    edits: Vec<Edit>,
 }
 
 /// Makes fixes to a document's text, in one pass: each given with the path of
 /// its object in the document. The text edits of a fix are made only if none
 /// overlaps one already taken, so fixes that touch the same field wait for
 /// the next pass, where the document is linted again and they are found again
-/// if still wanted. Apply [`Fixed::edits`] with [`crate::fix::apply`].
+/// if still wanted. The edited document is read again: a pass is made only if
+/// the document still reads, as one document, and reads as before except the
+/// fields its fixes write, which read as they write them; otherwise each fix
+/// is tried in turn, and those that break the document alone are not made.
+/// Apply [`Fixed::edits`] with [`crate::fix::apply`].
 pub fn fix_document(text: &str, fixes: &[(&FieldPath, &Fix)]) -> Fixed {
     let mut fixed = Fixed::default();
     let mut taken = Taken::default();
-    for ((prefix, fix), edits) in fixes.iter().zip(fix_edits(text, fixes)) {
-        let Some(mut edits) = edits else {
-            fixed.failed += 1;
-            continue;
+    let mut chosen = Vec::new();
+    for (index, ((prefix, fix), text_edits)) in fixes.iter().zip(fix_edits(text, fixes)).enumerate()
+    {
+        let text_edits = match text_edits {
+            Ok(text_edits) => text_edits,
+            Err(error) => {
+                fixed.unmade.push((index, error.into()));
+                continue;
+            }
         };
-        let writes: Vec<FieldPath> = fix
-            .edits
-            .iter()
-            .flat_map(|e| e.under(prefix).written())
-            .collect();
-        let overlapping = edits
+        let edits: Vec<Edit> = fix.edits.iter().map(|e| e.under(prefix)).collect();
+        let writes: Vec<FieldPath> = edits.iter().flat_map(Edit::written).collect();
+        let overlapping = text_edits
             .windows(2)
             .any(|pair| pair[0].range.end > pair[1].range.start);
-        if overlapping || taken.clashes(&edits, &writes) {
+        if overlapping || taken.clashes(&text_edits, &writes) {
             fixed.deferred += 1;
             continue;
         }
-        taken.take(&edits, writes);
-        fixed.edits.append(&mut edits);
-        fixed.applied += 1;
+        taken.take(&text_edits, writes);
+        chosen.push(Chosen {
+            index,
+            text_edits,
+            edits,
+        });
     }
+    if chosen.is_empty() {
+        return fixed;
+    }
+    let before = Before::read(text);
+    let mut made: Vec<&Chosen> = chosen.iter().collect();
+    if before.check(&made).is_err() {
+        made.clear();
+        for fix in &chosen {
+            made.push(fix);
+            if before.check(&made).is_ok() {
+                continue;
+            }
+            made.pop();
+            match before.check(&[fix]) {
+                Err(why) => fixed.unmade.push((fix.index, why)),
+                Ok(()) => fixed.deferred += 1,
+            }
+        }
+    }
+    fixed.made = made.iter().map(|fix| fix.index).collect();
+    fixed.made.sort_unstable();
+    fixed.edits = made
+        .iter()
+        .flat_map(|fix| fix.text_edits.iter().cloned())
+        .collect();
     // Stable: insertions of one fix at one place stay in order.
     fixed.edits.sort_by_key(|e| (e.range.start, e.range.end));
+    fixed.unmade.sort_by_key(|(index, _)| *index);
     fixed
+}
+
+/// A document before a pass, read whole: what its fixes are checked against.
+struct Before<'t> {
+    text: &'t str,
+    documents: usize,
+    value: Option<Value>,
+    repeated_keys: usize,
+}
+
+fn repeated_keys(problems: &[Problem]) -> usize {
+    problems
+        .iter()
+        .filter(|p| p.kind == ProblemKind::DuplicateKey)
+        .count()
+}
+
+/// Whether text ends with a line break (the next document's `---` must
+/// stay at the start of a line).
+fn ends_a_line(text: &str) -> bool {
+    text.ends_with(['\n', '\r'])
+}
+
+impl<'t> Before<'t> {
+    fn read(text: &'t str) -> Self {
+        let composed = source::compose(text, &|_, _| &ALL);
+        Self {
+            text,
+            documents: source::split_documents(text).len(),
+            repeated_keys: repeated_keys(&composed.problems),
+            value: composed.value,
+        }
+    }
+
+    /// Whether the fixes, made together, leave the document as they promise:
+    /// readable, one document, and the same but for what they write.
+    fn check(&self, fixes: &[&Chosen]) -> Result<(), Unmade> {
+        let Some(value) = &self.value else {
+            return Err(Unmade::Edit(EditError::Unreadable));
+        };
+        let mut text_edits: Vec<TextEdit> = fixes
+            .iter()
+            .flat_map(|fix| fix.text_edits.iter().cloned())
+            .collect();
+        text_edits.sort_by_key(|e| (e.range.start, e.range.end));
+        let after = crate::fix::apply(self.text, &text_edits);
+        if source::split_documents(&after).len() != self.documents
+            || (ends_a_line(self.text) && !ends_a_line(&after))
+        {
+            return Err(Unmade::Documents);
+        }
+        let composed = source::compose(&after, &|_, _| &ALL);
+        let Some(read) = composed.value else {
+            return Err(Unmade::Unreadable);
+        };
+        if repeated_keys(&composed.problems) > self.repeated_keys {
+            return Err(Unmade::RepeatedKey);
+        }
+        let mut expected = value.clone();
+        let edits = fixes.iter().flat_map(|fix| &fix.edits);
+        for edit in edits.clone() {
+            if !edit.apply_to(&mut expected) {
+                return Err(Unmade::Written(edit.path().clone()));
+            }
+        }
+        match first_difference(&expected, &read, &FieldPath::root()) {
+            None => Ok(()),
+            Some(path) => {
+                let written = edits
+                    .flat_map(Edit::written)
+                    .any(|w| path.starts_with(&w) || w.starts_with(&path));
+                Err(if written {
+                    Unmade::Written(path)
+                } else {
+                    Unmade::Changed(path)
+                })
+            }
+        }
+    }
+}
+
+/// The first field at which two values differ, if they do.
+fn first_difference(a: &Value, b: &Value, path: &FieldPath) -> Option<FieldPath> {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => a
+            .iter()
+            .map(|(key, value)| (key, Some(value), b.get(key)))
+            .chain(
+                b.iter()
+                    .filter(|(key, _)| !a.contains_key(*key))
+                    .map(|(key, value)| (key, None, Some(value))),
+            )
+            .find_map(|(key, a, b)| match (a, b) {
+                (Some(a), Some(b)) => first_difference(a, b, &path.field(key)),
+                _ => Some(path.field(key)),
+            }),
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find_map(|(i, (a, b))| first_difference(a, b, &path.index(i))),
+        _ => (a != b).then(|| path.clone()),
+    }
 }
 
 /// What the fixes made so far in a pass hold: their text (each start → the
@@ -370,7 +542,7 @@ impl Taken {
 
 #[cfg(test)]
 mod tests {
-    use super::{fix_document, scan_document};
+    use super::{Unmade, fix_document, scan_document};
     use crate::fix::{Edit, Fix};
     use crate::index::Stored;
     use crate::path::FieldPath;
@@ -415,6 +587,34 @@ mod tests {
     }
 
     #[test]
+    fn a_fix_that_would_change_more_than_it_writes_is_not_made() {
+        // The anchored value is read again through its alias.
+        let text = "a: &n \"2\"\nb: *n\nc: \"3\"\n";
+        let set = |path: &str, value: i32| {
+            Fix::safe(
+                "unquote",
+                vec![Edit::Set {
+                    path: FieldPath::fields(path),
+                    value: value.into(),
+                }],
+            )
+        };
+        let (anchored, plain) = (set("a", 2), set("c", 3));
+        let root = FieldPath::root();
+        let fixed = fix_document(text, &[(&root, &anchored), (&root, &plain)]);
+        assert_eq!(fixed.made, [1]);
+        assert_eq!(fixed.unmade, [(0, Unmade::Changed(FieldPath::fields("b")))]);
+        assert_eq!(
+            crate::fix::apply(text, &fixed.edits),
+            "a: &n \"2\"\nb: *n\nc: 3\n"
+        );
+        assert_eq!(
+            fixed.unmade[0].1.to_string(),
+            "`b`, which the fix does not write, would change"
+        );
+    }
+
+    #[test]
     fn fixes_that_write_one_field_wait_for_the_next_pass() {
         // A misspelt key renamed, and the same key added by another fix:
         // their text does not overlap, but made together they repeat a key.
@@ -442,7 +642,7 @@ mod tests {
         );
         let root = FieldPath::root();
         let fixed = fix_document(text, &[(&root, &rename), (&root, &add), (&root, &around)]);
-        assert_eq!((fixed.applied, fixed.deferred), (1, 2));
+        assert_eq!((fixed.made, fixed.deferred), (vec![0], 2));
         assert_eq!(
             crate::fix::apply(text, &fixed.edits),
             "a:\n  policies: [x]\n"

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use hpa_lint_rules::Severity;
 
-use crate::emit::text::{object_field, summary_line, title};
+use crate::emit::text::{message, object_field, summary_line};
 use crate::report::Outcome;
 
 /// Escapes a workflow command's message.
@@ -27,11 +27,7 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
             Severity::Warning => "warning",
             Severity::Info => "notice",
         };
-        let mut message = title(finding);
-        if let Some(help) = &finding.diagnostic.help {
-            message.push_str("\nhelp: ");
-            message.push_str(help);
-        }
+        let mut message = message(finding);
         // An object read from a cluster has no file: name it in the message.
         let place = match &finding.location {
             Some(l) => format!(

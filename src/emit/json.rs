@@ -32,6 +32,9 @@ struct Entry<'a> {
     help: Option<&'a str>,
     /// What `--fix` (or `--fix --unsafe-fixes`) changes in `file`.
     fix: Option<Fix<'a>>,
+    /// Why `--fix` could not make the finding's fix, when it could not.
+    #[serde(rename = "fixNotMade")]
+    fix_not_made: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -126,6 +129,7 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
                 message: &f.diagnostic.message,
                 help: f.diagnostic.help.as_deref(),
                 fix: Fix::of(f),
+                fix_not_made: f.fix_not_made(),
             })
             .collect(),
         summary: Summary {

@@ -8,7 +8,7 @@ use hpa_lint_rules::quote::shown;
 use hpa_lint_rules::rules::ALL;
 use serde_json::{Value, json};
 
-use crate::emit::text::title;
+use crate::emit::text::message;
 use crate::report::{Finding, Outcome};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -85,11 +85,7 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
         .map(|finding| {
             let diagnostic = &finding.diagnostic;
             let rule_index = ALL.iter().position(|r| r.name == diagnostic.rule.name);
-            let mut text = title(finding);
-            if let Some(help) = &diagnostic.help {
-                text.push_str("\nhelp: ");
-                text.push_str(help);
-            }
+            let text = message(finding);
             let key = &diagnostic.subject.key;
             // Objects read from a cluster have only a logical location.
             let mut location = match &finding.location {

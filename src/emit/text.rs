@@ -28,6 +28,21 @@ pub fn title(finding: &Finding) -> String {
     }
 }
 
+/// The title with the help line and why a fix was not made, for formats
+/// with one message per finding.
+pub fn message(finding: &Finding) -> String {
+    let mut message = title(finding);
+    if let Some(help) = &finding.diagnostic.help {
+        message.push_str("\nhelp: ");
+        message.push_str(help);
+    }
+    if let Some(note) = finding.fix_not_made() {
+        message.push_str("\nnote: ");
+        message.push_str(note);
+    }
+    message
+}
+
 fn label(finding: &Finding) -> String {
     let key = &finding.diagnostic.subject.key;
     let object = if key.kind.is_empty() {
@@ -175,6 +190,9 @@ pub fn emit(outcome: &Outcome, color: bool, out: &mut dyn Write) -> io::Result<(
                 Applicability::Unsafe => "unsafe fix",
             };
             group = group.element(Level::HELP.with_name(name).message(fix.title.as_ref()));
+        }
+        if let Some(note) = finding.fix_not_made() {
+            group = group.element(Level::NOTE.message(note));
         }
         let rendered = render(&renderer, group, finding.location.as_ref());
         writeln!(out, "{rendered}\n")?;

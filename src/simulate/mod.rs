@@ -7,10 +7,10 @@
 //! output format, the plot), so that nothing grows with the number of syncs
 //! but what a sink keeps.
 
-mod output;
-mod plot;
-mod source;
-mod trace;
+pub mod output;
+pub mod plot;
+pub mod source;
+pub mod trace;
 
 use std::collections::BTreeMap;
 use std::io;
@@ -29,6 +29,7 @@ use hpa_lint_rules::model::quantity::Quantity;
 use hpa_lint_rules::model::workload::PodTemplate;
 
 use crate::hpas::{self, ControllerArgs, Found, InputArgs};
+use crate::loads;
 use trace::{Columns, Trace};
 
 /// The most syncs one simulation runs.
@@ -49,13 +50,35 @@ pub struct SimulateArgs {
     #[arg(
         long,
         value_name = "[METRIC=]FILE",
-        required_unless_present = "prometheus",
-        conflicts_with = "prometheus"
+        required_unless_present_any = ["prometheus", "load"],
+        conflicts_with_all = ["prometheus", "load"]
     )]
     pub trace: Vec<String>,
     /// The load from Prometheus: `--prometheus URL --since 7d`.
     #[command(flatten)]
     pub replay: ReplayArgs,
+    /// Or a standard load scaled to the HPA: `step`, `spike`, `ramp` or
+    /// `daily`, with parameters as `step:at=5m,hold=20m` (see the README).
+    #[arg(long, value_name = "KIND[:KEY=VALUE,…]", conflicts_with = "prometheus")]
+    pub load: Option<crate::loads::Load>,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Simulate until this time: a duration from the start, or (with
+    /// --prometheus or Prometheus files) an RFC 3339 time [default: the
+    /// trace's last time; with --prometheus, now].
+    #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
+    pub until: Option<TimeArg>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SimulateFormat::Text)]
+    pub format: SimulateFormat,
+    /// Also draw demand, per-pod metric and replicas over time as SVG.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+}
+
+/// The pod model's options, and the pods' requests.
+#[derive(Debug, Args)]
+pub struct ModelArgs {
     /// Pod requests when the target is not in the input, e.g. `cpu=250m,memory=256Mi`.
     #[arg(long, value_name = "RESOURCE=QUANTITY,…", value_delimiter = ',')]
     pub requests: Vec<String>,
@@ -69,17 +92,24 @@ pub struct SimulateArgs {
     /// The metric samples' window (metrics-server's resolution).
     #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration)]
     pub metric_window: Millis,
-    /// Simulate until this time: a duration from the start, or (with
-    /// --prometheus or Prometheus files) an RFC 3339 time [default: the
-    /// trace's last time; with --prometheus, now].
-    #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
-    pub until: Option<TimeArg>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = SimulateFormat::Text)]
-    pub format: SimulateFormat,
-    /// Also draw demand, per-pod metric and replicas over time as SVG.
-    #[arg(long, value_name = "FILE.svg")]
-    pub plot: Option<PathBuf>,
+}
+
+impl ModelArgs {
+    /// The model for an HPA that starts at `replicas` unless `--replicas`
+    /// says otherwise.
+    pub fn model(&self, replicas: i32) -> Result<Model> {
+        let model = Model {
+            replicas: self.replicas.unwrap_or(replicas),
+            pod_startup: self.pod_startup,
+            metric_window: self.metric_window,
+        };
+        if !(0..=MAX_PODS).contains(&model.replicas) {
+            bail!(
+                "--replicas must be from 0 to {MAX_PODS} (the simulation follows each pod, and no cluster holds more)"
+            );
+        }
+        Ok(model)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -138,39 +168,34 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
     let flags = args.controller.flags()?;
     let (found, settings) = hpas::read_one(&args.input)?;
     let autoscaler = Autoscaler::new(&found.hpa, flags, &settings.cluster);
-    let source = source::load(
-        &args.trace,
-        &args.replay,
-        args.until,
-        &found,
-        &autoscaler,
-        &trace_names(&autoscaler),
-    )?;
-    let trace = &source.trace;
-    let requests = requests(&found, &autoscaler, &args.requests, &trace.columns)?;
-    let model = Model {
-        replicas: args
-            .replicas
-            .or(source.observed.first().copied().flatten())
-            .unwrap_or(autoscaler.min_replicas),
-        pod_startup: args.pod_startup,
-        metric_window: args.metric_window,
-    };
-    if !(0..=MAX_PODS).contains(&model.replicas) {
-        bail!(
-            "--replicas must be from 0 to {MAX_PODS} (the simulation follows each pod, and no cluster holds more)"
-        );
-    }
-    let end = source.end;
+    let names = trace_names(&autoscaler);
     let period = autoscaler.flags.sync_period;
-    let syncs = end / period + 1;
-    if syncs > MAX_SYNCS {
-        bail!(
-            "the simulation would run {syncs} syncs (one every {} until {}), more than the limit of {MAX_SYNCS}; shorten --until or lengthen --sync-period",
-            format_duration(period),
-            format_duration(end)
-        );
-    }
+    let source = match &args.load {
+        Some(load) => {
+            let columns = Columns::Metrics(names.clone());
+            let requests = requests(&found, &autoscaler, &args.model.requests, &columns)?;
+            let scale = loads::Scale {
+                autoscaler: &autoscaler,
+                requests: &requests,
+            };
+            source::standard(load, &[scale], &names, args.until, period)?.0
+        }
+        None => source::load(
+            &args.trace,
+            &args.replay,
+            args.until,
+            &found,
+            &[&autoscaler],
+            &names,
+        )?,
+    };
+    let trace = &source.trace;
+    let requests = requests(&found, &autoscaler, &args.model.requests, &trace.columns)?;
+    let observed_start = source.observed.first().copied().flatten();
+    let model = args
+        .model
+        .model(observed_start.unwrap_or(autoscaler.min_replicas))?;
+    let syncs = syncs(source.end, period)?;
     let setup = Setup {
         found: &found,
         metrics: keys(&autoscaler, &trace.columns),
@@ -201,10 +226,24 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
     Ok(0)
 }
 
+/// The number of syncs from 0 to `end`, one every `period`: an error past
+/// [`MAX_SYNCS`].
+pub fn syncs(end: Millis, period: Millis) -> Result<i64> {
+    let syncs = end / period + 1;
+    if syncs > MAX_SYNCS {
+        bail!(
+            "the simulation would run {syncs} syncs (one every {} until {}), more than the limit of {MAX_SYNCS}; shorten --until or lengthen --sync-period",
+            format_duration(period),
+            format_duration(end)
+        );
+    }
+    Ok(syncs)
+}
+
 /// Runs the syncs of `setup` over the trace, giving each to every sink, then
 /// finishes them (not after an error: a sink's output then stops where the
 /// run did, and no plot is written).
-fn drive(
+pub fn drive(
     setup: &Setup<'_>,
     mut simulation: Simulation<'_>,
     trace: &Trace,
@@ -260,7 +299,7 @@ fn drive(
 
 /// The trace names of the HPA's metrics, once each: the resource, or
 /// `metric.name` (two metrics of one name read the same trace column).
-fn trace_names(autoscaler: &Autoscaler) -> Vec<String> {
+pub fn trace_names(autoscaler: &Autoscaler) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for metric in &autoscaler.metrics {
         let name = metric.name();
@@ -274,7 +313,7 @@ fn trace_names(autoscaler: &Autoscaler) -> Vec<String> {
 /// Each metric's key in the outputs, with its trace column: its name, or,
 /// when another metric of the HPA has the same name, `name[i]` with `i` its
 /// index in `spec.metrics`. Unique, and the same for every run of the HPA.
-fn keys(autoscaler: &Autoscaler, columns: &Columns) -> Vec<Option<(String, usize)>> {
+pub fn keys(autoscaler: &Autoscaler, columns: &Columns) -> Vec<Option<(String, usize)>> {
     let Columns::Metrics(names) = columns else {
         return vec![None; autoscaler.metrics.len()];
     };
@@ -299,7 +338,7 @@ fn keys(autoscaler: &Autoscaler, columns: &Columns) -> Vec<Option<(String, usize
 /// Each metric's per-pod request, for utilization targets: from `--requests`,
 /// else from the target's pod template (after the API server's defaulting:
 /// a container with only a limit requests its limit).
-fn requests(
+pub fn requests(
     found: &Found,
     autoscaler: &Autoscaler,
     given: &[String],

@@ -479,7 +479,7 @@ impl<W: Write> Sink for Json<'_, W> {
     }
 }
 
-fn fidelity_json(fidelity: &Fidelity) -> Value {
+pub fn fidelity_json(fidelity: &Fidelity) -> Value {
     json!({
         "syncs": fidelity.syncs,
         "equal": fidelity.equal,

@@ -19,24 +19,24 @@ use super::output::{has_utilization, units};
 use super::trace::Columns;
 use super::{Setup, Sink};
 
-const WIDTH: u32 = 960;
+pub const WIDTH: u32 = 960;
 const PANEL: u32 = 260;
 /// Room right of each plot for its legend.
-const LEGEND_WIDTH: u32 = 170;
-const COLORS: [RGBColor; 4] = [
+pub const LEGEND_WIDTH: u32 = 170;
+pub const COLORS: [RGBColor; 4] = [
     RGBColor(31, 119, 180),
     RGBColor(44, 160, 44),
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
 ];
 const LIMITED: RGBColor = RGBColor(214, 39, 40);
-const STABILIZED: RGBColor = RGBColor(255, 127, 14);
-const BOUND: RGBColor = RGBColor(150, 150, 150);
+pub const STABILIZED: RGBColor = RGBColor(255, 127, 14);
+pub const BOUND: RGBColor = RGBColor(150, 150, 150);
 const OBSERVED: RGBColor = RGBColor(40, 40, 40);
 
 /// Where the plot goes: the file named, or the one a symbolic link names;
 /// an error for anything but a regular file or a new name.
-fn destination(path: &Path) -> Result<PathBuf> {
+pub fn destination(path: &Path) -> Result<PathBuf> {
     let shown = path.display();
     if path.file_name().is_none() {
         bail!("--plot {shown}: needs a file name");
@@ -86,7 +86,7 @@ fn kind(file_type: &std::fs::FileType) -> &'static str {
 /// `path`: a random name, created exclusively in the same directory (with the
 /// permissions of the file it replaces, or those of a new file), before the
 /// run, so that an unwritable place fails at once. Dropped, it is removed.
-fn temporary(path: &Path) -> Result<tempfile::NamedTempFile> {
+pub fn temporary(path: &Path) -> Result<tempfile::NamedTempFile> {
     let shown = path.display();
     let directory = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
@@ -114,23 +114,23 @@ fn temporary(path: &Path) -> Result<tempfile::NamedTempFile> {
 /// A value that holds from one sync to the next: its value at the first
 /// sync and at each sync where it changed.
 #[derive(Default)]
-struct Held {
+pub struct Held {
     changes: Vec<(f64, f64)>,
 }
 
 impl Held {
-    fn add(&mut self, time: f64, value: f64) {
+    pub fn add(&mut self, time: f64, value: f64) {
         if self.changes.last().is_none_or(|(_, last)| *last != value) {
             self.changes.push((time, value));
         }
     }
 
-    fn top(&self) -> f64 {
+    pub fn top(&self) -> f64 {
         self.changes.iter().map(|c| c.1).fold(0.0, f64::max)
     }
 
     /// The line's points up to `end`.
-    fn points(&self, end: f64) -> Vec<(f64, f64)> {
+    pub fn points(&self, end: f64) -> Vec<(f64, f64)> {
         let mut points = Vec::with_capacity(self.changes.len() * 2);
         for (i, &(time, value)) in self.changes.iter().enumerate() {
             points.push((time, value));
@@ -314,7 +314,7 @@ impl Sink for Plot<'_> {
 }
 
 /// Seconds on the x axis.
-fn x(ms: i64) -> f64 {
+pub fn x(ms: i64) -> f64 {
     ms as f64 / 1000.0
 }
 
@@ -322,7 +322,7 @@ fn x(ms: i64) -> f64 {
 const MAX_TICKS: f64 = 10.0;
 
 /// Steps between time marks, in seconds: round durations, then weeks.
-fn time_steps() -> impl Iterator<Item = f64> {
+pub fn time_steps() -> impl Iterator<Item = f64> {
     const ROUND: [f64; 15] = [
         15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0, 10800.0, 21600.0,
         43200.0, 86400.0, 172_800.0,
@@ -333,7 +333,7 @@ fn time_steps() -> impl Iterator<Item = f64> {
 }
 
 /// Steps between value marks: 1, 2 and 5 times the powers of ten.
-fn decimal_steps() -> impl Iterator<Item = f64> {
+pub fn decimal_steps() -> impl Iterator<Item = f64> {
     (-3..).flat_map(|exponent| [1.0, 2.0, 5.0].map(|m| m * 10_f64.powi(exponent)))
 }
 
@@ -351,13 +351,13 @@ fn ticks(top: f64, mut steps: impl Iterator<Item = f64>) -> Vec<f64> {
 
 /// An axis from 0 with the marks given: plotters' own `with_key_points`
 /// loses the value formatting a mesh needs on an `f64` axis.
-struct Marked {
+pub struct Marked {
     axis: RangedCoordf64,
     marks: Vec<f64>,
 }
 
 impl Marked {
-    fn new(top: f64, steps: impl Iterator<Item = f64>) -> Self {
+    pub fn new(top: f64, steps: impl Iterator<Item = f64>) -> Self {
         Self {
             axis: (0.0..top).into(),
             marks: ticks(top, steps),
@@ -388,7 +388,7 @@ impl Ranged for Marked {
 }
 
 /// A value mark without trailing zeros: `6`, `0.5`, `140`.
-fn value_label(value: &f64) -> String {
+pub fn value_label(value: &f64) -> String {
     format!("{}", (value * 1000.0).round() / 1000.0)
 }
 

@@ -12,6 +12,7 @@ use hpa_lint_rules::controller::{Autoscaler, Millis};
 use super::MAX_SYNCS;
 use super::trace::{self, Columns, Trace, escaped};
 use crate::hpas::Found;
+use crate::loads::{self, Load};
 
 /// An error with the control characters of each line escaped: it quotes
 /// the HPA's metric names and the queries.
@@ -32,13 +33,15 @@ pub struct Source {
 }
 
 /// Reads `--trace` or fetches from `--prometheus`; `names` are the trace
-/// column names of the HPA's metrics.
+/// column names of the metrics of the HPA's specs in `autoscalers` (one for
+/// `simulate`, two for `compare` and `diff`: a name is queried as the first
+/// spec that has it measures it), `found` the HPA whose target is replayed.
 pub fn load(
     traces: &[String],
     replay: &ReplayArgs,
     until: Option<TimeArg>,
     found: &Found,
-    autoscaler: &Autoscaler,
+    autoscalers: &[&Autoscaler],
     names: &[String],
 ) -> Result<Source> {
     if replay.client.prometheus.is_none() {
@@ -67,7 +70,7 @@ pub fn load(
         bail!("--prometheus needs --since: how far back to replay, e.g. --since 7d");
     };
     let client = hpa_lint::prometheus::client::Client::new(&replay.client).map_err(shown)?;
-    let period = autoscaler.flags.sync_period;
+    let period = autoscalers[0].flags.sync_period;
     let range = Range::resolve(since, until, time::now(), period).map_err(anyhow::Error::msg)?;
     // Refused before anything is fetched.
     if range.points() > MAX_SYNCS {
@@ -83,9 +86,9 @@ pub fn load(
         .iter()
         .map(|name| Metric {
             name,
-            kind: autoscaler
-                .metrics
+            kind: autoscalers
                 .iter()
+                .flat_map(|a| &a.metrics)
                 .find(|m| m.name() == name)
                 .expect("every name is a metric's"),
         })
@@ -119,4 +122,34 @@ pub fn load(
         start: Some(demand.start),
         observed: fetched.observed,
     })
+}
+
+/// A standard load (`--load`) scaled to the specs of `scales`, until
+/// `until` (a duration) or its own end; and the load as resolved.
+pub fn standard(
+    load: &Load,
+    scales: &[loads::Scale<'_>],
+    names: &[String],
+    until: Option<TimeArg>,
+    period: Millis,
+) -> Result<(Source, loads::Resolved)> {
+    let resolved = load.resolve(scales, names)?;
+    let end = match until {
+        None => resolved.end,
+        Some(TimeArg::Span(span)) => span,
+        Some(TimeArg::At(_)) => {
+            bail!(
+                "--until: a standard load has no dates: give a duration from its start, e.g. --until 2h"
+            )
+        }
+    };
+    // Refused before its rows are made.
+    super::syncs(end, period)?;
+    let source = Source {
+        trace: resolved.trace(period),
+        start: None,
+        observed: Vec::new(),
+        end,
+    };
+    Ok((source, resolved))
 }

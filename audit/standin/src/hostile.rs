@@ -3,7 +3,8 @@
 //! path with [`Cluster::hostile`] and answers every request to that path,
 //! whatever its query; the rest of the cluster is served as usual. And
 //! authentication: with [`Cluster::require_token`], a request without that
-//! bearer token gets `401 Unauthorized`, as from a real API server.
+//! bearer token or a client certificate of the stand-in's authority gets
+//! `401 Unauthorized`, as from a real API server.
 //!
 //! Large bodies are streamed as they are written, never held whole, so a
 //! test of a 300 MB page costs the stand-in nothing.
@@ -217,10 +218,16 @@ pub(crate) struct Rules {
 }
 
 impl Rules {
-    /// The answer to a request for `path` with these headers, when it is
-    /// not the cluster's usual one.
-    pub(crate) async fn answer(&self, path: &str, headers: &HeaderMap) -> Option<Response> {
-        if let Some(token) = &self.token {
+    /// The answer to a request for `path` with these headers, on a
+    /// connection with a client `certificate` or not, when it is not the
+    /// cluster's usual one.
+    pub(crate) async fn answer(
+        &self,
+        path: &str,
+        headers: &HeaderMap,
+        certificate: bool,
+    ) -> Option<Response> {
+        if let Some(token) = self.token.as_ref().filter(|_| !certificate) {
             let sent = headers.get(AUTHORIZATION).map(HeaderValue::as_bytes);
             if sent != Some(format!("Bearer {token}").as_bytes()) {
                 let body = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
@@ -247,7 +254,8 @@ impl Cluster {
         self
     }
 
-    /// Requests without `Authorization: Bearer <token>` get `401 Unauthorized`.
+    /// Requests without `Authorization: Bearer <token>` (or a client
+    /// certificate, over TLS) get `401 Unauthorized`.
     pub fn require_token(&mut self, token: &str) -> &mut Self {
         self.hostile.token = Some(token.to_owned());
         self

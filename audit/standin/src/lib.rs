@@ -9,7 +9,10 @@
 //! token, and slow pages; and watches, which stay open and silent (nothing
 //! changes). Items are rendered to JSON once, up front, so the server costs
 //! little next to the client it measures. [`hostile`] answers as a broken or
-//! malicious server would, path by path, and can require a bearer token.
+//! malicious server would, path by path, and can require credentials.
+//! [`Cluster::start`] serves plain HTTP; [`Cluster::start_tls`] HTTPS with a
+//! certificate authority made for the run ([`tls`]), whose client
+//! certificates are credentials too. [`proxy`] is a proxy to reach it by.
 //!
 //! For tests and benchmarks only.
 
@@ -27,9 +30,13 @@ use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::service::TowerToHyperService;
 use serde_json::{Map, Value, json};
 
 pub mod hostile;
+pub mod proxy;
+pub mod tls;
 
 /// One object, ready to serve.
 struct Item {
@@ -71,6 +78,8 @@ pub struct Running {
     /// Where it listens (127.0.0.1).
     pub address: SocketAddr,
     requests: Arc<Mutex<Vec<String>>>,
+    credentials: Arc<Mutex<Vec<String>>>,
+    authority: Option<Arc<tls::Authority>>,
 }
 
 impl Running {
@@ -82,14 +91,57 @@ impl Running {
             .clone()
     }
 
+    /// The credentials of every request so far, in order: `none`, or its
+    /// `Authorization` header, `certificate USER` for a client certificate
+    /// and `impersonate USER` for `Impersonate-User`, joined by `, `.
+    pub fn credentials(&self) -> Vec<String> {
+        self.credentials
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// `http://127.0.0.1:PORT`, or `https://…` when it serves TLS.
+    pub fn url(&self) -> String {
+        let scheme = if self.authority.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{}", self.address)
+    }
+
+    /// The certificate authority of a stand-in that serves TLS.
+    pub fn authority(&self) -> Option<&tls::Authority> {
+        self.authority.as_deref()
+    }
+
+    /// The kubeconfig keys of the cluster: `server`, and the CA's
+    /// `certificate-authority-data` when it serves TLS, in flow style.
+    pub fn cluster_keys(&self, server: &str) -> String {
+        match &self.authority {
+            Some(authority) => format!(
+                "server: \"{server}\", certificate-authority-data: {}",
+                base64(authority.ca_pem())
+            ),
+            None => format!("server: \"{server}\""),
+        }
+    }
+
     /// A kubeconfig for the stand-in, with `namespace` as the context's
     /// namespace.
     pub fn kubeconfig(&self, context: &str, namespace: &str) -> String {
         format!(
-            "apiVersion: v1\nkind: Config\ncurrent-context: {context}\nclusters:\n- name: standin\n  cluster: {{server: \"http://{}\"}}\ncontexts:\n- name: {context}\n  context: {{cluster: standin, user: auditor, namespace: {namespace}}}\nusers:\n- name: auditor\n  user: {{token: standin-token}}\n",
-            self.address
+            "apiVersion: v1\nkind: Config\ncurrent-context: {context}\nclusters:\n- name: standin\n  cluster: {{{}}}\ncontexts:\n- name: {context}\n  context: {{cluster: standin, user: auditor, namespace: {namespace}}}\nusers:\n- name: auditor\n  user: {{token: standin-token}}\n",
+            self.cluster_keys(&self.url())
         )
     }
+}
+
+/// Base64, as kubeconfigs carry certificates and keys.
+pub fn base64(text: &str) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(text)
 }
 
 impl Cluster {
@@ -182,25 +234,87 @@ impl Cluster {
         self
     }
 
-    /// Serves on a free port of 127.0.0.1 until the runtime ends.
+    /// Serves plain HTTP on a free port of 127.0.0.1 until the runtime ends.
     pub async fn start(self) -> std::io::Result<Running> {
+        self.listen(None).await
+    }
+
+    /// Serves HTTPS on a free port of 127.0.0.1 until the runtime ends, with
+    /// a certificate authority of its own ([`Running::authority`]).
+    pub async fn start_tls(self) -> std::io::Result<Running> {
+        self.listen(Some(Arc::new(tls::Authority::new()))).await
+    }
+
+    async fn listen(self, authority: Option<Arc<tls::Authority>>) -> std::io::Result<Running> {
         let requests = Arc::new(Mutex::new(Vec::new()));
+        let credentials = Arc::new(Mutex::new(Vec::new()));
         let state = Arc::new(Shared {
             cluster: self,
             requests: Arc::clone(&requests),
+            credentials: Arc::clone(&credentials),
             expired: Mutex::new(HashSet::new()),
         });
         let router = Router::new().fallback(answer).with_state(state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let address = listener.local_addr()?;
-        tokio::spawn(async move { axum::serve(listener, router).await });
-        Ok(Running { address, requests })
+        match &authority {
+            None => {
+                tokio::spawn(async move { axum::serve(listener, router).await });
+            }
+            Some(authority) => {
+                tokio::spawn(serve_tls(listener, router, Arc::clone(authority)));
+            }
+        }
+        Ok(Running {
+            address,
+            requests,
+            credentials,
+            authority,
+        })
+    }
+}
+
+/// The user of the client certificate a connection presented, verified.
+#[derive(Clone)]
+struct Peer(Option<String>);
+
+/// Accepts TLS connections, each request told its connection's client
+/// certificate ([`Peer`]).
+async fn serve_tls(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    authority: Arc<tls::Authority>,
+) {
+    let acceptor = tokio_rustls::TlsAcceptor::from(authority.server_config());
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let (acceptor, router, authority) =
+            (acceptor.clone(), router.clone(), Arc::clone(&authority));
+        tokio::spawn(async move {
+            let Ok(stream) = acceptor.accept(stream).await else {
+                return;
+            };
+            let user = stream
+                .get_ref()
+                .1
+                .peer_certificates()
+                .and_then(|chain| chain.first())
+                .and_then(|certificate| authority.user_of(certificate));
+            let service = TowerToHyperService::new(router.layer(axum::Extension(Peer(user))));
+            let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+            let _ = builder
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
     }
 }
 
 struct Shared {
     cluster: Cluster,
     requests: Arc<Mutex<Vec<String>>>,
+    credentials: Arc<Mutex<Vec<String>>>,
     /// Plurals whose expired token was already refused.
     expired: Mutex<HashSet<String>>,
 }
@@ -242,8 +356,38 @@ async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Response
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .push(uri.to_string());
+    let certificate = request
+        .extensions()
+        .get::<Peer>()
+        .and_then(|peer| peer.0.clone());
+    let mut carried: Vec<String> = request
+        .headers()
+        .get(axum::http::header::AUTHORIZATION)
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+        .into_iter()
+        .collect();
+    carried.extend(certificate.iter().map(|user| format!("certificate {user}")));
+    carried.extend(
+        request
+            .headers()
+            .get("impersonate-user")
+            .map(|user| format!("impersonate {}", String::from_utf8_lossy(user.as_bytes()))),
+    );
+    shared
+        .credentials
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(if carried.is_empty() {
+            "none".to_owned()
+        } else {
+            carried.join(", ")
+        });
     let cluster = &shared.cluster;
-    if let Some(response) = cluster.hostile.answer(&path, request.headers()).await {
+    let answered = cluster
+        .hostile
+        .answer(&path, request.headers(), certificate.is_some())
+        .await;
+    if let Some(response) = answered {
         return response;
     }
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();

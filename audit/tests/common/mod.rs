@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use kube_standin::proxy::{Proxy, RunningProxy};
 use kube_standin::{Cluster, Running};
 use serde_json::{Value, json};
 
@@ -205,13 +206,28 @@ pub fn shop() -> Cluster {
 pub struct Stage {
     pub standin: Running,
     pub dir: tempfile::TempDir,
-    _runtime: tokio::runtime::Runtime,
+    runtime: tokio::runtime::Runtime,
 }
 
 impl Stage {
+    /// Over plain HTTP.
     pub fn new(cluster: Cluster) -> Self {
+        Self::start(cluster, false)
+    }
+
+    /// Over TLS, the kubeconfig trusting the stand-in's CA.
+    pub fn tls(cluster: Cluster) -> Self {
+        Self::start(cluster, true)
+    }
+
+    fn start(cluster: Cluster, tls: bool) -> Self {
         let runtime = tokio::runtime::Runtime::new().unwrap();
-        let standin = runtime.block_on(cluster.start()).unwrap();
+        let standin = if tls {
+            runtime.block_on(cluster.start_tls())
+        } else {
+            runtime.block_on(cluster.start())
+        }
+        .unwrap();
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("kubeconfig"),
@@ -221,8 +237,13 @@ impl Stage {
         Self {
             standin,
             dir,
-            _runtime: runtime,
+            runtime,
         }
+    }
+
+    /// Starts `proxy` on the stage's runtime.
+    pub fn proxy(&self, proxy: Proxy) -> RunningProxy {
+        self.runtime.block_on(proxy.start()).unwrap()
     }
 
     /// Runs `kubectl-hpa_lint` with `args` in the stage's directory.
@@ -237,16 +258,28 @@ pub fn audit_in(dir: &Path, args: &[&str]) -> Output {
     run(audit_command(dir, args))
 }
 
+/// The proxy variables of the environment, which no test inherits.
+pub const PROXY_VARIABLES: [&str; 7] = [
+    "HTTP_PROXY",
+    "http_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "NO_PROXY",
+    "no_proxy",
+    "REQUEST_METHOD",
+];
+
 /// The command [`audit_in`] runs, to add to. No proxy from the test's
-/// environment: kube would take `$HTTPS_PROXY` for the stand-in's.
+/// environment.
 pub fn audit_command(dir: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa_lint"));
     command
         .current_dir(dir)
         .env("KUBECONFIG", dir.join("kubeconfig"))
-        .env_remove("HPA_LINT_KUBE_VERSION")
-        .env_remove("HTTPS_PROXY")
-        .env_remove("https_proxy");
+        .env_remove("HPA_LINT_KUBE_VERSION");
+    for variable in PROXY_VARIABLES {
+        command.env_remove(variable);
+    }
     if !args.contains(&"--now") {
         command.args(["--now", NOW]);
     }

@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use granit_parser::{Event, Parser};
+use granit_parser::{Event, Parser, ScalarStyle};
 use serde_json::Value;
 
 use super::compose::parser_options;
@@ -63,6 +63,68 @@ impl Edit {
         }
     }
 
+    /// Makes the edit to a value, as the document's text will read once it is
+    /// made; `false` when it cannot be made (a field to remove or rename is
+    /// missing, the path goes through something that is not a mapping).
+    pub fn apply_to(&self, value: &mut Value) -> bool {
+        let Some((last, parents)) = self.path().segments().split_last() else {
+            return false;
+        };
+        let creates = matches!(self, Edit::Set { .. });
+        let mut node = value;
+        for segment in parents {
+            let child = match (segment, node) {
+                (Segment::Field(name) | Segment::Key(name), Value::Object(map)) => {
+                    if creates {
+                        Some(
+                            map.entry(name.to_string())
+                                .or_insert_with(|| Value::Object(serde_json::Map::new())),
+                        )
+                    } else {
+                        map.get_mut(&**name)
+                    }
+                }
+                (Segment::Index(i), Value::Array(items)) => items.get_mut(*i),
+                _ => None,
+            };
+            match child {
+                Some(child) => node = child,
+                None => return false,
+            }
+        }
+        match (self, last, node) {
+            (
+                Edit::Set { value, .. },
+                Segment::Field(name) | Segment::Key(name),
+                Value::Object(map),
+            ) => {
+                map.insert(name.to_string(), value.clone());
+                true
+            }
+            (Edit::Set { value, .. }, Segment::Index(i), Value::Array(items)) => items
+                .get_mut(*i)
+                .map(|item| *item = value.clone())
+                .is_some(),
+            (
+                Edit::Remove { .. },
+                Segment::Field(name) | Segment::Key(name),
+                Value::Object(map),
+            ) => map.remove(&**name).is_some(),
+            (
+                Edit::Rename { to, .. },
+                Segment::Field(name) | Segment::Key(name),
+                Value::Object(map),
+            ) => match map.remove(&**name) {
+                Some(moved) if !map.contains_key(to) => {
+                    map.insert(to.clone(), moved);
+                    true
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
     /// The same edit on the object at `prefix` of a document.
     pub fn under(&self, prefix: &FieldPath) -> Edit {
         match self {
@@ -110,16 +172,29 @@ pub enum EditError {
 /// A node of a document, with where it is.
 #[derive(Debug)]
 struct Node {
-    /// The node's own bytes (for a block collection, up to its last child's end).
+    /// The node's own bytes: for a block scalar from its `|` or `>` to the
+    /// end of its last line with content, for a block collection up to its
+    /// last child's end.
     span: Range<usize>,
+    /// Where its properties (tag, anchor) written before it on its line
+    /// start; `span.start` when it has none.
+    props: usize,
     kind: Kind,
 }
 
 #[derive(Debug)]
 enum Kind {
     Scalar,
-    Map { flow: bool, entries: Vec<Entry> },
-    Seq { items: Vec<Node> },
+    /// A literal (`|`) or folded (`>`) scalar.
+    BlockScalar,
+    Map {
+        flow: bool,
+        entries: Vec<Entry>,
+    },
+    Seq {
+        flow: bool,
+        items: Vec<Node>,
+    },
 }
 
 #[derive(Debug)]
@@ -134,19 +209,74 @@ struct Entry {
     value: Node,
 }
 
-/// Where an entry whose key starts at `key` starts: before the tag and
-/// anchor of the key when they are on its line.
-fn entry_start(text: &str, key: usize) -> usize {
-    let mut start = key;
+/// The start of the token that ends `before`: after the last space, line
+/// break or flow indicator (tags and anchors hold none of them).
+fn last_token(before: &str) -> usize {
+    before
+        .rfind([' ', '\t', '\n', '\r', ',', '[', '{'])
+        .map_or(0, |i| i + 1)
+}
+
+/// Where the properties (tag, anchor) written before `at` on its line start.
+fn props_start(text: &str, at: usize) -> usize {
+    let mut start = at;
     loop {
         let before = text[..start].trim_end_matches([' ', '\t']);
-        let token = before.rfind([' ', '\t', '\n', '\r']).map_or(0, |i| i + 1);
+        let token = last_token(before);
         if before[token..].starts_with(['!', '&']) {
             start = token;
         } else {
             return start;
         }
     }
+}
+
+/// Where an entry whose key starts at `key` starts: before the tag and
+/// anchor of the key, and the `?` of a complex key, when they are on its line.
+fn entry_start(text: &str, key: usize) -> usize {
+    let start = props_start(text, key);
+    let before = text[..start].trim_end_matches([' ', '\t']);
+    if before.ends_with('?') && last_token(before) == before.len() - 1 {
+        before.len() - 1
+    } else {
+        start
+    }
+}
+
+/// Where the `|` or `>` of a block scalar whose content starts at `content`
+/// is: the first indicator after `from` (the end of what came before it: its
+/// key, or the sequence's previous item), past the `:` or `-` before it, its
+/// properties and comments. `content` if there is none.
+fn block_header(text: &str, from: usize, content: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut at = from;
+    while at < content {
+        match bytes[at] {
+            b'|' | b'>' => return at,
+            b'#' => at = line_around(text, at).end,
+            b'!' | b'&' => {
+                at += text[at..content]
+                    .find([' ', '\t', '\n', '\r'])
+                    .unwrap_or(content - at);
+            }
+            b' ' | b'\t' | b'\n' | b'\r' | b':' | b'-' | b'?' => at += 1,
+            _ => return content,
+        }
+    }
+    content
+}
+
+/// The end of a block scalar's header: its indicator with the chomping and
+/// indentation indicators after it.
+fn header_end(text: &str, header: usize) -> usize {
+    let rest = &text[header..];
+    if !rest.starts_with(['|', '>']) {
+        return header;
+    }
+    header + 1 + rest[1..].len()
+        - rest[1..]
+            .trim_start_matches(|c: char| matches!(c, '+' | '-' | '1'..='9'))
+            .len()
 }
 
 /// Reads a document into its tree of spans.
@@ -170,10 +300,13 @@ fn read_tree(text: &str) -> Result<Node, EditError> {
     let column = |offset: usize| offset - starts.start_of(offset);
     // Read as kubectl reads it (comments right after a token, long tags).
     let (readable, _) = goyaml::as_kubectl_reads(text);
+    // The end of the last event read: what a block scalar's header follows.
+    let mut last_end = 0;
     for next in Parser::new_from_str_with_options(&readable, parser_options(&readable)) {
         let (event, span) = next.map_err(|_| EditError::Unreadable)?;
         let at = pos_of(&span);
         let range = at.offset..at.offset + at.len;
+        let before = std::mem::replace(&mut last_end, range.end);
         let node = match event {
             Event::MappingStart(style, ..) => {
                 stack.push(Open::Map {
@@ -206,6 +339,11 @@ fn read_tree(text: &str) -> Result<Node, EditError> {
                     };
                     Node {
                         span: start..end,
+                        props: if flow {
+                            props_start(text, start)
+                        } else {
+                            start
+                        },
                         kind: Kind::Map { flow, entries },
                     }
                 }
@@ -220,7 +358,12 @@ fn read_tree(text: &str) -> Result<Node, EditError> {
                     };
                     Node {
                         span: start..end,
-                        kind: Kind::Seq { items },
+                        props: if flow {
+                            props_start(text, start)
+                        } else {
+                            start
+                        },
+                        kind: Kind::Seq { flow, items },
                     }
                 }
                 _ => return Err(EditError::Unreadable),
@@ -240,12 +383,26 @@ fn read_tree(text: &str) -> Result<Node, EditError> {
                     *key = Some((name, range));
                     continue;
                 }
-                Node {
-                    span: range,
-                    kind: Kind::Scalar,
+                if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+                    // The parser's span starts at the content and runs into the
+                    // next line's indentation.
+                    let header = block_header(text, before, range.start);
+                    let content = text[range.clone()].trim_end_matches([' ', '\t', '\n', '\r']);
+                    Node {
+                        span: header..(range.start + content.len()).max(header_end(text, header)),
+                        props: props_start(text, header),
+                        kind: Kind::BlockScalar,
+                    }
+                } else {
+                    Node {
+                        props: props_start(text, range.start),
+                        span: range,
+                        kind: Kind::Scalar,
+                    }
                 }
             }
             Event::Alias(_) => Node {
+                props: range.start,
                 span: range,
                 kind: Kind::Scalar,
             },
@@ -281,7 +438,7 @@ impl Node {
                 .rev()
                 .find(|e| e.key == **name)
                 .map(|e| &e.value),
-            (Kind::Seq { items }, Segment::Index(i)) => items.get(*i),
+            (Kind::Seq { items, .. }, Segment::Index(i)) => items.get(*i),
             _ => None,
         }
     }
@@ -507,6 +664,26 @@ pub struct Editor<'t> {
     read: Result<(Node, Style<'t>), EditError>,
 }
 
+/// What one edit does to the text: a change of its own, or entries added to
+/// a mapping, which are written together with the others added to it.
+enum Planned<'n> {
+    Change(TextEdit),
+    Add {
+        mapping: &'n Node,
+        /// How deep the mapping is in the document.
+        depth: usize,
+        key: String,
+        value: Value,
+    },
+}
+
+/// The entries an edit adds to one mapping.
+struct Additions<'n> {
+    mapping: &'n Node,
+    depth: usize,
+    entries: serde_json::Map<String, Value>,
+}
+
 impl<'t> Editor<'t> {
     /// Reads `text`.
     pub fn new(text: &'t str) -> Self {
@@ -518,17 +695,64 @@ impl<'t> Editor<'t> {
         }
     }
 
-    /// The text edits that make `edits` ([`text_edits`]).
+    /// The text edits that make `edits` ([`text_edits`]). Entries added to
+    /// one mapping are written as one edit, with the separators between
+    /// them; where several mappings end at one place, the inner one's
+    /// entries come first.
     pub fn text_edits(&self, edits: &[Edit]) -> Result<Vec<TextEdit>, EditError> {
         let (root, style) = self.read.as_ref().map_err(Clone::clone)?;
-        edits
-            .iter()
-            .map(|edit| text_edit(root, style, edit))
-            .collect()
+        let mut changes = Vec::new();
+        let mut additions: Vec<Additions<'_>> = Vec::new();
+        for edit in edits {
+            match plan(root, style, edit)? {
+                Planned::Change(change) => changes.push(change),
+                Planned::Add {
+                    mapping,
+                    depth,
+                    key,
+                    value,
+                } => {
+                    let at = match additions
+                        .iter()
+                        .position(|a| std::ptr::eq(a.mapping, mapping))
+                    {
+                        Some(at) => at,
+                        None => {
+                            additions.push(Additions {
+                                mapping,
+                                depth,
+                                entries: serde_json::Map::new(),
+                            });
+                            additions.len() - 1
+                        }
+                    };
+                    merge(&mut additions[at].entries, key, value);
+                }
+            }
+        }
+        additions.sort_by_key(|a| std::cmp::Reverse(a.depth));
+        for added in additions {
+            changes.push(insert(added.mapping, &added.entries, style));
+        }
+        Ok(changes)
     }
 }
 
-fn text_edit(root: &Node, style: &Style<'_>, edit: &Edit) -> Result<TextEdit, EditError> {
+/// Adds `key: value` to `entries`; mappings given for one key are merged.
+fn merge(entries: &mut serde_json::Map<String, Value>, key: String, value: Value) {
+    match (entries.get_mut(&key), value) {
+        (Some(Value::Object(old)), Value::Object(new)) => {
+            for (key, value) in new {
+                merge(old, key, value);
+            }
+        }
+        (_, value) => {
+            entries.insert(key, value);
+        }
+    }
+}
+
+fn plan<'n>(root: &'n Node, style: &Style<'_>, edit: &Edit) -> Result<Planned<'n>, EditError> {
     let segments = edit.path().segments();
     let missing = || EditError::Missing(edit.path().to_string());
     // The deepest node on the path, and how many segments it took.
@@ -552,24 +776,27 @@ fn text_edit(root: &Node, style: &Style<'_>, edit: &Edit) -> Result<TextEdit, Ed
         Some(Segment::Field(name) | Segment::Key(name)) => Some(name.to_string()),
         _ => None,
     };
-    match edit {
-        Edit::Set { value, .. } if depth == segments.len() => Ok(set_existing(
-            node,
-            value,
-            parent?,
-            last_name.as_deref(),
-            style,
-        )),
+    let change = match edit {
+        Edit::Set { value, .. } if depth == segments.len() => {
+            set_existing(node, value, parent?, last_name.as_deref(), style)
+        }
         Edit::Set { value, .. } => {
+            if !matches!(node.kind, Kind::Map { .. }) {
+                return Err(EditError::NotAMapping(edit.path().to_string()));
+            }
             let (key, value) = nest(&segments[depth..], value)?;
-            insert(node, &key, &value, style)
-                .ok_or_else(|| EditError::NotAMapping(edit.path().to_string()))
+            return Ok(Planned::Add {
+                mapping: node,
+                depth,
+                key,
+                value,
+            });
         }
         Edit::Remove { .. } => {
             let name = last_name.ok_or_else(missing)?;
             let parent = parent?;
             let (i, _) = parent.entry(&name).ok_or_else(missing)?;
-            Ok(remove(parent, i, style))
+            remove(parent, i, style)
         }
         Edit::Rename { to, .. } => {
             let name = last_name.ok_or_else(missing)?;
@@ -579,16 +806,19 @@ fn text_edit(root: &Node, style: &Style<'_>, edit: &Edit) -> Result<TextEdit, Ed
                 return Err(EditError::Exists(to.clone()));
             }
             let in_flow = matches!(parent.kind, Kind::Map { flow: true, .. });
-            Ok(TextEdit {
+            TextEdit {
                 range: entry.key_span.clone(),
                 text: key_text(to, style.json, in_flow),
-            })
+            }
         }
-    }
+    };
+    Ok(Planned::Change(change))
 }
 
 /// Replaces an existing value. A scalar, or anything in flow style, is
-/// replaced in place; a block collection is rewritten in block style.
+/// replaced in place, with its tag (which would retype the new value) but
+/// not its anchor; a block collection's entry is rewritten whole (in block
+/// style, unless the value is a scalar or empty).
 fn set_existing(
     node: &Node,
     value: &Value,
@@ -599,13 +829,17 @@ fn set_existing(
     let in_flow = matches!(parent.kind, Kind::Map { flow: true, .. }) || style.json;
     // An empty value (`key:` and nothing) has no text of its own.
     let empty = node.span.is_empty();
-    let block_value = (empty
-        || matches!(node.kind, Kind::Map { flow: false, .. } | Kind::Seq { .. }))
-        && !matches!(value, Value::Object(m) if m.is_empty())
+    let block_collection = matches!(
+        node.kind,
+        Kind::Map { flow: false, .. } | Kind::Seq { flow: false, .. }
+    );
+    let block_value = !matches!(value, Value::Object(m) if m.is_empty())
         && !matches!(value, Value::Array(a) if a.is_empty())
         && (value.is_object() || value.is_array());
     match (name, parent.entry(name.unwrap_or_default())) {
-        (Some(name), Some((_, entry))) if block_value && !in_flow => {
+        (Some(name), Some((_, entry)))
+            if (block_collection || empty && block_value) && !in_flow =>
+        {
             // The whole entry, from the key to its value's last line.
             let end = style.line_end(node.span.end.saturating_sub(1).max(entry.key_span.end));
             let text = block_entry(name, value, entry.indent, style);
@@ -634,54 +868,86 @@ fn set_existing(
             }
         }
         _ => {
-            let mut text = flow_text(value, style.json, in_flow);
+            let text = style.text;
+            let anchors: String = text[node.props..node.span.start]
+                .split_ascii_whitespace()
+                .filter(|token| token.starts_with('&'))
+                .map(|anchor| format!("{anchor} "))
+                .collect();
+            // A block scalar's header may carry a comment: it stays.
+            let comment = match node.kind {
+                Kind::BlockScalar => {
+                    let header = header_end(text, node.span.start);
+                    let line = &text[header..line_around(text, header).end];
+                    line.find('#')
+                        .map(|at| format!(" {}", line[at..].trim_end()))
+                        .unwrap_or_default()
+                }
+                _ => String::new(),
+            };
+            let mut written = flow_text(value, style.json, in_flow);
             // A `#` right after a quoted or flow value is a comment to
             // kubectl; after a plain one it would be part of it.
-            if style.text[node.span.end..].starts_with('#') {
-                text.push(' ');
+            if text[node.span.end..].starts_with('#') {
+                written.push(' ');
             }
             TextEdit {
-                range: node.span.clone(),
-                text,
+                range: node.props..node.span.end,
+                text: format!("{anchors}{written}{comment}"),
             }
         }
     }
 }
 
-/// Adds `key: value` at the end of a mapping; `None` if `node` is not one.
-fn insert(node: &Node, key: &str, value: &Value, style: &Style<'_>) -> Option<TextEdit> {
-    let Kind::Map { flow, entries } = &node.kind else {
-        return None;
+/// Adds `entries` at the end of a mapping.
+fn insert(node: &Node, entries: &serde_json::Map<String, Value>, style: &Style<'_>) -> TextEdit {
+    let Kind::Map {
+        flow,
+        entries: existing,
+    } = &node.kind
+    else {
+        unreachable!("entries are only added to mappings")
     };
     if *flow || style.json {
-        let entry = format!(
-            "{}: {}",
-            key_text(key, style.json, true),
-            flow_text(value, style.json, true)
-        );
-        return Some(match entries.last() {
+        let added: Vec<String> = entries
+            .iter()
+            .map(|(key, value)| {
+                format!(
+                    "{}: {}",
+                    key_text(key, style.json, true),
+                    flow_text(value, style.json, true)
+                )
+            })
+            .collect();
+        let added = added.join(", ");
+        return match existing.last() {
             Some(last) => TextEdit {
                 range: last.value.span.end..last.value.span.end,
-                text: format!(", {entry}"),
+                text: format!(", {added}"),
             },
             // Between the braces of `{}`.
             None => TextEdit {
                 range: node.span.start + 1..node.span.start + 1,
-                text: entry,
+                text: added,
             },
-        });
+        };
     }
-    let last = entries.last()?;
+    let last = existing
+        .last()
+        .expect("a block mapping has an entry (`{}` is flow)");
     let end = style.line_end(last.value.span.end.saturating_sub(1).max(last.key_span.end));
-    let mut text = block_entry(key, value, last.indent, style);
+    let mut text: String = entries
+        .iter()
+        .map(|(key, value)| block_entry(key, value, last.indent, style))
+        .collect();
     // A last line without a line break gets one first.
     if end == style.text.len() && !style.text.ends_with(['\n', '\r']) {
         text.insert_str(0, style.eol);
     }
-    Some(TextEdit {
+    TextEdit {
         range: end..end,
         text,
-    })
+    }
 }
 
 /// Removes entry `i` of a mapping.
@@ -713,6 +979,11 @@ fn remove(parent: &Node, i: usize, style: &Style<'_>) -> TextEdit {
             .max(entry.key_span.end),
     );
     match (own_line, entries.get(i + 1)) {
+        // The only entry: the mapping stays, empty.
+        (true, _) if entries.len() == 1 => TextEdit {
+            range: line_start..end,
+            text: format!("{}{{}}{}", &style.text[line_start..entry.start], style.eol),
+        },
         (true, _) => TextEdit {
             range: line_start..end,
             text: String::new(),
@@ -937,6 +1208,100 @@ mod tests {
         assert_eq!(
             edited("a: {b, c: 1}\n", &[set("a.b", json!(3))]),
             "a: {b: 3, c: 1}\n"
+        );
+    }
+
+    #[test]
+    fn entries_added_to_one_mapping_are_written_together() {
+        let added = [
+            set("a.b.x", json!(1)),
+            set("a.b.p", json!(2)),
+            set("a.c.z", json!(3)),
+            set("a.c.w", json!(4)),
+        ];
+        for (text, expected) in [
+            ("a: {}\n", "a: {b: {x: 1, p: 2}, c: {z: 3, w: 4}}\n"),
+            ("a: { }\n", "a: {b: {x: 1, p: 2}, c: {z: 3, w: 4} }\n"),
+            ("a: {\n}\n", "a: {b: {x: 1, p: 2}, c: {z: 3, w: 4}\n}\n"),
+            ("a: {b: {}}\n", "a: {b: {x: 1, p: 2}, c: {z: 3, w: 4}}\n"),
+            (
+                "a:\n  b: {}\n  v: 0\n",
+                "a:\n  b: {x: 1, p: 2}\n  v: 0\n  c:\n    z: 3\n    w: 4\n",
+            ),
+        ] {
+            assert_eq!(edited(text, &added), expected, "{text:?}");
+        }
+        // Under a missing parent, in block style: one parent, inner entries first.
+        assert_eq!(
+            edited(
+                "a:\n  v: 0\n",
+                &[set("a.b.x", json!(1)), set("a.b.p", json!(2))]
+            ),
+            "a:\n  v: 0\n  b:\n    x: 1\n    p: 2\n"
+        );
+    }
+
+    #[test]
+    fn a_block_scalar_is_replaced_from_its_header_to_its_last_line() {
+        for (text, expected) in [
+            ("a: >-\n  5\nb: 1\n", "a: 7\nb: 1\n"),
+            ("a: |\n  5\n\n# c\nb: 1\n", "a: 7\n\n# c\nb: 1\n"),
+            ("a: !!str &x >- # five\n  5\n", "a: &x 7 # five\n"),
+            ("- |-\n  5\n- 6\n", "- 7\n- 6\n"),
+        ] {
+            let path = if text.starts_with('-') {
+                FieldPath::root().index(0)
+            } else {
+                FieldPath::fields("a")
+            };
+            let edit = Edit::Set {
+                path,
+                value: json!(7),
+            };
+            assert_eq!(edited(text, &[edit]), expected, "{text:?}");
+        }
+        // A tag would retype the value: it goes; an anchor stays.
+        assert_eq!(
+            edited("a: !!str &n \"5\"\n", &[set("a", json!(5))]),
+            "a: &n 5\n"
+        );
+    }
+
+    #[test]
+    fn a_complex_key_starts_at_its_question_mark() {
+        let text = "spec:\n  ? replicas\n  : 3\n  ? min\n  : 1\n";
+        let remove = Edit::Remove {
+            path: FieldPath::fields("spec.replicas"),
+        };
+        assert_eq!(edited(text, &[remove]), "spec:\n  ? min\n  : 1\n");
+        let rename = Edit::Rename {
+            path: FieldPath::fields("spec.min"),
+            to: "minReplicas".into(),
+        };
+        assert_eq!(
+            edited(text, &[rename, set("spec.max", json!(5))]),
+            "spec:\n  ? replicas\n  : 3\n  ? minReplicas\n  : 1\n  max: 5\n"
+        );
+    }
+
+    #[test]
+    fn block_collections_are_rewritten_with_their_key() {
+        let text = "a:\n  s:\n  - x: 1\n    y: 2\n  m:\n    k: v\n";
+        assert_eq!(
+            edited(text, &[set("a.s", json!("one"))]),
+            "a:\n  s: one\n  m:\n    k: v\n"
+        );
+        assert_eq!(
+            edited(text, &[set("a.m", json!([]))]),
+            "a:\n  s:\n  - x: 1\n    y: 2\n  m: []\n"
+        );
+        // The only entry of a mapping leaves it empty, not null.
+        let remove = Edit::Remove {
+            path: FieldPath::fields("a.m.k"),
+        };
+        assert_eq!(
+            edited(text, &[remove]),
+            "a:\n  s:\n  - x: 1\n    y: 2\n  m:\n    {}\n"
         );
     }
 
