@@ -23,7 +23,7 @@ pub enum Command {
     Check(CheckArgs),
     /// List every rule with its category, default severity and summary.
     Rules {
-        /// `text` for a terminal, `markdown` for a table (the README's).
+        /// `text` for a terminal, `markdown` for a table (the rules reference's, docs/rules/).
         #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
         format: RulesFormat,
     },

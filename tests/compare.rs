@@ -421,10 +421,10 @@ fn trace_feeds_both_specs() {
         ));
 }
 
-/// The README's `compare` example is what the binary writes now
-/// (`UPDATE_README=1 cargo test --test compare` rewrites it).
+/// The `compare` example of docs/simulate.md is what the binary writes now
+/// (`UPDATE_DOCS=1 cargo test --test compare` rewrites it).
 #[test]
-fn readme_example_is_current() {
+fn page_example_is_current() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "fast.yaml", &pods_hpa(4, "{}"));
     write(
@@ -444,22 +444,22 @@ fn readme_example_is_current() {
         .unwrap();
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).unwrap();
-    let readme_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-    let readme = std::fs::read_to_string(&readme_path).unwrap();
+    let page_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/simulate.md");
+    let page = std::fs::read_to_string(&page_path).unwrap();
     let (start, end) = (
         "<!-- compare-example:start -->\n```text\n",
         "```\n<!-- compare-example:end -->",
     );
-    let before = &readme[..readme.find(start).expect("README has the example") + start.len()];
-    let after = &readme[readme.find(end).expect("the example ends")..];
-    if std::env::var_os("UPDATE_README").is_some() {
-        std::fs::write(&readme_path, format!("{before}{text}{after}")).unwrap();
+    let before = &page[..page.find(start).expect("docs/simulate.md has the example") + start.len()];
+    let after = &page[page.find(end).expect("the example ends")..];
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(&page_path, format!("{before}{text}{after}")).unwrap();
         return;
     }
     assert_eq!(
-        &readme[before.len()..readme.len() - after.len()],
+        &page[before.len()..page.len() - after.len()],
         text,
-        "README's compare example is stale: run `UPDATE_README=1 cargo test --test compare`"
+        "docs/simulate.md's compare example is stale: run `UPDATE_DOCS=1 cargo test --test compare`"
     );
 }
 

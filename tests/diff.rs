@@ -1,7 +1,7 @@
 //! End-to-end tests of `hpa-lint diff`: git revisions read without touching
 //! the work tree or the index, directories, HPAs matched by namespace and
 //! name wherever their file moved, changes in effect only, the Markdown
-//! comment of the README's example repository, the JSON contract, and bad
+//! comment of the example repository of docs/diff.md, the JSON contract, and bad
 //! input (a clear error and exit code 2).
 
 #[path = "diff/example.rs"]
@@ -151,10 +151,10 @@ fn example_pull_request_changes_three_hpas() {
     assert_eq!(std::fs::read(root.join(".git/index")).unwrap(), index);
 }
 
-/// The README's example comment and plot are what the binary writes now
-/// (`UPDATE_README=1 cargo test --test diff` rewrites them).
+/// The example comment of docs/diff.md and plot are what the binary writes now
+/// (`UPDATE_DOCS=1 cargo test --test diff` rewrites them).
 #[test]
-fn readme_example_is_current() {
+fn page_example_is_current() {
     let repo = example_repository();
     let root = repo.path();
     let output = hpa_lint(root)
@@ -184,27 +184,27 @@ fn readme_example_is_current() {
         })
         .collect();
     let svg = std::fs::read_to_string(root.join("hpa-lint-plots/shop/checkout.svg")).unwrap();
-    let readme_path = Path::new("README.md");
-    let readme = std::fs::read_to_string(readme_path).unwrap();
+    let page_path = Path::new("docs/diff.md");
+    let page = std::fs::read_to_string(page_path).unwrap();
     let (start, end) = ("<!-- diff-example:start -->\n", "<!-- diff-example:end -->");
-    let before = &readme[..readme.find(start).expect("README has the example") + start.len()];
-    let after = &readme[readme.find(end).expect("the example ends")..];
+    let before = &page[..page.find(start).expect("docs/diff.md has the example") + start.len()];
+    let after = &page[page.find(end).expect("the example ends")..];
     let svg_path = Path::new("examples/pull-request/checkout.svg");
-    if std::env::var_os("UPDATE_README").is_some() {
-        std::fs::write(readme_path, format!("{before}{quoted}{after}")).unwrap();
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(page_path, format!("{before}{quoted}{after}")).unwrap();
         std::fs::create_dir_all(svg_path.parent().unwrap()).unwrap();
         std::fs::write(svg_path, &svg).unwrap();
         return;
     }
     assert_eq!(
-        &readme[before.len()..readme.len() - after.len()],
+        &page[before.len()..page.len() - after.len()],
         quoted,
-        "README's diff example is stale: run `UPDATE_README=1 cargo test --test diff`"
+        "docs/diff.md's diff example is stale: run `UPDATE_DOCS=1 cargo test --test diff`"
     );
     assert_eq!(
         std::fs::read_to_string(svg_path).unwrap(),
         svg,
-        "{} is stale: run `UPDATE_README=1 cargo test --test diff`",
+        "{} is stale: run `UPDATE_DOCS=1 cargo test --test diff`",
         svg_path.display()
     );
 }

@@ -36,7 +36,7 @@ fn index() -> String {
          <!-- Generated from the rules' own documentation by `UPDATE_DOCS=1 cargo test --test docs`; do not edit. -->\n\n\
          Every finding names its rule. `hpa-lint explain RULE` prints a rule's page;\n\
          `--select` and `--ignore` take rule names or categories, and the configuration's\n\
-         `rules:` sets a rule's level ([configuration](../../README.md#configuration)).\n\n\
+         `rules:` sets a rule's level ([configuration](../configuration.md)).\n\n\
          {table}"
     )
 }
@@ -82,4 +82,116 @@ fn rule_pages_are_current() {
         stale.is_empty(),
         "stale rule pages (run `UPDATE_DOCS=1 cargo test --test docs`): {stale:#?}"
     );
+}
+
+/// The Markdown pages a reader follows: the front page, `docs/` and the
+/// examples' and benchmarks' pages.
+fn markdown_pages() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![
+        root.join("README.md"),
+        root.join("examples/README.md"),
+        root.join("bench/README.md"),
+    ];
+    let mut dirs = vec![root.join("docs")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "md") {
+                pages.push(path);
+            }
+        }
+    }
+    pages
+}
+
+/// The lines of a page outside its fenced code blocks.
+fn prose(page: &str) -> impl Iterator<Item = &str> {
+    let mut fenced = false;
+    page.lines().filter(move |line| {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            return false;
+        }
+        !fenced
+    })
+}
+
+/// The anchors GitHub gives a page's headings: lower case, punctuation
+/// dropped, spaces as hyphens, and `-1`, `-2`… on repeats.
+fn anchors(page: &str) -> Vec<String> {
+    let mut anchors: Vec<String> = Vec::new();
+    for line in prose(page) {
+        let Some(heading) = line.strip_prefix('#') else {
+            continue;
+        };
+        let heading = heading.trim_start_matches('#');
+        if !heading.starts_with(' ') {
+            continue;
+        }
+        let slug: String = heading
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let repeats = anchors
+            .iter()
+            .filter(|a| **a == slug || a.starts_with(&format!("{slug}-")))
+            .count();
+        anchors.push(match repeats {
+            0 => slug,
+            n => format!("{slug}-{n}"),
+        });
+    }
+    anchors
+}
+
+/// The targets of a page's inline links, `[text](target)`, outside code spans.
+fn links(page: &str) -> Vec<String> {
+    let mut links = Vec::new();
+    let outside_code = prose(page).flat_map(|line| line.split('`').step_by(2));
+    for text in outside_code {
+        let mut rest = text;
+        while let Some(at) = rest.find("](") {
+            rest = &rest[at + 2..];
+            if let Some(end) = rest.find(')') {
+                links.push(rest[..end].to_owned());
+                rest = &rest[end..];
+            }
+        }
+    }
+    links
+}
+
+/// Every relative link of the documentation leads to a file that exists, and
+/// every `#anchor` to a heading of its page.
+#[test]
+fn documentation_links_resolve() {
+    let mut broken = Vec::new();
+    for page in markdown_pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for link in links(&text) {
+            if link.contains("://") || link.starts_with("mailto:") {
+                continue;
+            }
+            let (file, anchor) = link.split_once('#').unwrap_or((&link, ""));
+            let target = if file.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap().join(file)
+            };
+            let resolves = target.exists()
+                && (anchor.is_empty()
+                    || std::fs::read_to_string(&target)
+                        .is_ok_and(|target| anchors(&target).iter().any(|a| a == anchor)));
+            if !resolves {
+                broken.push(format!("{}: {link}", page.display()));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links: {broken:#?}");
 }

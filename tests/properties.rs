@@ -4,7 +4,7 @@
 //! is the same twice, and every object a full read sees is counted.
 //!
 //! The test command runs a bounded number of mutants; a longer run (see the
-//! README) sets `HPA_LINT_FUZZ_CASES` and `HPA_LINT_FUZZ_SEED`.
+//! docs/development.md) sets `HPA_LINT_FUZZ_CASES` and `HPA_LINT_FUZZ_SEED`.
 
 mod common;
 

@@ -564,10 +564,10 @@ fn bad_prometheus_traces_and_arguments() {
         ));
 }
 
-/// The README's worked example: its text output and SVG are what the
-/// binary produces now (`UPDATE_README=1 cargo test` rewrites them).
+/// The worked example of docs/simulate.md: its text output and SVG are what the
+/// binary produces now (`UPDATE_DOCS=1 cargo test` rewrites them).
 #[test]
-fn readme_example_is_current() {
+fn page_example_is_current() {
     let dir = tempfile::tempdir().unwrap();
     let plot = dir.path().join("cart.svg");
     let output = hpa_lint("simulate")
@@ -585,29 +585,29 @@ fn readme_example_is_current() {
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).unwrap();
     let svg = std::fs::read_to_string(&plot).unwrap();
-    let readme_path = Path::new("README.md");
-    let readme = std::fs::read_to_string(readme_path).unwrap();
+    let page_path = Path::new("docs/simulate.md");
+    let page = std::fs::read_to_string(page_path).unwrap();
     let (start, end) = (
         "<!-- simulate-example:start -->\n```text\n",
         "```\n<!-- simulate-example:end -->",
     );
-    let before = &readme[..readme.find(start).expect("README has the example") + start.len()];
-    let after = &readme[readme.find(end).expect("the example ends")..];
+    let before = &page[..page.find(start).expect("docs/simulate.md has the example") + start.len()];
+    let after = &page[page.find(end).expect("the example ends")..];
     let svg_path = Path::new("examples/traces/cart-cpu.svg");
-    if std::env::var_os("UPDATE_README").is_some() {
-        std::fs::write(readme_path, format!("{before}{text}{after}")).unwrap();
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(page_path, format!("{before}{text}{after}")).unwrap();
         std::fs::write(svg_path, &svg).unwrap();
         return;
     }
-    let committed = &readme[before.len()..readme.len() - after.len()];
+    let committed = &page[before.len()..page.len() - after.len()];
     assert_eq!(
         committed, text,
-        "README's simulate example is stale: run `UPDATE_README=1 cargo test --test simulate`"
+        "docs/simulate.md's simulate example is stale: run `UPDATE_DOCS=1 cargo test --test simulate`"
     );
     assert_eq!(
         std::fs::read_to_string(svg_path).unwrap(),
         svg,
-        "examples/traces/cart-cpu.svg is stale: run `UPDATE_README=1 cargo test --test simulate`"
+        "examples/traces/cart-cpu.svg is stale: run `UPDATE_DOCS=1 cargo test --test simulate`"
     );
 }
 

@@ -43,7 +43,7 @@ fn audits_every_namespace_with_the_same_rules_plus_the_live_ones() {
     let output = stage.audit(&["-A"]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert_eq!(stderr(&output), "");
-    // The README's sample output.
+    // The sample output of docs/audit.md.
     insta::assert_snapshot!(stdout(&output));
     let output = stage.audit(&["-A", "--format", "json"]);
     assert_eq!(findings(&output), pairs(&SHOP));

@@ -40,7 +40,7 @@ pub struct CompareArgs {
     #[command(flatten)]
     pub controller: ControllerArgs,
     /// A standard load scaled to both specs: `step`, `spike`, `ramp` or
-    /// `daily`, with parameters as `step:at=5m,hold=20m` (see the README).
+    /// `daily`, with parameters as `step:at=5m,hold=20m` (see docs/simulate.md).
     #[arg(
         long,
         value_name = "KIND[:KEY=VALUE,…]",
@@ -74,7 +74,7 @@ pub struct CompareArgs {
 pub enum CompareFormat {
     /// The summary as a table.
     Text,
-    /// One JSON object; see the README for the contract.
+    /// One JSON object; see docs/simulate.md for the contract.
     Json,
     /// One row per sync: the demand and both specs' replicas.
     Csv,

@@ -1,5 +1,5 @@
 //! A comparison as a table (text, and Markdown for `diff`), as JSON (the
-//! stable contract documented in the README) and as CSV (one row per sync).
+//! stable contract documented in docs/simulate.md) and as CSV (one row per sync).
 
 use std::io::Write;
 

@@ -77,7 +77,7 @@ pub struct DiffArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DiffFormat {
     Text,
-    /// One JSON object; see the README for the contract.
+    /// One JSON object; see docs/diff.md for the contract.
     Json,
     /// For a pull-request comment or GitHub's job summary.
     Markdown,

@@ -1,5 +1,5 @@
 //! The diff as text, Markdown (a pull-request comment, GitHub's job summary)
-//! and JSON (the stable contract documented in the README), and its plots.
+//! and JSON (the stable contract documented in docs/diff.md), and its plots.
 
 use std::fmt::Write as _;
 use std::io::Write;

@@ -1,5 +1,5 @@
 //! `--format json`: one JSON document. This is a contract other tools read;
-//! the keys are documented in the README and must stay stable.
+//! the keys are documented in docs/lint.md and must stay stable.
 
 use std::borrow::Cow;
 use std::io::{self, Write};

@@ -58,7 +58,7 @@ pub struct SimulateArgs {
     #[command(flatten)]
     pub replay: ReplayArgs,
     /// Or a standard load scaled to the HPA: `step`, `spike`, `ramp` or
-    /// `daily`, with parameters as `step:at=5m,hold=20m` (see the README).
+    /// `daily`, with parameters as `step:at=5m,hold=20m` (see docs/simulate.md).
     #[arg(long, value_name = "KIND[:KEY=VALUE,…]", conflicts_with = "prometheus")]
     pub load: Option<crate::loads::Load>,
     #[command(flatten)]
@@ -116,7 +116,7 @@ impl ModelArgs {
 pub enum SimulateFormat {
     /// A table of the syncs where something changed, and a chart.
     Text,
-    /// One JSON object; see the README for the contract.
+    /// One JSON object; see docs/simulate.md for the contract.
     Json,
     /// One row per sync.
     Csv,

@@ -1,5 +1,5 @@
 //! The simulation as a text table and terminal chart, as JSON (the stable
-//! contract documented in the README) and as CSV, each written sync by sync.
+//! contract documented in docs/simulate.md) and as CSV, each written sync by sync.
 //! JSON and CSV carry the same fields, with the same numbers.
 
 use std::io::Write;

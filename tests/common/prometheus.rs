@@ -14,11 +14,13 @@ use std::time::{Duration, Instant};
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use tempfile::TempDir;
 
-/// `prometheus` or `promtool`: from `.tools/bin`, else from the PATH.
+/// `prometheus` or `promtool`: from `.tools/bin`, else from the PATH, else
+/// installed into `.tools/` by `.ci/install-tools prometheus` (once, under a
+/// lock, as test processes run in parallel), so that `cargo test` alone
+/// works on a fresh clone.
 pub fn tool(name: &str) -> PathBuf {
-    let installed = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(".tools/bin")
-        .join(name);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let installed = root.join(".tools/bin").join(name);
     if installed.is_file() {
         return installed;
     }
@@ -27,11 +29,31 @@ pub fn tool(name: &str) -> PathBuf {
             .map(|dir| dir.join(name))
             .find(|p| p.is_file())
     });
-    on_path.unwrap_or_else(|| {
-        panic!(
-            "`{name}` is not installed: run .ci/install-tools (it unpacks Debian's prometheus package into .tools/); the tests against a real Prometheus are never skipped"
-        )
-    })
+    if let Some(found) = on_path {
+        return found;
+    }
+    install_prometheus(root);
+    assert!(
+        installed.is_file(),
+        "`.ci/install-tools prometheus` did not install {}; the tests against a real Prometheus are never skipped",
+        installed.display()
+    );
+    installed
+}
+
+fn install_prometheus(root: &Path) {
+    std::fs::create_dir_all(root.join(".tools")).unwrap();
+    let lock = std::fs::File::create(root.join(".tools/install.lock")).unwrap();
+    lock.lock().unwrap();
+    let status = Command::new(root.join(".ci/install-tools"))
+        .arg("prometheus")
+        .stdout(Stdio::null())
+        .status()
+        .unwrap_or_else(|error| panic!("cannot run .ci/install-tools: {error}"));
+    assert!(
+        status.success(),
+        "`.ci/install-tools prometheus` failed ({status}): it unpacks Debian's prometheus package into .tools/; the tests against a real Prometheus are never skipped"
+    );
 }
 
 /// A certificate authority and a certificate of 127.0.0.1 and localhost

@@ -1,4 +1,4 @@
-//! The README's example: a GitOps repository of 20 HPAs over 7 teams, and
+//! The example of docs/diff.md: a GitOps repository of 20 HPAs over 7 teams, and
 //! a pull request that changes three of them (one moved to another file).
 
 use std::path::Path;

@@ -41,7 +41,7 @@ const MAX_DENIAL_BYTES: usize = 1024;
 /// tens of thousands of invalid metrics would otherwise hold a finding each.
 const MAX_FINDINGS: usize = 1000;
 
-/// The kinds the webhook is registered for (README), and what each gets.
+/// The kinds the webhook is registered for (docs/webhook.md), and what each gets.
 const KINDS: [(&str, &str, Admitted); 4] = [
     ("autoscaling", "HorizontalPodAutoscaler", Admitted::Hpa),
     ("apps", "Deployment", Admitted::Workload),

@@ -82,7 +82,7 @@ struct Args {
     reporting: ReportArgs,
 }
 
-/// The reporting mode (README: "Findings in the cluster").
+/// The reporting mode (docs/reports.md).
 #[derive(clap::Args)]
 struct ReportArgs {
     /// Run the rules, the live ones included, over the cluster's HPAs

@@ -697,7 +697,7 @@ async fn a_namespace_deleted_while_its_report_is_written_takes_it_along() {
 }
 
 /// How long the API server stays down in the outage test: 3 s by default,
-/// `HPA_LINT_OUTAGE_SECONDS=60` for the minute of the README.
+/// `HPA_LINT_OUTAGE_SECONDS=60` for the minute of docs/reports.md.
 fn outage() -> Duration {
     let seconds = std::env::var("HPA_LINT_OUTAGE_SECONDS")
         .ok()

@@ -1,7 +1,7 @@
 //! The simulator's pod model and trace-driven run: the cluster side that the
 //! controller (reconcile.rs) reads at every sync.
 //!
-//! Pod model (README, "Pod model"): at time 0 the starting pods are Running
+//! Pod model (docs/simulate.md, "Pod model"): at time 0 the starting pods are Running
 //! and Ready since long before. A scale-up by k at a sync at time t creates k
 //! Running pods started at t, not Ready (transition at t), Ready from
 //! t + startup (transition then). A scale-down by k deletes the k most
