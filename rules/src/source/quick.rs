@@ -15,6 +15,7 @@
 //! says what is wrong with it.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use granit_parser::ScalarStyle;
 
@@ -25,9 +26,13 @@ pub(crate) struct Unsupported;
 
 type Step<T = ()> = Result<T, Unsupported>;
 
-/// What the events go to.
+/// What the events go to, with where they are in the text: a scalar's
+/// bytes (a quoted one's with its quotes; a block scalar's are its indicator
+/// and no more, and an empty value's none, at the start of the line after its
+/// key); a collection's start (the first key of a block mapping, the first
+/// `-` of a block sequence, the bracket of a flow collection).
 pub(crate) trait Sink<'t> {
-    fn on_scalar(&mut self, value: Cow<'t, str>, style: ScalarStyle, at: usize) -> Step;
+    fn on_scalar(&mut self, value: Cow<'t, str>, style: ScalarStyle, at: Range<usize>) -> Step;
     fn on_open(&mut self, is_map: bool, at: usize) -> Step;
     fn on_close(&mut self, at: usize) -> Step;
 }
@@ -58,7 +63,7 @@ pub(crate) fn read<'t>(text: &'t str, sink: &mut impl Sink<'t>) -> Step {
 pub fn count_events(text: &str) -> Option<usize> {
     struct Count(usize);
     impl Sink<'_> for Count {
-        fn on_scalar(&mut self, _: Cow<'_, str>, _: ScalarStyle, _: usize) -> Step {
+        fn on_scalar(&mut self, _: Cow<'_, str>, _: ScalarStyle, _: Range<usize>) -> Step {
             self.0 += 1;
             Ok(())
         }
@@ -105,7 +110,7 @@ fn common_characters(bytes: &[u8]) -> bool {
 struct Scalar<'t> {
     value: Cow<'t, str>,
     style: ScalarStyle,
-    at: usize,
+    at: Range<usize>,
 }
 
 struct Reader<'t, 's, S> {
@@ -146,12 +151,12 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         }
     }
 
-    fn open(&mut self, is_map: bool) -> Step {
+    fn open(&mut self, is_map: bool, at: usize) -> Step {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(Unsupported);
         }
-        self.sink.on_open(is_map, self.pos)
+        self.sink.on_open(is_map, at)
     }
 
     fn close(&mut self) -> Step {
@@ -243,8 +248,8 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
 
     /// A block mapping at `column` whose first key was read.
     fn mapping(&mut self, column: usize, first: Scalar<'t>) -> Step {
+        self.open(true, first.at.start)?;
         let mut key = first;
-        self.open(true)?;
         loop {
             self.sink.on_scalar(key.value, key.style, key.at)?;
             self.value(column)?;
@@ -283,7 +288,7 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
                     }
                     _ => self
                         .sink
-                        .on_scalar(Cow::Borrowed(""), ScalarStyle::Plain, at),
+                        .on_scalar(Cow::Borrowed(""), ScalarStyle::Plain, at..at),
                 }
             }
             b'|' | b'>' => self.block_scalar(column as isize),
@@ -305,7 +310,7 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
 
     /// A block sequence at `column`, from its first `-`.
     fn sequence(&mut self, column: usize) -> Step {
-        self.open(false)?;
+        self.open(false, self.pos)?;
         loop {
             let dash = self.pos;
             self.pos += 1;
@@ -320,7 +325,7 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
                     }
                     _ => self
                         .sink
-                        .on_scalar(Cow::Borrowed(""), ScalarStyle::Plain, at)?,
+                        .on_scalar(Cow::Borrowed(""), ScalarStyle::Plain, at..at)?,
                 }
             } else {
                 self.node(column + (self.pos - dash), column as isize)?;
@@ -352,7 +357,7 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         };
         let is_key = self.at(self.pos) == b':' && self.is_blankz(self.pos + 1);
         if is_key {
-            let one_line = !self.bytes[scalar.at..self.pos].contains(&b'\n');
+            let one_line = !self.bytes[scalar.at.start..self.pos].contains(&b'\n');
             if scalar.value.len() > MAX_KEY || !one_line {
                 return Err(Unsupported);
             }
@@ -381,7 +386,7 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         Scalar {
             value: Cow::Borrowed(&self.text[start..end]),
             style: ScalarStyle::Plain,
-            at: start,
+            at: start..end,
         }
     }
 
@@ -451,7 +456,11 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         } else {
             ScalarStyle::SingleQuoted
         };
-        Ok(Scalar { value, style, at })
+        Ok(Scalar {
+            value,
+            style,
+            at: at..self.pos,
+        })
     }
 
     /// From a line break inside a quoted scalar: where its next line's text
@@ -619,7 +628,7 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         } else {
             ScalarStyle::Literal
         };
-        self.sink.on_scalar(Cow::Owned(value), style, at)
+        self.sink.on_scalar(Cow::Owned(value), style, at..at + 1)
     }
 
     fn spaces_at(&self, i: usize) -> usize {
@@ -667,7 +676,7 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
     fn flow(&mut self, parent: isize) -> Step {
         let is_map = self.at(self.pos) == b'{';
         let close = if is_map { b'}' } else { b']' };
-        self.open(is_map)?;
+        self.open(is_map, self.pos)?;
         self.pos += 1;
         self.flow_space(parent)?;
         if self.at(self.pos) == close {
@@ -767,7 +776,7 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         Ok(Scalar {
             value: Cow::Borrowed(&self.text[start..end]),
             style: ScalarStyle::Plain,
-            at: start,
+            at: start..end,
         })
     }
 }
