@@ -36,10 +36,10 @@ pub enum Command {
     /// out, the fastest scale-up and scale-down, which policy sets each step.
     Behavior(crate::behavior::BehaviorArgs),
     /// Simulate the HPA controller under a load trace: replicas over time.
-    Simulate(Box<crate::simulate::SimulateArgs>),
+    Simulate(Box<hpa_lint::simulate::SimulateArgs>),
     /// Compare two specs of an HPA on the same demand: cost, size, time at
     /// the ceiling, under-provisioning, churn, lag.
-    Compare(Box<crate::compare::CompareArgs>),
+    Compare(Box<hpa_lint::compare::CompareArgs>),
     /// What a change does to the HPAs of a repository: each one added,
     /// removed or changed between two git revisions or directories.
     Diff(Box<crate::diff::DiffArgs>),

@@ -11,14 +11,14 @@ use hpa_lint_rules::config::validated_defaults;
 use hpa_lint_rules::controller::flags::{format_duration, thousandths as seconds};
 use hpa_lint_rules::controller::normalize::{Rules, Select};
 use hpa_lint_rules::controller::velocity::{self, End, Limiter, Path};
-use hpa_lint_rules::controller::{Autoscaler, ControllerFlags};
+use hpa_lint_rules::controller::{Autoscaler, ControllerFlags, Millis};
 use hpa_lint_rules::defaults::NamespacedDefaults;
 use hpa_lint_rules::mutate::settings_for;
 use hpa_lint_rules::rules::implicit_behavior;
 use hpa_lint_rules::{MemoryIndex, Object, PatchOp};
 use serde_json::{Value, json};
 
-use crate::hpas::{self, ControllerArgs, Found, InputArgs};
+use hpa_lint::hpas::{self, ControllerArgs, Found, InputArgs};
 
 #[derive(Debug, Args)]
 pub struct BehaviorArgs {
@@ -29,8 +29,13 @@ pub struct BehaviorArgs {
     /// `text` for people, `json` for tools.
     #[arg(long, value_enum, default_value_t = BehaviorFormat::Text)]
     pub format: BehaviorFormat,
-    /// Instead, print the HPAs with their effective behavior written out, as
-    /// the admission webhook's mutation writes it.
+    /// Instead, print each HPA alone as YAML with its effective behavior
+    /// written out, as the admission webhook's mutation leaves it (with its
+    /// `hpa-lint.io/injected-behavior` annotation). Comments, flow style and
+    /// the files' other documents are not kept: not for writing over the
+    /// files; `hpa-lint --fix --unsafe-fixes --select implicit-behavior`
+    /// writes the behavior into them (unsafe where an HPA has no `behavior`:
+    /// it then leaves the controller's legacy path).
     #[arg(long, value_enum)]
     pub output: Option<Output>,
 }
@@ -70,16 +75,18 @@ pub fn run(args: &BehaviorArgs) -> Result<u8> {
             .collect();
         match args.format {
             BehaviorFormat::Text => {
-                for (i, report) in reports.iter().enumerate() {
-                    if i > 0 {
-                        writeln!(out)?;
-                    }
+                if !reports.is_empty() {
+                    writeln!(out, "{}", sync_period_note(flags.sync_period))?;
+                }
+                for report in &reports {
+                    writeln!(out)?;
                     report.text(&mut out)?;
                 }
             }
             BehaviorFormat::Json => {
                 let hpas: Vec<Value> = reports.iter().map(Report::json).collect();
-                serde_json::to_writer_pretty(&mut out, &json!({ "hpas": hpas }))?;
+                let document = json!({ "syncPeriod": seconds(flags.sync_period), "hpas": hpas });
+                serde_json::to_writer_pretty(&mut out, &document)?;
                 writeln!(out)?;
             }
         }
@@ -93,6 +100,16 @@ pub fn run(args: &BehaviorArgs) -> Result<u8> {
     } else {
         TROUBLE
     })
+}
+
+/// The sync period every path is timed with, and where it comes from.
+fn sync_period_note(period: Millis) -> String {
+    let source = if period == ControllerFlags::default().sync_period {
+        "the controller's default; set the cluster's with --sync-period"
+    } else {
+        "--sync-period"
+    };
+    format!("a sync every {} ({source})", format_duration(period))
 }
 
 /// An HPA's fastest scale-up and scale-down as `behavior` describes them
@@ -209,7 +226,7 @@ impl<'f> Report<'f> {
             )?;
             writeln!(
                 out,
-                "    `hpa-lint behavior --output yaml` writes the defaults out; that switches the HPA to them"
+                "    `hpa-lint --fix --unsafe-fixes --select implicit-behavior` writes the defaults into the file; that switches the HPA to them"
             )?;
         }
         for (direction, up) in DIRECTIONS {
@@ -322,21 +339,56 @@ impl<'f> Report<'f> {
         } else {
             String::new()
         };
-        let limit = match path.main_limiter() {
-            Some(Limiter::Policies(policies)) => {
+        format!(
+            "{counts} in {}{delay}{}",
+            format_duration(arrival),
+            self.limits(path, up)
+        )
+    }
+
+    /// What held the steps back: `; limited by Pods 4 per 15s`, or per
+    /// stretch of steps with the same limiter when it changes on the way:
+    /// `; limited by Percent 10 per 60s (10 → 40), then Pods 4 per 60s (40 → 96)`.
+    /// A step nothing held back (the last, onto the bound) is not named.
+    fn limits(&self, path: &Path, up: bool) -> String {
+        // (limiter, count before the stretch, count after it)
+        let mut stretches: Vec<(&Limiter, i32, i32)> = Vec::new();
+        let mut before = path.from;
+        for (&(_, count), limiter) in path.steps.iter().zip(&path.limiters) {
+            if let Some(limiter) = limiter {
+                match stretches.last_mut() {
+                    Some((last, _, end)) if *last == limiter && *end == before => *end = count,
+                    _ => stretches.push((limiter, before, count)),
+                }
+            }
+            before = count;
+        }
+        let named: Vec<String> = match stretches.as_slice() {
+            [] => return String::new(),
+            [(limiter, ..)] => vec![self.limiter_name(limiter, up)],
+            _ => stretches
+                .iter()
+                .map(|(limiter, from, to)| {
+                    format!("{} ({from} → {to})", self.limiter_name(limiter, up))
+                })
+                .collect(),
+        };
+        format!("; limited by {}", named.join(", then "))
+    }
+
+    /// `Pods 4 per 15s`, `Pods 4 per 60s and Percent 10 per 60s` (a tie).
+    fn limiter_name(&self, limiter: &Limiter, up: bool) -> String {
+        match limiter {
+            Limiter::Policies(policies) => {
                 let rules = self.rules(up).expect("policies limit only with behavior");
                 let names: Vec<String> = policies
                     .iter()
                     .map(|&i| rules.policies[i].to_string())
                     .collect();
-                format!("; limited by {}", names.join(" and "))
+                names.join(" and ")
             }
-            Some(Limiter::LegacyLimit) => {
-                "; limited by the legacy max(2 × current, 4) per sync".to_owned()
-            }
-            None => String::new(),
-        };
-        format!("{counts} in {}{delay}{limit}", format_duration(arrival))
+            Limiter::LegacyLimit => "the legacy max(2 × current, 4) per sync".to_owned(),
+        }
     }
 
     fn step_table(&self, out: &mut impl Write) -> io::Result<()> {
@@ -410,7 +462,7 @@ impl<'f> Report<'f> {
             };
             json!({"scaleUp": direction("scaleUp", true), "scaleDown": direction("scaleDown", false)})
         });
-        let path = |path: &Path| {
+        let path = |path: &Path, up: bool| {
             let (end, followed) = match path.end {
                 End::Arrived(time) => ("reached", time),
                 End::Stuck(time) => ("stuck", time),
@@ -419,7 +471,11 @@ impl<'f> Report<'f> {
             json!({
                 "from": path.from,
                 "to": path.to,
-                "steps": path.steps.iter().map(|(t, r)| json!({"time": seconds(*t), "replicas": r})).collect::<Vec<_>>(),
+                "steps": path.steps.iter().zip(&path.limiters).map(|((t, r), limiter)| json!({
+                    "time": seconds(*t),
+                    "replicas": r,
+                    "limitedBy": limiter.as_ref().map(|l| self.limiter_json(l, up)),
+                })).collect::<Vec<_>>(),
                 "seconds": path.arrival().map(seconds),
                 "end": end,
                 "followedFor": seconds(followed),
@@ -434,9 +490,24 @@ impl<'f> Report<'f> {
             "maxReplicas": self.autoscaler.max_replicas,
             "legacy": self.autoscaler.behavior.is_none(),
             "behavior": behavior,
-            "scaleUp": path(&self.up),
-            "scaleDown": path(&self.down),
+            "scaleUp": path(&self.up, true),
+            "scaleDown": path(&self.down, false),
         })
+    }
+
+    /// A step's limiter in JSON: the policies as `behavior` shows them, or
+    /// `legacy` (the legacy path's `max(2 × current, 4)` per sync).
+    fn limiter_json(&self, limiter: &Limiter, up: bool) -> Value {
+        match limiter {
+            Limiter::Policies(policies) => {
+                let rules = self.rules(up).expect("policies limit only with behavior");
+                policies
+                    .iter()
+                    .map(|&i| json!(rules.policies[i].to_string()))
+                    .collect()
+            }
+            Limiter::LegacyLimit => json!("legacy"),
+        }
     }
 }
 
@@ -477,11 +548,18 @@ fn write_yaml(
     let mut mutation = settings_for(settings, &[&implicit_behavior::RULE]);
     let defaults = validated_defaults(&window, settings)?;
     mutation.behavior_defaults = NamespacedDefaults::new(vec![(None, defaults)]);
+    writeln!(
+        out,
+        "# Each HPA as the admission webhook's mutation leaves it: its effective behavior\n\
+         # written out. Comments, flow style and the files' other documents are not kept;\n\
+         # to write the behavior into the files: hpa-lint --fix --unsafe-fixes --select implicit-behavior\n\
+         # (an HPA without `behavior` runs the controller's legacy path until it is written)"
+    )?;
     for f in found {
         let ops = hpa_lint_rules::mutate::mutation(&f.object, &MemoryIndex::default(), &mutation);
         let value = apply(&f.object, &ops);
         let yaml = serde_saphyr::to_string(&value).context("writing YAML")?;
-        write!(out, "---\n{yaml}")?;
+        write!(out, "---\n# from {}\n{yaml}", f.file)?;
     }
     Ok(())
 }

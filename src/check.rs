@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use hpa_lint::report::{
+use crate::report::{
     Excerpt, FileEdit, Finding, Location, Outcome, Position, Summary, sort_findings,
 };
 use hpa_lint_rules::fix::{Fix, TextEdit};

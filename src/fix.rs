@@ -18,8 +18,8 @@ use hpa_lint_rules::fix::{Fix, TextEdit, apply};
 use hpa_lint_rules::workspace::fix_document;
 use hpa_lint_rules::{FieldPath, Settings};
 
-use crate::check;
-use crate::input::SourceFile;
+use hpa_lint::check;
+use hpa_lint::input::SourceFile;
 
 /// Passes that make fixes, at most: fixes whose results keep bringing up
 /// other fixes stop there.

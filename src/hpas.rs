@@ -14,8 +14,8 @@ use hpa_lint_rules::model::hpa::Hpa;
 use hpa_lint_rules::registry::Category;
 use hpa_lint_rules::{Lookup, Object, Operation, Settings, Severity, lint};
 
-use hpa_lint::options::LintArgs;
-use hpa_lint::settings;
+use crate::options::LintArgs;
+use crate::settings;
 
 use crate::{check, input};
 
@@ -139,19 +139,28 @@ impl std::fmt::Display for Refused {
     }
 }
 
-/// The HPAs `--hpa` picks (every one without it), sorted by key: those the
-/// API server accepts, and those it would reject.
+/// The HPAs `--hpa` picks (every one without it), in the order of the input
+/// (its files as given, each file's documents in order): those the API server
+/// accepts, and those it would reject.
 pub struct Selection {
     pub found: Vec<Found>,
     pub refused: Vec<Refused>,
+    /// Every picked HPA's `namespace/name`, accepted or not, in input order.
+    pub keys: Vec<String>,
 }
 
 /// Reads the input and returns the HPAs `--hpa` picks with the settings.
 /// Unreadable input is an error, and so is an input without such an HPA.
 pub fn read(args: &InputArgs) -> Result<(Selection, Settings)> {
     let (settings, ignore_paths, config_dir) = resolve(&args.pick)?;
-    let (sources, errors) =
-        input::collect(&args.paths, &[], &ignore_paths, &config_dir).map_err(anyhow::Error::msg)?;
+    let (sources, errors) = input::collect(
+        &args.paths,
+        &[],
+        &ignore_paths,
+        &config_dir,
+        input::Order::Given,
+    )
+    .map_err(anyhow::Error::msg)?;
     if let Some(error) = errors.first() {
         bail!("{error}");
     }
@@ -184,7 +193,7 @@ pub fn resolve(args: &PickArgs) -> Result<(Settings, Vec<String>, PathBuf)> {
 }
 
 /// The HPAs of `sources` that `wanted` (`[NAMESPACE/]NAME`) picks, every one
-/// without it, sorted by key. Unreadable input is an error.
+/// without it, in input order. Unreadable input is an error.
 pub fn select(
     sources: &[input::SourceFile],
     settings: &Settings,
@@ -202,6 +211,7 @@ pub fn select(
     let mut selection = Selection {
         found: Vec::new(),
         refused: Vec::new(),
+        keys: Vec::new(),
     };
     for (object, file) in inventory.hpas(sources, settings) {
         let Some(hpa) = Hpa::decode(&object, &settings.cluster, None) else {
@@ -218,6 +228,9 @@ pub fn select(
             .filter(|d| d.rule.category == Category::ApiServer && d.severity == Severity::Error)
             .map(|d| d.field_message())
             .collect();
+        selection
+            .keys
+            .push(format!("{}/{}", key.namespace, key.name));
         if !hpa.decodable && errors.is_empty() {
             errors.push("the object does not decode as a HorizontalPodAutoscaler".to_owned());
         }
@@ -241,8 +254,6 @@ pub fn select(
             target,
         });
     }
-    selection.found.sort_by_key(Found::key);
-    selection.refused.sort_by(|a, b| a.key.cmp(&b.key));
     Ok(selection)
 }
 
@@ -250,14 +261,11 @@ pub fn select(
 /// there are several (valid or not), or when the API server would reject it.
 pub fn read_one(args: &InputArgs) -> Result<(Found, Settings)> {
     let (mut selection, settings) = read(args)?;
-    let count = selection.found.len() + selection.refused.len();
+    let count = selection.keys.len();
     if count > 1 {
-        let mut keys: Vec<String> = selection.found.iter().map(Found::key).collect();
-        keys.extend(selection.refused.iter().map(|r| r.key.clone()));
-        keys.sort();
         bail!(
             "{count} HorizontalPodAutoscalers in the input ({}); pick one with --hpa",
-            keys.join(", ")
+            selection.keys.join(", ")
         );
     }
     if let Some(refused) = selection.refused.pop() {

@@ -7,6 +7,7 @@
 //! the run.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -354,7 +355,8 @@ pub fn has_manifest_extension(path: &Path) -> bool {
         .is_some_and(|e| EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
 }
 
-/// Walks a directory on all cores (it is mostly system calls); the caller sorts.
+/// Walks a directory on all cores (it is mostly system calls); its files
+/// come out sorted.
 fn walk(
     dir: &Path,
     ignored: &Override,
@@ -386,24 +388,38 @@ fn walk(
                 WalkState::Continue
             })
         });
-    let (walked, walk_errors) = found.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let (mut walked, walk_errors) = found.into_inner().unwrap_or_else(PoisonError::into_inner);
+    walked.sort();
     files.extend(walked);
     errors.extend(walk_errors);
 }
 
-/// The files to lint, sorted and without duplicates, then the files under the
-/// `context` directories that are not among them, plus the errors met while
-/// looking for them. `-` reads standard input (once).
+/// The order of the files [`collect`] returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Sorted by path (the linter's: its output is sorted anyway), standard
+    /// input last.
+    Sorted,
+    /// As the paths are given, a directory's files sorted, standard input
+    /// where `-` is: `behavior` and `simulate` list the HPAs in this order.
+    Given,
+}
+
+/// The files to lint in `order`, without duplicates, then the files under
+/// the `context` directories that are not among them (sorted), plus the
+/// errors met while looking for them. `-` reads standard input (once).
 pub fn collect(
     paths: &[PathBuf],
     context: &[PathBuf],
     ignore_paths: &[String],
     config_dir: &Path,
+    order: Order,
 ) -> Result<(Vec<SourceFile>, Vec<String>), String> {
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
     let ignored = ignore_matcher(ignore_paths, config_dir)?;
     let mut files = Vec::new();
     let mut errors = Vec::new();
+    // Standard input's bytes, and how many files come before it.
     let mut stdin = None;
     let default = [PathBuf::from(".")];
     let paths = if paths.is_empty() {
@@ -413,7 +429,7 @@ pub fn collect(
     };
     for path in paths {
         if path.as_os_str() == "-" {
-            stdin.get_or_insert_with(read_stdin);
+            stdin.get_or_insert_with(|| (read_stdin(), files.len()));
         } else if path.is_dir() {
             walk(path, &ignored, &cwd, &mut files, &mut errors);
         } else if !path.exists() {
@@ -426,21 +442,26 @@ pub fn collect(
     for dir in context {
         walk(dir, &ignored, &cwd, &mut context_files, &mut errors);
     }
-    let mut sources = to_sources(files, false);
-    if let Some(bytes) = stdin {
-        sources.push(SourceFile {
+    let stdin_at = stdin.as_ref().map(|(_, before)| match order {
+        Order::Sorted => usize::MAX,
+        Order::Given => files[..*before].iter().collect::<HashSet<_>>().len(),
+    });
+    let mut sources = to_sources(files, false, order);
+    if let (Some((bytes, _)), Some(at)) = (stdin, stdin_at) {
+        let source = SourceFile {
             name: Arc::from("<stdin>"),
             context: false,
             bytes,
             fixed: None,
-        });
+        };
+        sources.insert(at.min(sources.len()), source);
     }
     if context_files.is_empty() {
         return Ok((sources, errors));
     }
     // A file given both ways is linted; `./a.yaml` and `a.yaml` are the same file.
     let absolute = |path: &Path| -> PathBuf { cwd.join(path).components().collect() };
-    let linted: std::collections::HashSet<PathBuf> = sources
+    let linted: HashSet<PathBuf> = sources
         .iter()
         .filter_map(|s| match &s.bytes {
             Bytes::Path(path) => Some(absolute(path)),
@@ -448,13 +469,21 @@ pub fn collect(
         })
         .collect();
     context_files.retain(|path| !linted.contains(&absolute(path)));
-    sources.extend(to_sources(context_files, true));
+    sources.extend(to_sources(context_files, true, Order::Sorted));
     Ok((sources, errors))
 }
 
-fn to_sources(mut files: Vec<PathBuf>, context: bool) -> Vec<SourceFile> {
-    files.sort();
-    files.dedup();
+fn to_sources(mut files: Vec<PathBuf>, context: bool, order: Order) -> Vec<SourceFile> {
+    match order {
+        Order::Sorted => {
+            files.sort();
+            files.dedup();
+        }
+        Order::Given => {
+            let mut seen = HashSet::new();
+            files.retain(|path| seen.insert(path.clone()));
+        }
+    }
     files
         .into_iter()
         .map(|path| SourceFile {

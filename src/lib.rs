@@ -1,16 +1,26 @@
 //! What `hpa-lint` shares with `kubectl hpa-lint` (the `audit/` package):
 //! the options every lint run takes ([`options`]), their resolution with the
 //! configuration file into rule settings ([`settings`]), the findings of a run
-//! ([`report`]) and their output formats ([`emit`]); Prometheus as a source
-//! of demand for the simulator ([`prometheus`]); and the proxy a connection
-//! to a cluster (or any server) takes, as kubectl chooses it ([`proxy`]).
+//! ([`report`]) and their output formats ([`emit`]); the manifests read and
+//! linted ([`input`], [`check`]) and the HPAs picked from them ([`hpas`]);
+//! the simulation of the HPA controller with its outputs ([`simulate`]), on
+//! standard loads ([`loads`]) or Prometheus' history ([`prometheus`]), and
+//! two specs compared on one demand ([`compare`]); and the proxy a
+//! connection to a cluster (or any server) takes, as kubectl chooses it
+//! ([`proxy`]).
 //!
-//! Nothing here reads manifests or talks to a cluster, and the package does
-//! not depend on kube, tokio or axum: `cargo install hpa-lint` stays quick.
+//! Nothing here talks to a cluster, and the package does not depend on kube,
+//! tokio or axum: `cargo install hpa-lint` stays quick.
 
+pub mod check;
+pub mod compare;
 pub mod emit;
+pub mod hpas;
+pub mod input;
+pub mod loads;
 pub mod options;
 pub mod prometheus;
 pub mod proxy;
 pub mod report;
 pub mod settings;
+pub mod simulate;

@@ -2,15 +2,9 @@
 
 mod args;
 mod behavior;
-mod check;
 mod commands;
-mod compare;
 mod diff;
 mod fix;
-mod hpas;
-mod input;
-mod loads;
-mod simulate;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -18,11 +12,11 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Parser;
 use hpa_lint::report::{FINDINGS, Outcome, TROUBLE};
-use hpa_lint::{emit, report, settings};
+use hpa_lint::{check, compare, emit, input, report, settings, simulate};
 use hpa_lint_rules::Settings;
 
 use crate::args::{CheckArgs, Cli, Command};
-use crate::input::SourceFile;
+use hpa_lint::input::SourceFile;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -32,8 +26,8 @@ fn main() -> ExitCode {
         Some(Command::Rules { format }) => commands::rules(format),
         Some(Command::Explain { rule }) => commands::explain(&rule),
         Some(Command::Behavior(args)) => behavior::run(&args),
-        Some(Command::Simulate(args)) => simulate::run(&args),
-        Some(Command::Compare(args)) => compare::run(&args),
+        Some(Command::Simulate(args)) => simulate::run(&args, io::stdout().lock()),
+        Some(Command::Compare(args)) => compare::run(&args, io::stdout().lock()),
         Some(Command::Diff(args)) => diff::run(&args),
     };
     report::exit("hpa-lint", result)
@@ -46,6 +40,7 @@ fn check(args: &CheckArgs) -> Result<u8> {
         &args.context,
         &resolved.ignore_paths,
         &resolved.config_dir,
+        input::Order::Sorted,
     )
     .map_err(anyhow::Error::msg)?;
     let settings = &resolved.settings;

@@ -3,16 +3,14 @@
 //! as on a CSV trace of the same demand, with what kube-state-metrics saw
 //! beside the old spec and how closely it followed.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command as Process;
 
 use assert_cmd::Command;
 use serde_json::Value;
 
-use common::history::{Events, History};
-use common::prometheus::Prometheus;
+use hpa_lint_test_support::history::{Events, History};
+use hpa_lint_test_support::prometheus::Prometheus;
 
 /// 2025-01-01T00:00:00Z.
 const START: i64 = 1_735_689_600;

@@ -471,3 +471,32 @@ fn targets_missing_or_without_requests() {
             "no comparison: the target Deployment `checkout` is not in the input: give the pods' requests with --requests cpu=",
         ));
 }
+
+/// Issue 16: the HPAs in file order, as `git diff` lists files (an HPA
+/// removed in the base's file), each file's in document order, not by name.
+#[test]
+fn hpas_are_listed_in_file_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let hpa = |name: &str, max: u32| {
+        format!(
+            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: {name}, namespace: shop}}\n\
+             spec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: {name}}}\n  \
+             maxReplicas: {max}\n"
+        )
+    };
+    for (tree, max) in [("base", 4), ("head", 6)] {
+        std::fs::create_dir(root.join(tree)).unwrap();
+        let both = format!("{}---\n{}", hpa("zeta", max), hpa("beta", max));
+        std::fs::write(root.join(tree).join("z.yaml"), both).unwrap();
+    }
+    std::fs::write(root.join("base/a.yaml"), hpa("alpha", 4)).unwrap();
+    let document = json_of(hpa_lint(root).args(["base", "head", "--load", "step"]));
+    let names: Vec<&str> = document["hpas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["alpha", "zeta", "beta"]);
+}

@@ -598,6 +598,28 @@ fn object_of(text: &str) -> Value {
 
 const HPA_HEAD: &str = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n";
 
+/// Without `behavior` the controller runs its legacy path, which the written
+/// defaults would replace: that fix changes what runs, so it is unsafe.
+#[test]
+fn writing_behavior_where_there_is_none_is_an_unsafe_fix() {
+    let hpa = format!("{HPA_HEAD}  maxReplicas: 5\n");
+    let (texts, report) = fixed(&[("hpa.yaml", &hpa)], &["--select", "implicit-behavior"]);
+    assert_eq!(texts[0], hpa);
+    assert_eq!(report["summary"]["fixed"], 0);
+    let finding = &report["diagnostics"][0];
+    assert_eq!(finding["fix"]["applicability"], "unsafe", "{finding}");
+    assert!(
+        finding["message"].as_str().unwrap().contains("legacy path"),
+        "{finding}"
+    );
+    let (texts, report) = fixed(
+        &[("hpa.yaml", &hpa)],
+        &["--unsafe-fixes", "--select", "implicit-behavior"],
+    );
+    assert_eq!(object_of(&texts[0])["spec"]["behavior"], default_behavior());
+    assert_eq!(report["summary"]["fixed"], 1);
+}
+
 #[test]
 fn entries_added_to_an_empty_flow_mapping_are_separated() {
     for behavior in [
@@ -659,7 +681,10 @@ fn a_number_written_as_a_block_scalar_is_replaced_from_its_header() {
         assert_eq!(texts[0], format!("{HPA_HEAD}  {unquoted}{rest}"));
         assert_eq!(report["summary"]["fixed"], 1);
         // Written after it, the behavior goes after it, not into it.
-        let (texts, _) = fixed(&[("hpa.yaml", &hpa)], &["--select", "all"]);
+        let (texts, _) = fixed(
+            &[("hpa.yaml", &hpa)],
+            &["--select", "all", "--unsafe-fixes"],
+        );
         let object = object_of(&texts[0]);
         assert_eq!(object["spec"]["maxReplicas"], 5, "{}", texts[0]);
         assert_eq!(

@@ -5,14 +5,12 @@
 //! against a scripted server, what a real Prometheus does not do on demand:
 //! 429 and 503 with retries, the headers sent.
 
-mod common;
-
 use std::io::Write;
 use std::net::TcpListener;
 
-use common::prometheus::{Certificates, PASSWORD, Prometheus, USER, scripted};
 use hpa_lint::prometheus::client::{Client, ClientArgs, Error};
 use hpa_lint::prometheus::time::Range;
+use hpa_lint_test_support::prometheus::{Certificates, PASSWORD, Prometheus, USER, scripted};
 
 /// 2025-01-01T00:00:00Z.
 const START: i64 = 1_735_689_600;
@@ -108,7 +106,7 @@ fn prometheus_errors_come_with_its_message_and_the_query() {
 
 #[test]
 fn https_with_basic_auth() {
-    let certificates = Certificates::new();
+    let certificates = Certificates::generate();
     let prometheus = Prometheus::start_tls(two_series(20), &certificates);
     let dir = tempfile::tempdir().unwrap();
     let ca = dir.path().join("ca.pem");

@@ -5,20 +5,18 @@
 //! with the observed replicas beside it; and bad input, each a clear error,
 //! exit code 2 and nothing written.
 
-mod common;
-
 use std::path::Path;
 
 use assert_cmd::Command;
 use serde_json::Value;
 
-use common::history::{Events, History};
-use common::prometheus::{Certificates, Prometheus, scripted};
 use hpa_lint::prometheus::client::{Client, ClientArgs};
 use hpa_lint::prometheus::demand::{Column, table};
 use hpa_lint::prometheus::query::{PodMatch, Target, builtin};
 use hpa_lint::prometheus::time::Range;
 use hpa_lint_rules::controller::reconcile::{MetricKind, ResourceTarget};
+use hpa_lint_test_support::history::{Events, History};
+use hpa_lint_test_support::prometheus::{Certificates, Prometheus, scripted};
 
 /// 2025-01-01T00:00:00Z.
 const START: i64 = 1_735_689_600;
@@ -449,7 +447,7 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
         &args,
         &format!("hpa-lint: cannot reach Prometheus at {closed}: "),
     );
-    let certificates = Certificates::new();
+    let certificates = Certificates::generate();
     let tls = Prometheus::start_tls(|out| history.write_openmetrics(out), &certificates);
     let args: Vec<String> = [vec!["--prometheus".into(), tls.url.clone()], range.clone()].concat();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();

@@ -636,7 +636,10 @@ fn behavior_and_simulate_refuse_an_hpa_the_api_server_rejects() {
                  (no controller runs it):\n  spec.maxReplicas: Invalid value: 3: must be greater \
                  than or equal to `minReplicas`";
     // No path and no flapping simulation: the errors, exit 2.
-    for (format, nothing) in [("text", ""), ("json", "{\n  \"hpas\": []\n}\n")] {
+    for (format, nothing) in [
+        ("text", ""),
+        ("json", "{\n  \"syncPeriod\": 15,\n  \"hpas\": []\n}\n"),
+    ] {
         hpa_lint("behavior")
             .arg(&bad)
             .args(["--format", format])
@@ -671,7 +674,7 @@ fn behavior_and_simulate_refuse_an_hpa_the_api_server_rejects() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "2 HorizontalPodAutoscalers in the input (shop/fine, shop/inverted); pick one with --hpa",
+            "2 HorizontalPodAutoscalers in the input (shop/inverted, shop/fine); pick one with --hpa",
         ));
     hpa_lint("simulate")
         .arg(&both)
@@ -1030,7 +1033,11 @@ fn behavior_scales_up_from_zero_as_simulate_does() {
     let up = &json(hpa_lint("behavior").arg(&queue).args(gate))["hpas"][0]["scaleUp"];
     assert_eq!(
         up["steps"],
-        serde_json::json!([{"time": 15, "replicas": 4}, {"time": 30, "replicas": 8}, {"time": 45, "replicas": 10}])
+        serde_json::json!([
+            {"time": 15, "replicas": 4, "limitedBy": "legacy"},
+            {"time": 30, "replicas": 8, "limitedBy": "legacy"},
+            {"time": 45, "replicas": 10, "limitedBy": null}
+        ])
     );
     // The simulation from 0 at rest: the same steps when the queue fills.
     let trace = write(dir.path(), "queue.csv", "time,queue_depth\n0,0\n15,500\n");
@@ -1389,4 +1396,244 @@ mod random_traces {
             }
         }
     }
+}
+
+/// Issue 16: the HPAs in the order of the input (files as given, documents
+/// in order), not by name, in every output of `behavior` and `simulate`.
+#[test]
+fn hpas_are_listed_in_file_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = write(
+        dir.path(),
+        "b.yaml",
+        &format!(
+            "{}---\n{}",
+            hpa("zeta", "  maxReplicas: 4\n"),
+            hpa("beta", "  maxReplicas: 4\n")
+        ),
+    );
+    let a = write(dir.path(), "a.yaml", &hpa("alpha", "  maxReplicas: 4\n"));
+    let given = ["shop/zeta", "shop/beta", "shop/alpha"];
+    let order = |text: &str| -> Vec<&str> {
+        let mut found: Vec<(usize, &str)> = ["shop/zeta", "shop/beta", "shop/alpha"]
+            .into_iter()
+            .filter_map(|key| text.find(key).map(|at| (at, key)))
+            .collect();
+        found.sort();
+        found.into_iter().map(|(_, key)| key).collect()
+    };
+    let output = hpa_lint("behavior").args([&b, &a]).output().unwrap();
+    assert_eq!(order(&String::from_utf8(output.stdout).unwrap()), given);
+    let document = json(hpa_lint("behavior").args([&b, &a]));
+    let names: Vec<&str> = document["hpas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["zeta", "beta", "alpha"]);
+    let yaml = hpa_lint("behavior")
+        .args([&b, &a, "--output", "yaml"])
+        .output()
+        .unwrap();
+    let yaml = String::from_utf8(yaml.stdout).unwrap();
+    let names: Vec<&str> = yaml
+        .lines()
+        .filter_map(|l| l.strip_prefix("  name: "))
+        .collect();
+    assert_eq!(names, ["zeta", "beta", "alpha"], "{yaml}");
+    hpa_lint("simulate")
+        .args([&b, &a, "--load", "step"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "3 HorizontalPodAutoscalers in the input (shop/zeta, shop/beta, shop/alpha); pick one with --hpa",
+        ));
+    // A directory's files come in path order, each file's documents in order.
+    let output = hpa_lint("behavior").arg(dir.path()).output().unwrap();
+    assert_eq!(
+        order(&String::from_utf8(output.stdout).unwrap()),
+        ["shop/alpha", "shop/zeta", "shop/beta"]
+    );
+    // `compare` names a file's HPAs in its order too.
+    hpa_lint("compare")
+        .args([&b, &a, "--load", "step"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "2 HorizontalPodAutoscalers (shop/zeta, shop/beta); pick one with --hpa",
+        ));
+}
+
+/// Issue 16: the sync period every time of `behavior` is counted in, in
+/// the text's first line and in JSON.
+#[test]
+fn behavior_shows_the_sync_period_in_force() {
+    let cart = "examples/shop/cart/cart.yaml";
+    let output = hpa_lint("behavior").arg(cart).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.starts_with(
+            "a sync every 15s (the controller's default; set the cluster's with --sync-period)\n\n\
+             HorizontalPodAutoscaler shop/cart"
+        ),
+        "{text}"
+    );
+    let output = hpa_lint("behavior")
+        .args([cart, "--sync-period", "30s"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.starts_with("a sync every 30s (--sync-period)\n"),
+        "{text}"
+    );
+    assert_eq!(json(hpa_lint("behavior").arg(cart))["syncPeriod"], 15);
+    assert_eq!(
+        json(hpa_lint("behavior").args([cart, "--sync-period", "1m30s"]))["syncPeriod"],
+        90
+    );
+}
+
+/// Issue 16: with `selectPolicy: Min` of Percent 10 and Pods 4 a minute,
+/// Percent 10 allows fewer pods up to 30 replicas, both the same from 31 to
+/// 40 (`ceil(1.1 × n)` is `n + 4`), and Pods 4 fewer above: each stretch of
+/// the path names the policy whose limit the controller applied (C7.3). The
+/// last step, onto maxReplicas, is within both.
+#[test]
+fn behavior_names_the_policy_that_limits_each_stretch() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "min.yaml",
+        &hpa(
+            "careful",
+            "  minReplicas: 10\n  maxReplicas: 60\n  behavior:\n    scaleUp:\n      selectPolicy: Min\n      \
+             policies:\n      - {type: Percent, value: 10, periodSeconds: 60}\n      \
+             - {type: Pods, value: 4, periodSeconds: 60}\n",
+        ),
+    );
+    let output = hpa_lint("behavior").arg(&path).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains(
+            "  fastest scale-up (10 → 60): 10 → 11 → 13 → 15 → 17 → 19 → … → 53 → 57 → 60 in 16m15s; \
+             limited by Percent 10 per 60s (10 → 33), \
+             then Percent 10 per 60s and Pods 4 per 60s (33 → 41), \
+             then Pods 4 per 60s (41 → 57)\n"
+        ),
+        "{text}"
+    );
+    let document = json(hpa_lint("behavior").arg(&path));
+    let steps = document["hpas"][0]["scaleUp"]["steps"].as_array().unwrap();
+    let limiter = |replicas: i64| {
+        steps
+            .iter()
+            .find(|s| s["replicas"] == replicas)
+            .map(|s| s["limitedBy"].clone())
+            .unwrap()
+    };
+    assert_eq!(limiter(11), serde_json::json!(["Percent 10 per 60s"]));
+    assert_eq!(limiter(33), serde_json::json!(["Percent 10 per 60s"]));
+    assert_eq!(
+        limiter(37),
+        serde_json::json!(["Percent 10 per 60s", "Pods 4 per 60s"])
+    );
+    assert_eq!(limiter(45), serde_json::json!(["Pods 4 per 60s"]));
+    assert_eq!(limiter(60), Value::Null);
+}
+
+/// Issue 16: `--output yaml` is not a file to write back, and says so; the
+/// command it points to writes the behavior into the file, comments kept.
+#[test]
+fn behavior_output_yaml_says_what_it_prints_and_how_to_write_back() {
+    let help = hpa_lint("behavior").arg("--help").output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    assert!(
+        help.contains("hpa-lint --fix --unsafe-fixes --select implicit-behavior"),
+        "{help}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let source = format!(
+        "# the web tier\n{}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: other}}\n",
+        hpa("web", "  maxReplicas: 4 # four at most\n")
+    );
+    let path = write(dir.path(), "web.yaml", &source);
+    let output = hpa_lint("behavior")
+        .args([&path, "--output", "yaml"])
+        .output()
+        .unwrap();
+    let yaml = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        yaml.starts_with(
+            "# Each HPA as the admission webhook's mutation leaves it: its effective behavior\n\
+             # written out. Comments, flow style and the files' other documents are not kept;\n\
+             # to write the behavior into the files: hpa-lint --fix --unsafe-fixes --select implicit-behavior\n\
+             # (an HPA without `behavior` runs the controller's legacy path until it is written)\n\
+             ---\n"
+        ),
+        "{yaml}"
+    );
+    assert!(yaml.contains(&format!("---\n# from {path}\n")), "{yaml}");
+    assert!(!yaml.contains("ConfigMap"), "{yaml}");
+    // What it points to writes into the file and keeps the rest.
+    Command::cargo_bin("hpa-lint")
+        .unwrap()
+        .args([
+            "--isolated",
+            "--fix",
+            "--unsafe-fixes",
+            "--select",
+            "implicit-behavior",
+            &path,
+        ])
+        .assert()
+        .success();
+    let fixed = std::fs::read_to_string(&path).unwrap();
+    for kept in [
+        "# the web tier\n",
+        "maxReplicas: 4 # four at most\n",
+        "kind: ConfigMap",
+    ] {
+        assert!(fixed.contains(kept), "{fixed}");
+    }
+    assert!(fixed.contains("scaleDown:"), "{fixed}");
+    assert!(fixed.contains("selectPolicy: Max"), "{fixed}");
+}
+
+/// Issue 16: a trace of one row runs one sync: said in the singular, the
+/// chart's axis has one label, and `--until` is named.
+#[test]
+fn a_one_row_trace_says_one_sync_and_names_until() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(dir.path(), "one.csv", "time,replicas\n0,5\n");
+    let output = hpa_lint("simulate")
+        .args(["examples/shop/cart/cart.yaml", "--trace", &trace])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.starts_with(
+            "HorizontalPodAutoscaler shop/cart: 3 to 9 replicas, a sync every 15s, 1 sync at 0s\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("0s0s"), "{text}");
+    assert!(
+        text.ends_with(
+            "     0 └─\n      0s\n\n\
+             the load ends at 0s, so this is one sync; --until simulates longer (e.g. --until 30m)\n"
+        ),
+        "{text}"
+    );
+    // Two syncs: both labels, apart.
+    let trace = write(dir.path(), "two.csv", "time,replicas\n0,5\n15,5\n");
+    let output = hpa_lint("simulate")
+        .args(["examples/shop/cart/cart.yaml", "--trace", &trace])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains(", 2 syncs from 0s to 15s\n"), "{text}");
+    assert!(text.ends_with("     0 └──\n      0s 15s\n"), "{text}");
 }

@@ -3,10 +3,15 @@
 
 use std::path::PathBuf;
 
-use clap::Parser;
+use clap::error::ErrorKind;
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use hpa_lint::options::LintArgs;
 use hpa_lint_rules::controller::{Millis, parse_duration};
 use hpa_lint_rules::model::status::parse_time;
+
+/// The help heading of kubectl's options that choose the cluster.
+const CONNECTION: &str = "Cluster options";
 
 /// Audits the HorizontalPodAutoscalers running in a cluster with the
 /// hpa-lint rules, plus what only their status shows: an HPA that does not
@@ -15,6 +20,9 @@ use hpa_lint_rules::model::status::parse_time;
 #[derive(Debug, Parser)]
 #[command(name = "kubectl-hpa_lint", bin_name = "kubectl hpa-lint", version)]
 pub struct Args {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// HPAs to audit, by name (default: every HPA in the namespaces audited).
     pub names: Vec<String>,
 
@@ -32,19 +40,19 @@ pub struct Args {
 
     /// The kubeconfig file [default: $KUBECONFIG, else ~/.kube/config, else
     /// the pod's service account].
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", global = true, help_heading = CONNECTION)]
     pub kubeconfig: Option<PathBuf>,
 
     /// The kubeconfig context [default: the current context].
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", global = true, help_heading = CONNECTION)]
     pub context: Option<String>,
 
     /// The kubeconfig cluster [default: the context's].
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", global = true, help_heading = CONNECTION)]
     pub cluster: Option<String>,
 
     /// The kubeconfig user [default: the context's].
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", global = true, help_heading = CONNECTION)]
     pub user: Option<String>,
 
     /// Objects per list request, as kubectl's `--chunk-size` (0: all at once).
@@ -54,7 +62,7 @@ pub struct Args {
     /// How long one request to the API server may take, from sending it to
     /// the last byte of the answer, as kubectl's `--request-timeout` (`0`:
     /// no limit). The API server itself gives up on a request after 60 s.
-    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration, global = true, help_heading = CONNECTION)]
     pub request_timeout: Millis,
 
     /// Judge how long conditions have held as of this time (RFC 3339, e.g.
@@ -74,6 +82,52 @@ pub struct Args {
 
     #[command(flatten)]
     pub lint: LintArgs,
+}
+
+/// What else the plugin does: the audit is the default.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Replay a live HPA on the demand Prometheus recorded: replicas over
+    /// time as the controller decides them, beside those observed; with
+    /// `--with PROPOSED.yaml`, a proposed spec beside the live one (see
+    /// docs/audit.md).
+    Replay(Box<crate::replay::LiveReplayArgs>),
+}
+
+/// Parses the command line. kubectl's connection options (global) go
+/// before or after a subcommand; the audit's own options are refused beside
+/// one, which has its own (clap's `args_conflicts_with_subcommands` would
+/// refuse the connection options before it too).
+pub fn parse() -> Args {
+    let mut command = Args::command();
+    let matches = command.get_matches_mut();
+    if let Some(subcommand) = matches.subcommand_name() {
+        let global = |id: &str| {
+            command
+                .get_arguments()
+                .any(|arg| arg.get_id() == id && arg.is_global_set())
+        };
+        let stray = matches
+            .ids()
+            .map(|id| id.as_str())
+            .find(|id| matches.value_source(id) == Some(ValueSource::CommandLine) && !global(id));
+        if let Some(stray) = stray {
+            let shown = command
+                .get_arguments()
+                .find(|arg| arg.get_id() == stray)
+                .map_or(stray.to_owned(), |arg| match arg.get_long() {
+                    Some(long) => format!("--{long}"),
+                    None => format!("`{}`", arg.get_id()),
+                });
+            command
+                .error(
+                    ErrorKind::ArgumentConflict,
+                    format!("{shown} is an option of the audit, not of `{subcommand}` (see `kubectl hpa-lint {subcommand} --help`)"),
+                )
+                .exit();
+        }
+    }
+    Args::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
 }
 
 fn parse_now(text: &str) -> Result<Millis, String> {

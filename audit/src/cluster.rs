@@ -1,5 +1,6 @@
-//! Talking to the API server: `/version`, discovery, and paginated lists
-//! whose items are cut to what the rules read while they are parsed.
+//! Talking to the API server: `/version`, discovery, paginated lists whose
+//! items are cut to what the rules read while they are parsed, and single
+//! objects (a replay's HPA and target).
 //! Read-only: `get` and `list`, nothing else. Every request is bounded in
 //! time (`--request-timeout`) and size ([`MAX_ANSWER_BYTES`]), every list in
 //! pages; an answer that is not what was asked for is an error that says what
@@ -387,6 +388,35 @@ impl Cluster {
             namespaced: found.namespaced,
         };
         Ok(Some((resource, scalable)))
+    }
+
+    /// The object `name` of `resource` in `namespace`, whole, as `get`
+    /// reads it; `Failure::Absent` when the server has no such object (404).
+    pub async fn get_object(
+        &self,
+        resource: &Resource,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Value, Failure> {
+        let uri = format!("{}/{}", resource.path(Some(namespace)), encode(name));
+        let object: Value = self.get_json(&uri, "an object").await?;
+        match object.get("kind").and_then(Value::as_str) {
+            Some(kind) if kind == resource.kind => Ok(object),
+            Some("Status") => Err(Failure::Failed(format!(
+                "the server answered a Status, not a {}: {}",
+                resource.kind,
+                object["message"].as_str().unwrap_or("(no message)")
+            ))),
+            Some(kind) => Err(Failure::Failed(format!(
+                "the server answered a {kind}, not a {}",
+                resource.kind
+            ))),
+            None => Err(Failure::Failed(format!(
+                "the server's answer is not a {}: it has no `kind`; it begins {}",
+                resource.kind,
+                excerpt(&object.to_string())
+            ))),
+        }
     }
 
     /// Every object of `resource` (in `namespace` when it is namespaced and

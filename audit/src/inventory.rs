@@ -63,7 +63,7 @@ const BUILT_IN: [(&str, &str, &str, bool); 7] = [
 ];
 
 /// The built-in resource of `group` and `kind`, if it is one.
-fn built_in(group: &str, kind: &str) -> Option<Resource> {
+pub fn built_in(group: &str, kind: &str) -> Option<Resource> {
     BUILT_IN
         .into_iter()
         .map(|(api_version, kind, plural, namespaced)| {

@@ -1,7 +1,8 @@
 //! `kubectl hpa-lint`: audits the HorizontalPodAutoscalers running in a
 //! cluster with the rules of `hpa-lint`, plus the `live` rules that read
-//! their status. Read-only; exit codes as `hpa-lint`'s: 0 clean, 1 findings,
-//! 2 when something could not be read or the run failed.
+//! their status; `kubectl hpa-lint replay` simulates one on the demand
+//! Prometheus recorded. Read-only; exit codes as `hpa-lint`'s: 0 clean, 1
+//! findings, 2 when something could not be read or the run failed.
 
 mod args;
 mod cluster;
@@ -9,6 +10,7 @@ mod credentials;
 mod inventory;
 mod kubeconfig;
 mod progress;
+mod replay;
 mod reports;
 mod transport;
 
@@ -17,7 +19,6 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context as _, Result};
-use clap::Parser;
 use hpa_lint::report::{self, Finding, Outcome, Summary, sort_findings};
 use hpa_lint::{emit, settings};
 use hpa_lint_rules::controller::Millis;
@@ -25,18 +26,21 @@ use hpa_lint_rules::index::Stored;
 use hpa_lint_rules::{Operation, lint};
 use rayon::prelude::*;
 
-use crate::args::Args;
+use crate::args::{Args, Command};
 use crate::cluster::Cluster;
 use crate::inventory::{Inventory, Scope};
 use crate::progress::Progress;
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = args::parse();
     // kube's TLS uses the process's provider: ring, as the webhook does.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let result = tokio::runtime::Runtime::new()
         .context("starting the runtime")
-        .and_then(|runtime| runtime.block_on(run(&args)));
+        .and_then(|runtime| match &args.command {
+            Some(Command::Replay(replay)) => replay::run(&runtime, &args, replay),
+            None => runtime.block_on(run(&args)),
+        });
     report::exit("kubectl hpa-lint", result)
 }
 

@@ -106,7 +106,7 @@ pub struct WebhookConfig {
     /// plus a 300 s scale-down window.
     #[serde(default)]
     pub defaults: Vec<BehaviorDefaultsConfig>,
-    /// The rules whose safe fixes `/mutate` applies (default:
+    /// The rules whose fixes, unsafe ones included, `/mutate` applies (default:
     /// `[implicit-behavior]`; `[]` turns mutation off).
     pub mutate: Option<Vec<Spanned<String>>>,
 }
@@ -270,7 +270,7 @@ impl Config {
         )
     }
 
-    /// The rules whose safe fixes `/mutate` applies, checked: each must have a fix.
+    /// The rules whose fixes `/mutate` applies, checked: each must have a fix.
     pub fn mutation_rules(&self) -> Result<Vec<&'static Rule>, ConfigErrors> {
         let Some(names) = &self.webhook.mutate else {
             return Ok(vec![&implicit_behavior::RULE]);

@@ -1,13 +1,15 @@
-//! `/mutate` as a rule library call: the safe fixes of the findings that the
-//! rules configured for mutation make on an HPA (by default
-//! `implicit-behavior`, which writes the behavior the HPA runs with), as one
-//! RFC 6902 JSON Patch. The same fixes `hpa-lint --fix` writes into files.
+//! `/mutate` as a rule library call: the fixes of the findings that the rules
+//! configured for mutation make on an HPA (by default `implicit-behavior`,
+//! which writes out the behavior), as one RFC 6902 JSON Patch. Listing a rule
+//! for mutation is the choice to apply its fixes, unsafe ones included (an
+//! HPA without `behavior` leaves the controller's legacy path when it is
+//! written). The same fixes `hpa-lint --fix --unsafe-fixes` writes into files.
 
 use serde_json::{Value, json};
 
 use crate::context::Operation;
 use crate::defaults::filled_fields;
-use crate::fix::{Applicability, PatchOp};
+use crate::fix::PatchOp;
 use crate::index::Index;
 use crate::lint::lint;
 use crate::object::Object;
@@ -28,7 +30,7 @@ pub fn settings_for(settings: &Settings, rules: &[&'static Rule]) -> Settings {
     only
 }
 
-/// The JSON Patch for an HPA: the safe fixes of what the rules enabled in
+/// The JSON Patch for an HPA: the fixes of what the rules enabled in
 /// `settings` find (see [`settings_for`]), and [`INJECTED_ANNOTATION`] when
 /// behavior fields were written. A fix whose edits touch a field an earlier
 /// fix edits is left out (the next admission applies it). Empty when nothing
@@ -38,10 +40,7 @@ pub fn mutation(hpa: &Object, index: &dyn Index, settings: &Settings) -> Vec<Pat
     let mut edited: Vec<FieldPath> = Vec::new();
     let mut injected = Vec::new();
     for finding in lint(hpa, Operation::Create, index, settings) {
-        let Some(fix) = finding
-            .fix
-            .filter(|f| f.applicability == Applicability::Safe)
-        else {
+        let Some(fix) = finding.fix else {
             continue;
         };
         let paths: Vec<&FieldPath> = fix.edits.iter().map(|e| e.path()).collect();

@@ -12,10 +12,10 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::prometheus::replay::{Fidelity, ReplayArgs};
+use crate::prometheus::time::{self, TimeArg, UnixMillis, parse_time_arg};
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
-use hpa_lint::prometheus::replay::{Fidelity, ReplayArgs};
-use hpa_lint::prometheus::time::{self, TimeArg, UnixMillis, parse_time_arg};
 use hpa_lint_rules::controller::simulate::{Simulation, Step};
 use hpa_lint_rules::controller::{Autoscaler, ControllerFlags, Millis};
 use hpa_lint_rules::{Object, Settings};
@@ -62,6 +62,13 @@ pub struct CompareArgs {
     /// with --prometheus, now].
     #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
     pub until: Option<TimeArg>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// What a comparison writes.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
     pub format: CompareFormat,
@@ -366,7 +373,6 @@ fn run_side(side: &Side, demand: &Demand, syncs: i64, model: &ModelArgs) -> Resu
     let setup = Setup {
         found: &side.found,
         autoscaler: &side.autoscaler,
-        columns: &demand.trace.columns,
         metrics: simulate::keys(&side.autoscaler, &demand.trace.columns),
         syncs,
         start: demand.start,
@@ -406,34 +412,39 @@ pub fn compare(sides: [&Side; 2], demand: Demand, model: &ModelArgs) -> Result<C
 /// The sides' names in `compare`'s outputs.
 pub const LABELS: [&str; 2] = ["old", "new"];
 
-/// The HPA of one side: the one `--hpa` names, or the only one.
-fn read_side(
+/// The HPA of one side, with the targets its input holds: the one `hpa`
+/// names, or the only one (`several` says what to do when there are more).
+pub fn read_side(
     path: &PathBuf,
     settings: &Settings,
-    pick: &PickArgs,
+    hpa: Option<&str>,
+    several: &str,
     ignore: (&[String], &std::path::Path),
 ) -> Result<(Found, Vec<Arc<Object>>)> {
-    let (sources, errors) = input::collect(std::slice::from_ref(path), &[], ignore.0, ignore.1)
-        .map_err(anyhow::Error::msg)?;
+    let (sources, errors) = input::collect(
+        std::slice::from_ref(path),
+        &[],
+        ignore.0,
+        ignore.1,
+        input::Order::Given,
+    )
+    .map_err(anyhow::Error::msg)?;
     if let Some(error) = errors.first() {
         bail!("{error}");
     }
-    let mut selection = hpas::select(&sources, settings, pick.hpa.as_deref())?;
-    let count = selection.found.len() + selection.refused.len();
+    let mut selection = hpas::select(&sources, settings, hpa)?;
+    let count = selection.keys.len();
     let shown = path.display();
     if count == 0 {
-        match &pick.hpa {
+        match hpa {
             Some(name) => bail!("{shown}: no HorizontalPodAutoscaler `{name}`"),
             None => bail!("{shown}: no HorizontalPodAutoscaler"),
         }
     }
     if count > 1 {
-        let mut keys: Vec<String> = selection.found.iter().map(Found::key).collect();
-        keys.extend(selection.refused.iter().map(|r| r.key.clone()));
-        keys.sort();
         bail!(
-            "{shown}: {count} HorizontalPodAutoscalers ({}); pick one with --hpa",
-            keys.join(", ")
+            "{shown}: {count} HorizontalPodAutoscalers ({}); {several}",
+            selection.keys.join(", ")
         );
     }
     if let Some(refused) = selection.refused.pop() {
@@ -444,13 +455,15 @@ fn read_side(
     Ok((found, targets))
 }
 
-pub fn run(args: &CompareArgs) -> Result<u8> {
-    let flags = args.controller.flags()?;
-    let (settings, ignore_paths, config_dir) = hpas::resolve(&args.pick)?;
-    let ignore = (ignore_paths.as_slice(), config_dir.as_path());
-    let (old, old_targets) = read_side(&args.old, &settings, &args.pick, ignore)?;
-    let (new, new_targets) = read_side(&args.new, &settings, &args.pick, ignore)?;
-    // A target missing on one side is the other's, when it is the same object.
+/// The two specs, each with its inputs' targets: a target missing on one
+/// side is the other's, when it is the same object.
+pub fn sides(
+    old: (&Found, &[Arc<Object>]),
+    new: (&Found, &[Arc<Object>]),
+    flags: &ControllerFlags,
+    settings: &Settings,
+    requests: &[String],
+) -> Result<[Side; 2]> {
     let fallback = |found: &Found, targets: &[Arc<Object>]| {
         let wanted = found.hpa.target(&found.object.key.namespace);
         targets
@@ -462,33 +475,66 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
             })
             .cloned()
     };
-    let requests = &args.model.requests;
-    let old_side = Side::new(
-        &old,
-        fallback(&old, &new_targets).as_ref(),
+    Ok([
+        Side::new(
+            old.0,
+            fallback(old.0, new.1).as_ref(),
+            flags,
+            settings,
+            requests,
+        )?,
+        Side::new(
+            new.0,
+            fallback(new.0, old.1).as_ref(),
+            flags,
+            settings,
+            requests,
+        )?,
+    ])
+}
+
+/// `hpa-lint compare`: the two specs of the input on their demand, written
+/// to `out` (and the plot).
+pub fn run(args: &CompareArgs, out: impl Write) -> Result<u8> {
+    let flags = args.controller.flags()?;
+    let (settings, ignore_paths, config_dir) = hpas::resolve(&args.pick)?;
+    let ignore = (ignore_paths.as_slice(), config_dir.as_path());
+    let hpa = args.pick.hpa.as_deref();
+    let several = "pick one with --hpa";
+    let (old, old_targets) = read_side(&args.old, &settings, hpa, several, ignore)?;
+    let (new, new_targets) = read_side(&args.new, &settings, hpa, several, ignore)?;
+    let [old_side, new_side] = sides(
+        (&old, &old_targets),
+        (&new, &new_targets),
         &flags,
         &settings,
-        requests,
-    )?;
-    let new_side = Side::new(
-        &new,
-        fallback(&new, &old_targets).as_ref(),
-        &flags,
-        &settings,
-        requests,
+        &args.model.requests,
     )?;
     let sides = [&old_side, &new_side];
     let demand = match &args.load {
         Some(load) => Demand::load(load, &sides, args.until)?,
         None => Demand::history(&args.trace, &args.replay, &sides, args.until)?,
     };
+    write(sides, demand, &args.model, &args.output, out)?;
+    Ok(0)
+}
+
+/// Compares `sides` on `demand`, writing the comparison to `out` in the
+/// format asked for, and the plot.
+pub fn write(
+    sides: [&Side; 2],
+    demand: Demand,
+    model: &ModelArgs,
+    output: &OutputArgs,
+    out: impl Write,
+) -> Result<()> {
     // The plot's file is checked before the run, and drawn before anything
     // is written.
-    let plot = args.plot.as_deref().map(plot::File::new).transpose()?;
-    let comparison = compare(sides, demand, &args.model)?;
+    let plot = output.plot.as_deref().map(plot::File::new).transpose()?;
+    let comparison = compare(sides, demand, model)?;
     let svg = match &plot {
         Some(_) => {
-            let title = format!("HorizontalPodAutoscaler {}", old_side.found.key());
+            let title = format!("HorizontalPodAutoscaler {}", sides[0].found.key());
             Some(plot::render(
                 &title,
                 sides,
@@ -498,8 +544,8 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         }
         None => None,
     };
-    let mut out = io::BufWriter::new(io::stdout().lock());
-    match args.format {
+    let mut out = io::BufWriter::new(out);
+    match output.format {
         CompareFormat::Text => output::text(sides, &comparison, &mut out)?,
         CompareFormat::Json => output::json(sides, &comparison, &mut out)?,
         CompareFormat::Csv => output::csv(&comparison, &mut out)?,
@@ -508,5 +554,5 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     if let (Some(plot), Some(svg)) = (plot, svg) {
         plot.write(&svg)?;
     }
-    Ok(0)
+    Ok(())
 }

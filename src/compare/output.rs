@@ -7,8 +7,8 @@ use anyhow::Result;
 use hpa_lint_rules::controller::flags::{format_duration, thousandths};
 use serde_json::{Value, json};
 
-use hpa_lint::prometheus::replay::Fidelity;
-use hpa_lint::prometheus::time;
+use crate::prometheus::replay::Fidelity;
+use crate::prometheus::time;
 
 use super::summary::{Rise, Summary, Worst};
 use super::{About, Comparison, LABELS, Side};
@@ -216,6 +216,14 @@ fn header(sides: [&Side; 2], comparison: &Comparison, out: &mut impl Write) -> R
         sides[1].found.file,
         bounds(sides[1]),
     )?;
+    if sides[1].found.key() != sides[0].found.key() {
+        writeln!(
+            out,
+            "  the new spec is HorizontalPodAutoscaler {}, compared as a spec of {}",
+            sides[1].found.key(),
+            sides[0].found.key()
+        )?;
+    }
     writeln!(out, "demand: {}", comparison.demand.label())?;
     if let About::Load(load) = &comparison.demand.about {
         for (name, span) in &load.spans {
@@ -237,8 +245,11 @@ fn header(sides: [&Side; 2], comparison: &Comparison, out: &mut impl Write) -> R
     }
     writeln!(
         out,
-        "{} syncs, one every {}, from 0s to {}",
-        comparison.syncs,
+        "{}, one every {}, from 0s to {}",
+        crate::emit::plural(
+            usize::try_from(comparison.syncs).unwrap_or(usize::MAX),
+            "sync"
+        ),
         format_duration(a.flags.sync_period),
         format_duration(comparison.demand.end)
     )?;
@@ -379,7 +390,9 @@ pub fn fidelity_text(fidelity: &Fidelity) -> String {
 /// A spec's identity in JSON.
 pub fn side_json(side: &Side) -> Value {
     let a = &side.autoscaler;
+    let key = &side.found.object.key;
     json!({
+        "hpa": {"namespace": key.namespace, "name": key.name},
         "file": side.found.file,
         "minReplicas": a.min_replicas,
         "maxReplicas": a.max_replicas,

@@ -7,22 +7,23 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
-use hpa_lint_rules::controller::flags::format_duration;
 use plotters::prelude::*;
 
 use super::{Comparison, Side};
 use crate::loads::per_pod_target;
 use crate::simulate::keys;
 use crate::simulate::plot::{
-    BOUND, COLORS, Held, LEGEND_WIDTH, Marked, STABILIZED, WIDTH, decimal_steps, destination,
-    temporary, time_steps, value_label, x,
+    Area, COLORS, DrawResult, Held, Legend, MAX_REPLICAS, STABILIZED, Stroke, Swatch, WIDTH, chart,
+    destination, temporary, x,
 };
 
 const PANEL: u32 = 300;
 /// The old spec's line is drawn wide under the new one's, so that both show
 /// where they are the same.
 const SPEC_COLORS: [RGBColor; 2] = [COLORS[0], STABILIZED];
-const DEMAND: RGBColor = RGBColor(215, 215, 215);
+const DEMAND: RGBAColor = RGBAColor(215, 215, 215, 1.0);
+/// The demand at the new spec's target, where it differs.
+const NEW_DEMAND: Stroke = Stroke::new(RGBColor(120, 120, 120), 1, Some((6, 4)));
 const OBSERVED: RGBColor = RGBColor(40, 40, 40);
 
 /// A plot's file: checked and created (as a temporary file) before the run.
@@ -114,14 +115,12 @@ fn observed(comparison: &Comparison) -> Vec<Vec<(f64, f64)>> {
     pieces
 }
 
-type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
-
 fn panel(
     area: &Area<'_>,
     sides: [&Side; 2],
     labels: [&str; 2],
     comparison: &Comparison,
-) -> Result<(), Box<dyn std::error::Error>> {
+) -> DrawResult {
     let end = x(comparison
         .demand
         .end
@@ -140,22 +139,9 @@ fn panel(
         .chain(most_observed.map(f64::from))
         .fold(1.0, f64::max)
         * 1.1;
-    let whole = decimal_steps().filter(|step| *step >= 1.0);
-    let mut chart = ChartBuilder::on(area)
-        .caption(comparison.demand.label(), ("sans-serif", 15))
-        .margin(8)
-        .margin_right(LEGEND_WIDTH)
-        .x_label_area_size(28)
-        .y_label_area_size(56)
-        .build_cartesian_2d(Marked::new(end, time_steps()), Marked::new(top, whole))?;
-    chart
-        .configure_mesh()
-        .bold_line_style(RGBColor(225, 225, 225))
-        .x_label_formatter(&|s| format_duration((*s * 1000.0) as i64))
-        .y_label_formatter(&value_label)
-        .y_desc("replicas")
-        .draw()?;
-    let mut legend: Vec<(String, ShapeStyle, bool)> = Vec::new();
+    let title = comparison.demand.label();
+    let mut chart = chart(area, &title, "replicas", true, end, top)?;
+    let mut legend = Legend::default();
     let same_demand = match &demand {
         [Some(old), Some(new)] => old.points(end) == new.points(end),
         _ => false,
@@ -169,62 +155,44 @@ fn panel(
         } else {
             format!("demand at {} target", labels[0])
         };
-        legend.push((label, DEMAND.filled(), false));
+        legend.add(Swatch::Area(DEMAND), label);
     }
     if let Some(new) = demand[1].as_ref().filter(|_| !same_demand) {
-        let style = RGBColor(120, 120, 120).stroke_width(1);
-        chart.draw_series(DashedLineSeries::new(new.points(end), 6, 4, style))?;
-        legend.push((format!("demand at {} target", labels[1]), style, true));
+        NEW_DEMAND.draw(&mut chart, new.points(end))?;
+        legend.add(
+            Swatch::Line(NEW_DEMAND),
+            format!("demand at {} target", labels[1]),
+        );
     }
     if maxima[0] == maxima[1] {
-        let style = BOUND.stroke_width(1);
-        chart.draw_series(DashedLineSeries::new(
-            [(0.0, maxima[0]), (end, maxima[0])],
-            3,
-            3,
-            style,
-        ))?;
-        legend.push(("maxReplicas".to_owned(), style, true));
+        MAX_REPLICAS.draw(&mut chart, vec![(0.0, maxima[0]), (end, maxima[0])])?;
+        legend.add(Swatch::Line(MAX_REPLICAS), "maxReplicas");
     } else {
         for (i, max) in maxima.into_iter().enumerate() {
-            let style = SPEC_COLORS[i].mix(0.7).stroke_width(1);
-            chart.draw_series(DashedLineSeries::new([(0.0, max), (end, max)], 3, 3, style))?;
-            legend.push((format!("{} maxReplicas", labels[i]), style, true));
+            let stroke = Stroke {
+                style: SPEC_COLORS[i].mix(0.7).stroke_width(1),
+                ..MAX_REPLICAS
+            };
+            stroke.draw(&mut chart, vec![(0.0, max), (end, max)])?;
+            legend.add(Swatch::Line(stroke), format!("{} maxReplicas", labels[i]));
         }
     }
     for (i, line) in lines.iter().enumerate() {
-        let style = SPEC_COLORS[i].stroke_width(if i == 0 { 5 } else { 2 });
-        chart.draw_series(LineSeries::new(line.points(end), style))?;
-        legend.push((format!("{} replicas", labels[i]), style, false));
+        let stroke = Stroke::new(SPEC_COLORS[i], if i == 0 { 5 } else { 2 }, None);
+        stroke.draw(&mut chart, line.points(end))?;
+        legend.add(Swatch::Line(stroke), format!("{} replicas", labels[i]));
     }
     // Over the specs' lines: where it runs inside the old one's, the old
     // spec did what the cluster did.
+    let seen_stroke = Stroke::new(OBSERVED, 1, None);
     let seen = observed(comparison);
     for piece in &seen {
-        let style = OBSERVED.stroke_width(1);
-        chart.draw_series(LineSeries::new(piece.iter().copied(), style))?;
+        seen_stroke.draw(&mut chart, piece.clone())?;
     }
     if !seen.is_empty() {
-        legend.push(("observed".to_owned(), OBSERVED.stroke_width(1), false));
+        legend.add(Swatch::Line(seen_stroke), "observed");
     }
-    // The legend goes right of the plot, where it hides nothing.
-    let left = i32::try_from(area.dim_in_pixel().0 - LEGEND_WIDTH)? + 16;
-    for (i, (label, style, dashed)) in legend.into_iter().enumerate() {
-        let y = 44 + 18 * i32::try_from(i)?;
-        if style.filled {
-            area.draw(&Rectangle::new([(left, y - 5), (left + 16, y + 5)], style))?;
-        } else if dashed {
-            area.draw(&PathElement::new(vec![(left, y), (left + 6, y)], style))?;
-            area.draw(&PathElement::new(
-                vec![(left + 10, y), (left + 16, y)],
-                style,
-            ))?;
-        } else {
-            area.draw(&PathElement::new(vec![(left, y), (left + 16, y)], style))?;
-        }
-        area.draw(&Text::new(label, (left + 24, y - 6), ("sans-serif", 12)))?;
-    }
-    Ok(())
+    legend.draw(area)
 }
 
 /// The picture: a title, then a panel per comparison of the two specs.

@@ -22,10 +22,10 @@ use hpa_lint_rules::model::hpa::Hpa;
 use rayon::prelude::*;
 use serde_json::Value;
 
-use crate::compare::{self, Comparison, Demand, Side};
-use crate::hpas::{self, ControllerArgs, Found, PickArgs, Refused};
-use crate::loads::{Load, NotApplicable};
-use crate::simulate::{self, ModelArgs};
+use hpa_lint::compare::{self, Comparison, Demand, Side};
+use hpa_lint::hpas::{self, ControllerArgs, Found, PickArgs, Refused};
+use hpa_lint::loads::{Load, NotApplicable};
+use hpa_lint::simulate::{self, ModelArgs};
 use tree::Tree;
 
 #[derive(Debug, Args)]
@@ -175,13 +175,17 @@ fn same_spec(a: &Hpa, b: &Hpa) -> bool {
         && a.behavior == b.behavior
 }
 
-/// The HPAs of a tree's manifests by `namespace/name`.
+/// An HPA's `(namespace, name)`.
+type Key = (String, String);
+
+/// The HPAs of a tree's manifests by `namespace/name`, and their keys in the
+/// order of the tree's files.
 fn specs(
     tree: &Tree,
-    sources: &[crate::input::SourceFile],
+    sources: &[hpa_lint::input::SourceFile],
     args: &DiffArgs,
     settings: &Settings,
-) -> Result<BTreeMap<(String, String), Spec>> {
+) -> Result<(BTreeMap<Key, Spec>, Vec<Key>)> {
     let selection = hpas::select(sources, settings, args.pick.hpa.as_deref())
         .map_err(|e| e.context(format!("reading {}", tree.label())))?;
     let key = |o: &hpa_lint_rules::Object| (o.key.namespace.clone(), o.key.name.clone());
@@ -192,7 +196,30 @@ fn specs(
     for refused in selection.refused {
         specs.insert(key(&refused.object), Spec::Refused(refused));
     }
-    Ok(specs)
+    let order = selection
+        .keys
+        .iter()
+        .filter_map(|k| k.split_once('/'))
+        .map(|(namespace, name)| (namespace.to_owned(), name.to_owned()))
+        .collect();
+    Ok((specs, order))
+}
+
+/// The keys of both trees in file order, as `git diff` lists files: by the
+/// file each HPA is in (the head's, or the base's for one removed), then by
+/// its place in that tree.
+fn file_order(specs: [&BTreeMap<Key, Spec>; 2], orders: [&Vec<Key>; 2]) -> Vec<Key> {
+    let mut places: BTreeMap<&Key, (&str, usize)> = BTreeMap::new();
+    for (tree, order) in orders.iter().enumerate() {
+        for (position, key) in order.iter().enumerate() {
+            if let Some(spec) = specs[tree].get(key) {
+                places.insert(key, (spec.file(), position));
+            }
+        }
+    }
+    let mut keys: Vec<(&Key, (&str, usize))> = places.into_iter().collect();
+    keys.sort_by(|a, b| a.1.cmp(&b.1));
+    keys.into_iter().map(|(key, _)| key.clone()).collect()
 }
 
 /// The fastest path's time: `None` when it never arrives (or not within the horizon).
@@ -291,7 +318,7 @@ fn request_changes(
     };
     let mut changes = Vec::new();
     for (m, metric) in autoscaler.metrics.iter().enumerate() {
-        if !crate::simulate::output::has_utilization(metric) {
+        if !hpa_lint::simulate::output::has_utilization(metric) {
             continue;
         }
         let (before, after) = (text(lists[0], m), text(lists[1], m));
@@ -370,13 +397,11 @@ pub fn run(args: &DiffArgs) -> Result<u8> {
         args.load.clone()
     };
     let [base, head] = tree::read_both(&trees, &args.paths, ignore)?;
-    let mut before = specs(&trees[0], &base, args, &settings)?;
-    let mut after = specs(&trees[1], &head, args, &settings)?;
+    let (mut before, before_order) = specs(&trees[0], &base, args, &settings)?;
+    let (mut after, after_order) = specs(&trees[1], &head, args, &settings)?;
     drop((base, head));
     let counts = [before.len(), after.len()];
-    let mut keys: Vec<(String, String)> = before.keys().chain(after.keys()).cloned().collect();
-    keys.sort();
-    keys.dedup();
+    let keys = file_order([&before, &after], [&before_order, &after_order]);
     let mut pairs = Vec::new();
     let mut unchanged = 0;
     for key in keys {

@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 
 use super::tree::Tree;
 use super::{Change, Diff, Shown, View};
-use crate::compare::output::{self as compare_output, Row};
-use crate::compare::{About, Comparison, plot};
+use hpa_lint::compare::output::{self as compare_output, Row};
+use hpa_lint::compare::{About, Comparison, plot};
 
 /// The sides as the JSON names them.
 pub const SIDES: [&str; 2] = ["base", "head"];

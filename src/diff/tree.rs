@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-use crate::input::{self, SourceFile};
+use hpa_lint::input::{self, SourceFile};
 
 /// A side of the diff.
 #[derive(Clone, Debug)]
@@ -43,7 +43,7 @@ impl Tree {
             .args(["rev-parse", "--is-inside-work-tree"])
             .output()
             .is_ok_and(|o| o.status.success());
-        let shown = crate::simulate::trace::quoted(spec);
+        let shown = hpa_lint::simulate::trace::quoted(spec);
         if inside {
             bail!(
                 "{shown} is neither a directory nor a revision of this git repository (a branch, tag or commit: `origin/main`, `HEAD~1`); in CI, fetch it first (`git fetch origin main`, or a checkout with `fetch-depth: 0`)"
@@ -79,7 +79,8 @@ impl Tree {
                     paths.iter().map(|p| dir.join(p)).collect()
                 };
                 let (mut sources, errors) =
-                    input::collect(&roots, &[], ignore.0, ignore.1).map_err(anyhow::Error::msg)?;
+                    input::collect(&roots, &[], ignore.0, ignore.1, input::Order::Given)
+                        .map_err(anyhow::Error::msg)?;
                 if let Some(error) = errors.first() {
                     bail!("{error}");
                 }

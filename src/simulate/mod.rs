@@ -13,13 +13,13 @@ pub mod source;
 pub mod trace;
 
 use std::collections::BTreeMap;
-use std::io;
+use std::io::{self, Write};
 use std::path::PathBuf;
 
+use crate::prometheus::replay::ReplayArgs;
+use crate::prometheus::time::{TimeArg, UnixMillis, parse_time_arg};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use hpa_lint::prometheus::replay::ReplayArgs;
-use hpa_lint::prometheus::time::{TimeArg, UnixMillis, parse_time_arg};
 use hpa_lint_rules::controller::flags::format_duration;
 use hpa_lint_rules::controller::reconcile::{MetricKind, ResourceTarget};
 use hpa_lint_rules::controller::replicas::pod_request;
@@ -30,6 +30,7 @@ use hpa_lint_rules::model::workload::PodTemplate;
 
 use crate::hpas::{self, ControllerArgs, Found, InputArgs};
 use crate::loads;
+use source::Source;
 use trace::{Columns, Trace};
 
 /// The most syncs one simulation runs.
@@ -68,6 +69,13 @@ pub struct SimulateArgs {
     /// trace's last time; with --prometheus, now].
     #[arg(long, value_name = "DURATION|TIME", value_parser = parse_time_arg)]
     pub until: Option<TimeArg>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// What a simulation writes.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = SimulateFormat::Text)]
     pub format: SimulateFormat,
@@ -126,8 +134,6 @@ pub enum SimulateFormat {
 pub struct Setup<'a> {
     pub found: &'a Found,
     pub autoscaler: &'a Autoscaler,
-    /// What the trace gives.
-    pub columns: &'a Columns,
     /// Per metric of the HPA: its key in the outputs and its trace column,
     /// or `None` when the trace has no column for it.
     pub metrics: Vec<Option<(String, usize)>>,
@@ -164,7 +170,9 @@ pub trait Sink {
     fn finish(&mut self) -> Result<()>;
 }
 
-pub fn run(args: &SimulateArgs) -> Result<u8> {
+/// `hpa-lint simulate`: the HPA of the input on its demand, written to
+/// `out` (and the plot).
+pub fn run(args: &SimulateArgs, out: impl Write) -> Result<u8> {
     let flags = args.controller.flags()?;
     let (found, settings) = hpas::read_one(&args.input)?;
     let autoscaler = Autoscaler::new(&found.hpa, flags, &settings.cluster);
@@ -189,30 +197,41 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
             &names,
         )?,
     };
+    simulate(&found, &autoscaler, &source, &args.model, &args.output, out)?;
+    Ok(0)
+}
+
+/// Simulates `autoscaler` (the controller's view of `found`) on `source`,
+/// writing each sync to `out` in the format asked for, and to the plot.
+pub fn simulate(
+    found: &Found,
+    autoscaler: &Autoscaler,
+    source: &Source,
+    model: &ModelArgs,
+    output: &OutputArgs,
+    out: impl Write,
+) -> Result<()> {
     let trace = &source.trace;
-    let requests = requests(&found, &autoscaler, &args.model.requests, &trace.columns)?;
+    let requests = requests(found, autoscaler, &model.requests, &trace.columns)?;
     let observed_start = source.observed.first().copied().flatten();
-    let model = args
-        .model
-        .model(observed_start.unwrap_or(autoscaler.min_replicas))?;
-    let syncs = syncs(source.end, period)?;
+    let model = model.model(observed_start.unwrap_or(autoscaler.min_replicas))?;
+    let syncs = syncs(source.end, autoscaler.flags.sync_period)?;
     let setup = Setup {
-        found: &found,
-        metrics: keys(&autoscaler, &trace.columns),
-        autoscaler: &autoscaler,
-        columns: &trace.columns,
+        found,
+        metrics: keys(autoscaler, &trace.columns),
+        autoscaler,
         syncs,
         start: source.start,
         observed: !source.observed.is_empty(),
     };
     // The plot's file is checked before anything is written.
-    let mut plot = args
+    let mut plot = output
         .plot
         .as_deref()
         .map(|path| plot::Plot::new(&setup, path))
         .transpose()?;
-    let out = io::BufWriter::new(io::stdout().lock());
-    let mut output: Box<dyn Sink + '_> = match args.format {
+    let out = io::BufWriter::new(out);
+    let mut output: Box<dyn Sink + '_> = match output.format {
         SimulateFormat::Text => Box::new(output::Text::new(&setup, out)?),
         SimulateFormat::Json => Box::new(output::Json::new(&setup, out)?),
         SimulateFormat::Csv => Box::new(output::Csv::new(&setup, out)?),
@@ -221,9 +240,8 @@ pub fn run(args: &SimulateArgs) -> Result<u8> {
     if let Some(plot) = plot.as_mut() {
         sinks.push(plot);
     }
-    let simulation = Simulation::new(&autoscaler, model, requests);
-    drive(&setup, simulation, trace, &source.observed, &mut sinks)?;
-    Ok(0)
+    let simulation = Simulation::new(autoscaler, model, requests);
+    drive(&setup, simulation, trace, &source.observed, &mut sinks)
 }
 
 /// The number of syncs from 0 to `end`, one every `period`: an error past

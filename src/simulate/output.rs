@@ -4,9 +4,9 @@
 
 use std::io::Write;
 
+use crate::prometheus::replay::{Fidelity, Tally};
+use crate::prometheus::time;
 use anyhow::Result;
-use hpa_lint::prometheus::replay::{Fidelity, Tally};
-use hpa_lint::prometheus::time;
 use hpa_lint_rules::controller::flags::{format_duration, thousandths};
 use hpa_lint_rules::controller::reconcile::{Condition, MetricKind, MetricResult, ResourceTarget};
 use hpa_lint_rules::controller::simulate::Step;
@@ -160,15 +160,22 @@ impl<'s, W: Write> Text<'s, W> {
         let from = setup
             .start
             .map_or_else(String::new, |t| format!(" (0s is {})", time::format(t)));
+        let span = if setup.syncs == 1 {
+            "1 sync at 0s".to_owned()
+        } else {
+            format!(
+                "{} syncs from 0s to {}",
+                setup.syncs,
+                format_duration(setup.end())
+            )
+        };
         writeln!(
             out,
-            "HorizontalPodAutoscaler {}: {} to {} replicas, a sync every {}, {} syncs from 0s to {}{from}",
+            "HorizontalPodAutoscaler {}: {} to {} replicas, a sync every {}, {span}{from}",
             setup.found.key(),
             a.min_replicas,
             a.max_replicas,
             format_duration(a.flags.sync_period),
-            setup.syncs,
-            format_duration(setup.end())
         )?;
         let mut header = format!("{:>8}", "time");
         for (m, key, _) in setup.shown_metrics() {
@@ -253,6 +260,12 @@ impl<W: Write> Sink for Text<'_, W> {
         writeln!(self.out)?;
         let top = self.setup.autoscaler.max_replicas;
         self.chart.write(top, self.setup.end(), &mut self.out)?;
+        if self.setup.syncs == 1 {
+            writeln!(
+                self.out,
+                "\nthe load ends at 0s, so this is one sync; --until simulates longer (e.g. --until 30m)"
+            )?;
+        }
         self.out.flush()?;
         Ok(())
     }
@@ -318,13 +331,13 @@ impl Chart {
             writeln!(out, "{label}{}", bar.trim_end())?;
         }
         writeln!(out, "{:>6} └{}", 0, "─".repeat(columns.len()))?;
-        writeln!(
-            out,
-            "{:>8}{:>width$}",
-            "0s",
-            format_duration(end),
-            width = columns.len().saturating_sub(1)
-        )
+        if end == 0 {
+            return writeln!(out, "{:>8}", "0s");
+        }
+        // The end under the last column, and never against the `0s`.
+        let end = format_duration(end);
+        let width = columns.len().saturating_sub(1).max(end.len() + 1);
+        writeln!(out, "{:>8}{end:>width$}", "0s")
     }
 }
 

@@ -2,10 +2,10 @@
 //! Prometheus `query_range` answers), or `--prometheus` with `--since`;
 //! with Prometheus, also the replicas kube-state-metrics saw.
 
+use crate::prometheus::query::Target;
+use crate::prometheus::replay::{self, Metric, ReplayArgs};
+use crate::prometheus::time::{self, Range, TimeArg, UnixMillis};
 use anyhow::{Result, bail};
-use hpa_lint::prometheus::query::Target;
-use hpa_lint::prometheus::replay::{self, Metric, ReplayArgs};
-use hpa_lint::prometheus::time::{self, Range, TimeArg, UnixMillis};
 use hpa_lint_rules::controller::flags::format_duration;
 use hpa_lint_rules::controller::{Autoscaler, Millis};
 
@@ -69,7 +69,7 @@ pub fn load(
     let Some(since) = replay.since else {
         bail!("--prometheus needs --since: how far back to replay, e.g. --since 7d");
     };
-    let client = hpa_lint::prometheus::client::Client::new(&replay.client).map_err(shown)?;
+    let client = crate::prometheus::client::Client::new(&replay.client).map_err(shown)?;
     let period = autoscalers[0].flags.sync_period;
     let range = Range::resolve(since, until, time::now(), period).map_err(anyhow::Error::msg)?;
     // Refused before anything is fetched.

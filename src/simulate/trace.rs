@@ -9,9 +9,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::prometheus::replay;
+use crate::prometheus::time::UnixMillis;
 use anyhow::{Result, bail};
-use hpa_lint::prometheus::replay;
-use hpa_lint::prometheus::time::UnixMillis;
 use hpa_lint_rules::controller::flags::DurationError;
 use hpa_lint_rules::controller::{Millis, parse_duration};
 use hpa_lint_rules::model::quantity::Quantity;
@@ -24,7 +24,7 @@ pub const MAX_TRACE_BYTES: u64 = 256 << 20;
 /// Prometheus trace).
 pub const RECOMMENDATION_COLUMN: &str = "replicas";
 
-pub use hpa_lint::emit::escaped;
+pub use crate::emit::escaped;
 
 /// [`escaped`] text between backticks.
 pub fn quoted(text: &str) -> String {
@@ -255,7 +255,7 @@ fn check_order(rows: &[(Millis, Vec<i64>)], time: Millis) -> Result<(), String> 
 
 /// Reads `--trace`: one CSV file, or `NAME=FILE.json` Prometheus
 /// `query_range` answers, one per metric, read as live answers are (see
-/// [`hpa_lint::prometheus::replay::from_files`]). Returns the trace and, for
+/// [`crate::prometheus::replay::from_files`]). Returns the trace and, for
 /// Prometheus answers, the Unix time of its time 0.
 pub fn read(
     specs: &[String],

@@ -2,8 +2,7 @@
 
 #![allow(dead_code, reason = "each test file uses its own part")]
 
-pub mod history;
-pub mod prometheus;
+pub mod svg;
 
 use std::path::Path;
 

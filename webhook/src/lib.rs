@@ -4,7 +4,8 @@
 //! [`app::app`] is the router; [`admission`] decides, without I/O;
 //! [`cache`] keeps the cluster objects the cross-object rules look up;
 //! [`report`] runs the rules over them continuously (the reporting mode);
-//! [`server`], [`tls`] and [`reload`] serve it and follow mounted files.
+//! [`server`], [`tls`] and [`reload`] serve it and follow mounted files;
+//! [`self_signed`] makes a certificate for a laptop.
 //! The binary (`hpa-webhook`) wires them together.
 
 pub mod admission;
@@ -17,5 +18,6 @@ pub mod metrics;
 pub mod policy;
 pub mod reload;
 pub mod report;
+pub mod self_signed;
 pub mod server;
 pub mod tls;

@@ -21,6 +21,7 @@ use hpa_lint_webhook::report::lease::LeaseOptions;
 use hpa_lint_webhook::report::reports::{Limits, MAX_REPORT_BYTES, ReportApi};
 use hpa_lint_webhook::report::writer::WriterOptions;
 use hpa_lint_webhook::report::{self, Reporting};
+use hpa_lint_webhook::self_signed;
 use hpa_lint_webhook::server::{
     GRACE, HEADER_READ_TIMEOUT, Transport, drain, serve, shutdown_signal,
 };
@@ -40,16 +41,31 @@ struct Args {
     #[arg(
         long,
         env = "HPA_WEBHOOK_TLS_CERT",
-        required_unless_present = "insecure_http"
+        required_unless_present_any = ["insecure_http", "self_signed"]
     )]
     tls_cert: Option<PathBuf>,
     /// PEM private key, re-read when it changes.
     #[arg(
         long,
         env = "HPA_WEBHOOK_TLS_KEY",
-        required_unless_present = "insecure_http"
+        required_unless_present_any = ["insecure_http", "self_signed"]
     )]
     tls_key: Option<PathBuf>,
+    /// Serve HTTPS with a self-signed certificate kept in DIR, for trying the
+    /// webhook on a laptop: DIR/ca.crt (what clients trust: `curl --cacert
+    /// DIR/ca.crt`), DIR/tls.crt and DIR/tls.key, made on the first start
+    /// for localhost, 127.0.0.1 and ::1, and used again while valid.
+    #[arg(
+        long,
+        env = "HPA_WEBHOOK_SELF_SIGNED",
+        value_name = "DIR",
+        conflicts_with_all = ["tls_cert", "tls_key", "insecure_http"]
+    )]
+    self_signed: Option<PathBuf>,
+    /// Another DNS name or IP address for the --self-signed certificate
+    /// (repeatable), e.g. `host.docker.internal` for a kind cluster.
+    #[arg(long, value_name = "NAME", requires = "self_signed")]
+    self_signed_host: Vec<String>,
     /// Configuration file (the `.hpa-lint.yaml` schema), re-read when it changes.
     #[arg(long, env = "HPA_WEBHOOK_CONFIG")]
     config: Option<PathBuf>,
@@ -295,18 +311,30 @@ async fn run(args: Args) -> anyhow::Result<()> {
             tracing::info!(objects = %sizes.join(","), "caches synced");
         });
     }
-    let transport = match (&args.tls_cert, &args.tls_key, args.insecure_http) {
-        (_, _, true) => {
+    let tls_files = match (&args.self_signed, &args.tls_cert, &args.tls_key) {
+        (Some(dir), _, _) => {
+            let made = self_signed::ensure(dir, &args.self_signed_host)?;
+            tracing::info!(
+                ca = %made.ca.display(),
+                made = made.made,
+                "serving a self-signed certificate: clients trust the `ca` file"
+            );
+            Some(made.files)
+        }
+        (None, Some(cert), Some(key)) => Some(TlsFiles {
+            cert: cert.clone(),
+            key: key.clone(),
+        }),
+        _ => None,
+    };
+    let transport = match (tls_files, args.insecure_http) {
+        (_, true) => {
             tracing::warn!(
                 "--insecure-http: serving PLAIN HTTP without TLS; the API server calls webhooks over HTTPS only; use this for local development, never in a cluster"
             );
             Transport::Plain
         }
-        (Some(cert), Some(key), false) => {
-            let files = TlsFiles {
-                cert: cert.clone(),
-                key: key.clone(),
-            };
+        (Some(files), false) => {
             let (watched, contents) = Watched::read(files.paths())
                 .await
                 .context("reading the TLS certificate and key")?;
@@ -322,8 +350,10 @@ async fn run(args: Args) -> anyhow::Result<()> {
             ));
             Transport::Tls(config)
         }
-        // clap requires both unless --insecure-http.
-        _ => anyhow::bail!("--tls-cert and --tls-key are required unless --insecure-http"),
+        // clap requires both unless --insecure-http or --self-signed.
+        (None, false) => anyhow::bail!(
+            "--tls-cert and --tls-key are required unless --self-signed or --insecure-http"
+        ),
     };
 
     let handle = Handle::new();

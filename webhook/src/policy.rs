@@ -62,7 +62,7 @@ pub struct Policy {
     /// `webhook.watchNamespaces`, read at start only.
     pub watch_namespaces: Vec<String>,
     /// What `/mutate` lints with: only the rules of `webhook.mutate`, whose
-    /// safe fixes it applies (and the behavior of `webhook.defaults`).
+    /// fixes it applies (and the behavior of `webhook.defaults`).
     pub mutation: Settings,
 }
 

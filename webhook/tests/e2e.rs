@@ -710,3 +710,73 @@ fn a_missing_or_broken_kubeconfig_is_explained_without_its_secrets() {
     let log = start(&[], &["--kubeconfig", missing.to_str().unwrap()]);
     assert_eq!(log.matches("No such file").count(), 1, "{log}");
 }
+
+/// The quick start: `--self-signed DIR` makes DIR and a certificate in it;
+/// a client that trusts only DIR/ca.crt, as `curl --cacert` does, posts
+/// examples/admission-review.json to 127.0.0.1 and gets the denial. A second
+/// start serves the same certificate.
+#[tokio::test]
+async fn self_signed_quick_start() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let temp = TempDir::new().unwrap();
+    let dir = temp.path().join("hpa-webhook");
+    let ca_path = dir.join("ca.crt");
+    let example: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/admission-review.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let args = ["--self-signed", dir.to_str().unwrap(), "--offline"];
+    let mut served = Vec::new();
+    for first in [true, false] {
+        let webhook = Webhook::start(&args);
+        let logged = webhook.wait_for_log(
+            "serving a self-signed certificate: clients trust the `ca` file",
+            Duration::from_secs(5),
+        );
+        assert_eq!(logged["ca"], ca_path.display().to_string());
+        assert_eq!(logged["made"], first, "{logged}");
+        let ca = std::fs::read_to_string(&ca_path).unwrap();
+        let mut client = Client::connect_to(webhook.address, &ca, "127.0.0.1")
+            .await
+            .unwrap();
+        let response = review(&mut client, "/validate", &example).await;
+        assert_eq!(response["allowed"], false, "{response}");
+        let message = response["status"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(
+                "hpa-lint denied HorizontalPodAutoscaler search/indexer: target-not-scalable: \
+                 spec.scaleTargetRef.kind: DaemonSet has no `/scale` subresource"
+            ),
+            "{message}"
+        );
+        // The name the certificate is also for.
+        Client::connect_to(webhook.address, &ca, "localhost")
+            .await
+            .unwrap();
+        served.push(client.peer_certificate);
+    }
+    assert_eq!(
+        served[0], served[1],
+        "the second start made a new certificate"
+    );
+    let mode = |name: &str| {
+        std::fs::metadata(dir.join(name))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode("tls.key"), 0o600);
+    assert_eq!(mode("tls.crt"), 0o644);
+    // The CA's key is not kept.
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["ca.crt", "tls.crt", "tls.key"]);
+}

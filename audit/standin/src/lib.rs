@@ -6,7 +6,8 @@
 //! `remainingItemCount`, `labelSelector` (equality terms), a `403 Forbidden`
 //! `Status` for a resource the caller may not list, `404 NotFound` for
 //! anything not served (an absent CRD), `410 Gone` for an expired `continue`
-//! token, and slow pages; and watches, which stay open and silent (nothing
+//! token, and slow pages; single objects (`get`, `404 NotFound` for one
+//! that is not there); and watches, which stay open and silent (nothing
 //! changes). Items are rendered to JSON once, up front, so the server costs
 //! little next to the client it measures. [`hostile`] answers as a broken or
 //! malicious server would, path by path, and can require credentials.
@@ -41,6 +42,7 @@ pub mod tls;
 /// One object, ready to serve.
 struct Item {
     namespace: String,
+    name: String,
     labels: Map<String, Value>,
     /// The object without `apiVersion` and `kind`, as list items come.
     json: String,
@@ -182,6 +184,10 @@ impl Cluster {
                         .as_str()
                         .unwrap_or_default()
                         .to_owned(),
+                    name: text("/metadata/name")
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned(),
                     labels: text("/metadata/labels")
                         .as_object()
                         .cloned()
@@ -210,7 +216,7 @@ impl Cluster {
         self
     }
 
-    /// Lists of this resource answer `403 Forbidden`.
+    /// Lists and gets of this resource answer `403 Forbidden`.
     pub fn forbid(&mut self, group: &str, plural: &str) -> &mut Self {
         self.forbidden.insert(format!("{plural}.{group}"));
         self
@@ -413,6 +419,10 @@ async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Response
         ["apis", group, version, "namespaces", ns, plural] => {
             list(&shared, group, version, Some(ns), plural, &query).await
         }
+        ["api", "v1", "namespaces", ns, plural, name] => cluster.get("", "v1", ns, plural, name),
+        ["apis", group, version, "namespaces", ns, plural, name] => {
+            cluster.get(group, version, ns, plural, name)
+        }
         _ => not_found(),
     }
 }
@@ -480,6 +490,61 @@ impl Cluster {
             json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": format!("{group}/{version}"), "resources": resources})
                 .to_string(),
         )
+    }
+
+    /// One object, with its `apiVersion` and `kind` as a get answers.
+    fn get(
+        &self,
+        group: &str,
+        version: &str,
+        namespace: &str,
+        plural: &str,
+        name: &str,
+    ) -> Response {
+        let Some(served) = self
+            .served
+            .iter()
+            .find(|s| s.group == group && s.version == version && s.plural == plural)
+        else {
+            return not_found();
+        };
+        let qualified = if group.is_empty() {
+            plural.to_owned()
+        } else {
+            format!("{plural}.{group}")
+        };
+        if self.forbidden.contains(&format!("{plural}.{group}")) {
+            return status(
+                StatusCode::FORBIDDEN,
+                "Forbidden",
+                &format!(
+                    "{qualified} \"{name}\" is forbidden: User \"auditor\" cannot get resource \"{plural}\" in API group \"{group}\" in the namespace \"{namespace}\""
+                ),
+            );
+        }
+        let name = decode(name);
+        let Some(item) = served
+            .items
+            .iter()
+            .find(|item| item.namespace == namespace && item.name == name)
+        else {
+            return status(
+                StatusCode::NOT_FOUND,
+                "NotFound",
+                &format!("{qualified} \"{name}\" not found"),
+            );
+        };
+        let api_version = if group.is_empty() {
+            version.to_owned()
+        } else {
+            format!("{group}/{version}")
+        };
+        let fields = item.json.trim_start_matches('{').trim_start();
+        let separator = if fields.starts_with('}') { "" } else { "," };
+        json_response(format!(
+            "{{\"apiVersion\":\"{api_version}\",\"kind\":\"{}\"{separator}{fields}",
+            served.kind
+        ))
     }
 }
 

@@ -269,9 +269,9 @@ pub const PROXY_VARIABLES: [&str; 7] = [
     "REQUEST_METHOD",
 ];
 
-/// The command [`audit_in`] runs, to add to. No proxy from the test's
-/// environment.
-pub fn audit_command(dir: &Path, args: &[&str]) -> Command {
+/// `kubectl-hpa_lint` in `dir` with the kubeconfig there. No proxy from
+/// the test's environment.
+pub fn plugin_command(dir: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa_lint"));
     command
         .current_dir(dir)
@@ -280,6 +280,12 @@ pub fn audit_command(dir: &Path, args: &[&str]) -> Command {
     for variable in PROXY_VARIABLES {
         command.env_remove(variable);
     }
+    command
+}
+
+/// The command [`audit_in`] runs, to add to.
+pub fn audit_command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = plugin_command(dir);
     if !args.contains(&"--now") {
         command.args(["--now", NOW]);
     }

@@ -1,12 +1,9 @@
 //! `replay-bench`: `hpa-lint simulate --prometheus` on 30 days of one HPA
 //! from a real Prometheus (Debian's package from `.ci/install-tools`), beside
-//! the fetch alone (the same requests, bodies read and dropped: the floor)
-//! and the simulation alone (the same demand from a CSV file). See
+//! the fetch alone (the same requests, bodies read and dropped: the floor),
+//! the simulation alone (the same demand from a CSV file) and `kubectl
+//! hpa-lint replay` of the same HPA served by the API-server stand-in. See
 //! `bench/README.md`.
-
-#[path = "../../../tests/common/history.rs"]
-#[allow(dead_code, reason = "the tests' generator, of which this uses a part")]
-mod history;
 
 use std::f64::consts::TAU;
 use std::io::{BufWriter, Read as _};
@@ -17,11 +14,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use history::{Events, History, SYNC};
 use hpa_lint::prometheus::client::{PARALLEL_REQUESTS, chunks};
 use hpa_lint::prometheus::query::{self, PodMatch, Target};
 use hpa_lint::prometheus::time::{Range, format};
 use hpa_lint_rules::controller::reconcile::{MetricKind, ResourceTarget};
+use hpa_lint_test_support::history::{Events, History, SYNC};
 use nix::sys::resource::{UsageWho, getrusage};
 
 /// Times a 30-day replay from a real Prometheus.
@@ -39,6 +36,9 @@ struct Args {
     /// The binary measured.
     #[arg(long, default_value = "target/release/hpa-lint")]
     hpa_lint: PathBuf,
+    /// The plugin measured (`kubectl hpa-lint replay`).
+    #[arg(long, default_value = "target/release/kubectl-hpa_lint")]
+    kubectl_hpa_lint: PathBuf,
     /// Internal: run this command, pass its output through, and end
     /// standard error with its peak RSS (a fresh small process, so the
     /// child's RSS is its own).
@@ -328,6 +328,47 @@ fn timed(command: &[String]) -> Result<(Duration, u64), String> {
     Ok((elapsed, peak))
 }
 
+/// The standard output of `command`, which must succeed.
+fn output_of(command: &[String]) -> Result<Vec<u8>, String> {
+    let output = Command::new(&command[0])
+        .args(&command[1..])
+        .output()
+        .map_err(|e| format!("{}: {e}", command[0]))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{}: {}",
+            command.join(" "),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(output.stdout)
+}
+
+/// A 1.36 cluster serving [`MANIFESTS`]' HPA and Deployment.
+fn live_cluster() -> kube_standin::Cluster {
+    let objects: Vec<serde_json::Value> = MANIFESTS
+        .split("---\n")
+        .map(|document| serde_saphyr::from_str(document).expect("the manifests are YAML"))
+        .collect();
+    let mut cluster = kube_standin::Cluster::new("v1.36.2");
+    cluster
+        .serve(
+            "autoscaling/v2",
+            "HorizontalPodAutoscaler",
+            "horizontalpodautoscalers",
+            true,
+            vec![objects[0].clone()],
+        )
+        .serve(
+            "apps/v1",
+            "Deployment",
+            "deployments",
+            true,
+            vec![objects[1].clone()],
+        );
+    cluster
+}
+
 fn median(mut times: Vec<Duration>) -> (Duration, Duration) {
     times.sort();
     (times[times.len() / 2], times[0])
@@ -404,12 +445,35 @@ fn run(args: &Args) -> Result<String, String> {
     ]
     .map(str::to_owned)
     .to_vec();
+    // The same HPA and Deployment live, served by the API-server stand-in.
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    let standin = runtime
+        .block_on(live_cluster().start())
+        .map_err(|e| e.to_string())?;
+    let kubeconfig = dir.join("kubeconfig");
+    std::fs::write(&kubeconfig, standin.kubeconfig("bench", "shop")).map_err(|e| e.to_string())?;
+    let live: Vec<String> = [
+        vec![
+            args.kubectl_hpa_lint.display().to_string(),
+            "replay".to_owned(),
+            "shop/web".to_owned(),
+            "--kubeconfig".to_owned(),
+            kubeconfig.display().to_string(),
+            "--isolated".to_owned(),
+        ],
+        replay[4..].to_vec(),
+    ]
+    .concat();
     let agent: ureq::Agent = ureq::Agent::config_builder().build().into();
-    // Warm the server's caches (and check everything works) untimed.
+    // Warm the server's caches (and check everything works) untimed; the
+    // replay of the live HPA writes what simulate writes of its file.
     let bytes = fetch(&agent, &prometheus.url, &queries, range)?;
-    timed(&replay)?;
-    let (mut floor, mut full, mut alone, mut named) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    if output_of(&replay)? != output_of(&live)? {
+        return Err("kubectl hpa-lint replay and hpa-lint simulate differ".to_owned());
+    }
+    let (mut floor, mut full, mut alone, mut named, mut plugin) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut plugin_rss = 0;
     let (mut full_rss, mut alone_rss) = (0, 0);
     for _ in 0..args.runs.max(1) {
         let started = Instant::now();
@@ -419,6 +483,9 @@ fn run(args: &Args) -> Result<String, String> {
         full.push(time);
         full_rss = full_rss.max(rss);
         named.push(timed(&by_name)?.0);
+        let (time, rss) = timed(&live)?;
+        plugin.push(time);
+        plugin_rss = plugin_rss.max(rss);
         let (time, rss) = timed(&simulation)?;
         alone.push(time);
         alone_rss = alone_rss.max(rss);
@@ -428,6 +495,7 @@ fn run(args: &Args) -> Result<String, String> {
     let (full, full_min) = median(full);
     let (alone, alone_min) = median(alone);
     let (named, named_min) = median(named);
+    let (plugin, plugin_min) = median(plugin);
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     let mut report = format!(
         "replay-bench: {} days at 15 s = {syncs} syncs of one HPA (CPU and a container's memory, built-in queries by owner), {} pods over the history; {requests} requests, {:.1} MB of JSON; {} runs each, {} cores\n\n",
@@ -455,6 +523,13 @@ fn run(args: &Args) -> Result<String, String> {
         ms(named),
         ms(named_min),
         named.as_secs_f64() / floor.as_secs_f64(),
+    );
+    report += &format!(
+        "| `kubectl hpa-lint replay shop/web` (the same, the HPA and Deployment read from the API-server stand-in) | {:.0} ms | {:.0} ms | {:.2} | {:.0} MiB |\n",
+        ms(plugin),
+        ms(plugin_min),
+        plugin.as_secs_f64() / floor.as_secs_f64(),
+        plugin_rss as f64 / 1024.0
     );
     report += &format!(
         "| `hpa-lint simulate --trace demand.csv` (the simulation alone) | {:.0} ms | {:.0} ms | {:.2} | {:.0} MiB |\n",

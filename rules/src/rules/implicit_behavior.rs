@@ -26,11 +26,14 @@ some of its fields unset: `stabilizationWindowSeconds`, `selectPolicy` and
 defaults set one).
 
 ## Why might you want this?
-An HPA without `behavior` scales up by at most 4 pods or 100% every 15
-seconds and scales down only after a 300-second window, but nothing in the
-manifest says so: whoever reads it, or `kubectl get -o yaml`, cannot tell how
-fast it reacts, and a default that changes with the cluster's flags changes
-the HPA silently. Written out, the behavior is reviewed like any other
+An HPA without `behavior` runs the controller's legacy path: it scales up
+to at most twice its replicas (at least 4) a sync and down no lower than the
+highest recommendation of the last five minutes; one that sets `behavior` in
+part gets the rest from the API server's defaults (up by 4 pods or 100%
+every 15 seconds, down after a 300-second window). Nothing in the manifest
+says so: whoever reads it, or `kubectl get -o yaml`, cannot tell how fast it
+reacts, and a default that changes with the cluster's flags changes the HPA
+silently. Written out, the behavior is reviewed like any other
 setting.
 
 Most HPAs are fine with the defaults; this rule is therefore off unless
@@ -75,11 +78,22 @@ spec:
 ```
 
 ## Fix safety
-`--fix` writes the missing fields with the values the HPA runs with: the
-API server's defaults and the controller's 300-second scale-down window, or
-the organisation's defaults for the HPA's namespace from `webhook.defaults` in
-the configuration (which its admission webhook writes anyway). Fields that
-are set are never changed. It is safe: the HPA behaves as before.
+`--fix` writes the missing fields with the values the API server defaults
+them to and the controller's 300-second scale-down window (the default of
+`--horizontal-pod-autoscaler-downscale-stabilization`), or the organisation's
+defaults for the HPA's namespace from `webhook.defaults` in the configuration
+(which its admission webhook writes anyway). Fields that are set are never
+changed.
+
+Where `spec.behavior` is set in part, the fix is safe: it writes what the
+server fills in, and the HPA behaves as before. Where `spec.behavior` is not
+set at all, the fix is unsafe (`--unsafe-fixes`): the controller runs an HPA
+without `behavior` on its legacy path, which differs from the written
+defaults. The legacy path caps a scale-up at `max(2 × current, 4)` per sync
+(4, 4 and 6 from 1, 2 and 3 replicas, where the defaults allow 5, 6 and 7),
+its stabilization takes the highest recommendation of the last five minutes
+in both directions, and it has no scale events or per-direction tolerance.
+`hpa-lint behavior` shows both.
 "#,
     fix: FixAvailability::Always,
     manifests_only: false,
@@ -101,28 +115,33 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         return;
     }
     let fields = filled_fields(&edits);
-    let (path, message) = match cx.object.value["spec"].get("behavior") {
+    let (path, message, help, fix) = match cx.object.value["spec"].get("behavior") {
         None | Some(Value::Null) => (
             FieldPath::fields("spec"),
-            "`spec.behavior` is not set: the HPA scales with defaults the manifest does not show"
-                .to_owned(),
+            "`spec.behavior` is not set: the HPA scales on the controller's legacy path, which the manifest does not show".to_owned(),
+            "`hpa-lint --fix --unsafe-fixes --select implicit-behavior` writes the default behavior; the HPA then leaves the legacy path for it (`hpa-lint behavior` shows both)",
+            Fix::unsafe_edit(
+                format!(
+                    "write the {} default behavior fields (the HPA leaves the legacy path)",
+                    fields.len()
+                ),
+                edits,
+            ),
         ),
         Some(_) => (
             FieldPath::fields("spec.behavior"),
             format!(
                 "`spec.behavior` leaves {} to defaults",
-                fields
-                    .iter()
-                    .map(|f| code(f))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                fields.iter().map(|f| code(f)).collect::<Vec<_>>().join(", ")
+            ),
+            "`hpa-lint --fix --select implicit-behavior` writes the behavior the HPA runs with",
+            Fix::safe(
+                format!("write the {} defaulted behavior fields", fields.len()),
+                edits,
             ),
         ),
     };
-    let title = format!("write the {} defaulted behavior fields", fields.len());
-    out.report(path, message)
-        .help("`hpa-lint --fix --select implicit-behavior` writes the behavior the HPA runs with")
-        .fix(Fix::safe(title, edits));
+    out.report(path, message).help(help).fix(fix);
 }
 
 /// The labels of the HPA's namespace, when the index has the namespace: they

@@ -220,9 +220,19 @@ fn client_config(ca_pem: &str) -> Arc<rustls::ClientConfig> {
 
 /// A TLS connection, verifying the server's certificate for `localhost`.
 pub async fn connect_tls(address: SocketAddr, ca_pem: &str) -> std::io::Result<TlsStream> {
+    connect_tls_to(address, ca_pem, "localhost").await
+}
+
+/// A TLS connection, verifying the server's certificate for `name` (a DNS
+/// name or an IP address).
+pub async fn connect_tls_to(
+    address: SocketAddr,
+    ca_pem: &str,
+    name: &str,
+) -> std::io::Result<TlsStream> {
     let tcp = TcpStream::connect(address).await?;
     TlsConnector::from(client_config(ca_pem))
-        .connect(ServerName::try_from("localhost").unwrap(), tcp)
+        .connect(ServerName::try_from(name.to_owned()).unwrap(), tcp)
         .await
 }
 
@@ -232,7 +242,16 @@ pub type TlsStream = tokio_rustls::client::TlsStream<TcpStream>;
 impl Client {
     /// Connects, verifying the server's certificate for `localhost`.
     pub async fn connect(address: SocketAddr, ca_pem: &str) -> std::io::Result<Self> {
-        let tls = connect_tls(address, ca_pem).await?;
+        Self::connect_to(address, ca_pem, "localhost").await
+    }
+
+    /// Connects, verifying the server's certificate for `name`.
+    pub async fn connect_to(
+        address: SocketAddr,
+        ca_pem: &str,
+        name: &str,
+    ) -> std::io::Result<Self> {
+        let tls = connect_tls_to(address, ca_pem, name).await?;
         let peer_certificate = tls.get_ref().1.peer_certificates().unwrap()[0].to_vec();
         let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
             .await

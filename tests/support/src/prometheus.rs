@@ -14,12 +14,14 @@ use std::time::{Duration, Instant};
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use tempfile::TempDir;
 
-/// `prometheus` or `promtool`: from `.tools/bin`, else from the PATH, else
-/// installed into `.tools/` by `.ci/install-tools prometheus` (once, under a
-/// lock, as test processes run in parallel), so that `cargo test` alone
-/// works on a fresh clone.
+/// `prometheus` or `promtool`: from the workspace's `.tools/bin`, else from
+/// the PATH, else installed into `.tools/` by `.ci/install-tools prometheus`
+/// (once, under a lock, as test processes run in parallel), so that `cargo
+/// test` alone works on a fresh clone.
 pub fn tool(name: &str) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // This crate is `tests/support` of the workspace.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = root.as_path();
     let installed = root.join(".tools/bin").join(name);
     if installed.is_file() {
         return installed;
@@ -65,7 +67,8 @@ pub struct Certificates {
 }
 
 impl Certificates {
-    pub fn new() -> Self {
+    /// New keys and certificates.
+    pub fn generate() -> Self {
         let mut params = CertificateParams::new(Vec::new()).unwrap();
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         params
