@@ -1,5 +1,5 @@
 //! Corpus generator and end-to-end benchmark for hpa-lint (see `README.md`).
 
 pub mod corpus;
-mod rng;
+pub mod rng;
 pub mod webhook;

@@ -60,17 +60,31 @@ enum Profile {
     SmallFiles,
     /// One 50 MB stream on standard input, as `helm template | hpa-lint -`.
     Stream,
+    /// One 50 MB stream of nothing but HPAs (those of small-files, renamed
+    /// round after round), on standard input: the most hpa-lint keeps.
+    HpaStream,
 }
 
 impl Profile {
-    const ALL: [Profile; 3] = [Profile::Gitops, Profile::SmallFiles, Profile::Stream];
+    const ALL: [Profile; 4] = [
+        Profile::Gitops,
+        Profile::SmallFiles,
+        Profile::Stream,
+        Profile::HpaStream,
+    ];
 
     fn name(self) -> &'static str {
         match self {
             Profile::Gitops => "gitops",
             Profile::SmallFiles => "small-files",
             Profile::Stream => "stream",
+            Profile::HpaStream => "hpa-stream",
         }
+    }
+
+    /// Whether the input is one stream on standard input.
+    fn is_stream(self) -> bool {
+        matches!(self, Profile::Stream | Profile::HpaStream)
     }
 }
 
@@ -382,7 +396,55 @@ fn prepare(profile: Profile, corpora: &Path) -> Result<PathBuf> {
             }
             Ok(stream)
         }
+        Profile::HpaStream => {
+            let stream = path("hpa-stream.yaml");
+            if !stream.exists() {
+                generate(&path("small-files"), 100, 2, Layout::OnePerFile)?;
+                write_hpa_stream(&path("small-files"), &stream, 50_000_000)?;
+            }
+            Ok(stream)
+        }
     }
+}
+
+/// A stream of about `bytes` of nothing but the HPAs of `dir`, again and
+/// again, each round's renamed (`name: web` becomes `name: web-2`).
+fn write_hpa_stream(dir: &Path, out: &Path, bytes: usize) -> Result<()> {
+    let mut files = Vec::new();
+    walk(dir, &mut files)?;
+    files.sort();
+    let mut hpas = Vec::new();
+    for file in files {
+        let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        if text.contains("\nkind: HorizontalPodAutoscaler") && !text.contains("\n---") {
+            hpas.push(text.replace("\r\n", "\n"));
+        }
+    }
+    if hpas.is_empty() {
+        return Err(format!("no HPA in {}", dir.display()));
+    }
+    let mut stream = String::with_capacity(bytes + (1 << 20));
+    'rounds: for round in 1.. {
+        for hpa in &hpas {
+            if stream.len() >= bytes {
+                break 'rounds;
+            }
+            stream.push_str("---\n");
+            match hpa.split_once("\n  name: ") {
+                Some((head, tail)) if round > 1 => {
+                    let (name, rest) = tail.split_once('\n').unwrap_or((tail, ""));
+                    stream.push_str(&format!("{head}\n  name: {name}-{round}\n{rest}"));
+                }
+                _ => stream.push_str(hpa),
+            }
+            if !stream.ends_with('\n') {
+                stream.push('\n');
+            }
+        }
+    }
+    let partial = out.with_extension("partial");
+    fs::write(&partial, stream).map_err(|e| format!("{}: {e}", partial.display()))?;
+    fs::rename(&partial, out).map_err(|e| format!("{}: {e}", out.display()))
 }
 
 /// Concatenates the documents of `dir` (in path order) into one stream of
@@ -468,7 +530,7 @@ fn lint_command<'a>(
     input: &'a Path,
 ) -> (Vec<&'a std::ffi::OsStr>, Option<&'a Path>) {
     let mut command = vec![hpa_lint.as_os_str(), "--format".as_ref(), "json".as_ref()];
-    if profile == Profile::Stream {
+    if profile.is_stream() {
         command.push("-".as_ref());
         (command, Some(input))
     } else {
@@ -487,7 +549,7 @@ fn fix_command<'a>(
     input: &'a Path,
     copy: &'a Path,
 ) -> (String, Vec<&'a std::ffi::OsStr>, Option<&'a Path>) {
-    let (args, stdin): (&[&str], _) = if profile == Profile::Stream {
+    let (args, stdin): (&[&str], _) = if profile.is_stream() {
         (&["--unsafe-fixes", "--diff", "-"], Some(input))
     } else {
         (&["--unsafe-fixes", "--fix", "--format", "json"], None)
@@ -615,7 +677,7 @@ fn check_summary(sample: &Sample, profile: Profile, files: u64) -> Result<Value>
     let output: Value = serde_json::from_str(&sample.stdout)
         .map_err(|e| format!("hpa-lint's output is not JSON: {e}"))?;
     let summary = &output["summary"];
-    let expected_files = if profile == Profile::Stream { 1 } else { files };
+    let expected_files = if profile.is_stream() { 1 } else { files };
     let count = |field: &str| summary[field].as_u64();
     if count("files") != Some(expected_files) || count("objects").is_none_or(|o| o == 0) {
         return Err(format!(
@@ -680,6 +742,12 @@ fn report(args: &Args, measured: &[Measured], one: &Line) -> Result<String, std:
             "- ≥ 100 MB/s: {:.0} MB/s, {}",
             mb / lint.median(),
             verdict(mb / lint.median() >= 100.0)
+        )?;
+        let syntax = lint.median() / floor2;
+        writeln!(
+            out,
+            "- ≤ 1.2× floor 2: {syntax:.2}×, {}",
+            verdict(syntax <= 1.2)
         )?;
         if m.profile == Profile::SmallFiles {
             let ratio = lint.median() / floor1;

@@ -9,10 +9,11 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use granit_parser::{Event, Parser, ScanError};
+use granit_parser::{Event, Parser, ScalarStyle, ScanError, Tag};
 use serde_json::{Map, Value};
 
 use super::keep::{ALL, Keep};
+use super::quick::{self, Unsupported};
 use super::scalar::{self, Scalar};
 use super::{Pos, Problem, ProblemKind, goyaml, lines, pos_of};
 use crate::path::FieldPath;
@@ -26,7 +27,7 @@ pub const MAX_ALIAS_NODES: usize = 1_000_000;
 pub type Choose<'c> = &'c dyn Fn(&str, &str) -> &'static Keep;
 
 /// The outcome of reading a document.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Composed {
     /// The value, pruned; `None` when the document cannot be read (a problem
     /// says why) or holds nothing.
@@ -57,6 +58,33 @@ pub(crate) fn parser_options(text: &str) -> granit_parser::Options {
 /// Reads one document (a [`super::Chunk`]'s text), building what `choose`
 /// keeps of it.
 pub fn compose(text: &str, choose: Choose<'_>) -> Composed {
+    quick_compose(text, choose).unwrap_or_else(|| full_compose(text, choose))
+}
+
+/// The document read by the quick reader ([`quick`]), when it can read it
+/// and nothing is wrong with it; otherwise the full reader reads it, and
+/// says what is wrong.
+fn quick_compose(text: &str, choose: Choose<'_>) -> Option<Composed> {
+    let mut composer = Composer::new(choose, None);
+    quick::read(text, &mut composer).ok()?;
+    let value = composer.root.take();
+    let last = value.as_ref().map_or(&ALL, |v| keep_of(v, choose));
+    let rechosen = composer
+        .chosen
+        .is_some_and(|chosen| !std::ptr::eq(chosen, last));
+    if !composer.problems.is_empty() || rechosen {
+        return None;
+    }
+    Some(Composed {
+        value: value.map(|v| last.prune(v)),
+        problems: Vec::new(),
+        partial: None,
+    })
+}
+
+/// Reads a document with granit-parser, where go-yaml v2's scanner lets it
+/// (see [`goyaml`]).
+fn full_compose(text: &str, choose: Choose<'_>) -> Composed {
     let (readable, stop) = goyaml::as_kubectl_reads(text);
     // Where kubectl's YAML library stops with an error.
     let stop = stop.map(|stopped| {
@@ -307,132 +335,145 @@ impl<'a, 'c> Composer<'a, 'c> {
                 Some(Err(error)) => return Err(self.first_error(syntax_error(text, &error))),
                 None => return self.finish(),
             };
-            let at = pos_of(&span).offset;
-            if let Some((_, stop)) = self.stop.take_if(|(_, stop)| at >= stop.pos.offset) {
+            let at = pos_of(&span);
+            if let Some((_, stop)) = self.stop.take_if(|(_, stop)| at.offset >= stop.pos.offset) {
                 return Err(stop);
             }
             match event {
                 // kubectl reads the first document only: what follows `...` is not read.
-                Event::DocumentEnd if text[at..].starts_with("...") => {
+                Event::DocumentEnd if text[at.offset..].starts_with("...") => {
                     return Ok(self.root.take());
                 }
                 Event::DocumentEnd | Event::StreamEnd => return self.finish(),
                 Event::Scalar(value, style, anchor, tag) => {
-                    let at = pos_of(&span);
-                    if self.expects_key() {
-                        let key = scalar::resolve(value, style, tag.as_deref())
-                            .and_then(|s| match s {
-                                Scalar::Merge => Ok(None),
-                                s => scalar::key_text(s).map(Some),
-                            })
-                            .map_err(|message| self.conversion(message, at))?;
-                        self.record_anchor(anchor, key.as_deref().map(Value::from), 1, 0);
-                        self.accept_key(key, at);
-                        continue;
-                    }
-                    let build = anchor != 0 || self.slot_keep().is_some();
-                    let value = if build {
-                        let resolved = scalar::resolve(value, style, tag.as_deref())
-                            .and_then(scalar::to_json)
-                            .map_err(|message| self.conversion(message, at))?;
-                        self.record_anchor(anchor, Some(resolved.clone()), 1, 0);
-                        Some(resolved)
-                    } else {
-                        if let Err(message) = scalar::check(&value, style, tag.as_deref()) {
-                            return Err(self.conversion(message, at));
-                        }
-                        None
-                    };
-                    self.deliver(
-                        Node {
-                            value,
-                            nodes: 1,
-                            height: 0,
-                        },
-                        at,
-                    )?;
+                    self.scalar(value, style, anchor, tag.as_deref(), at)?;
                 }
-                Event::Alias(id) => {
-                    let at = pos_of(&span);
-                    let Some(Some(anchored)) = self.anchors.get(id) else {
-                        return Err(self.conversion(
-                            "an alias refers to the node that contains it (anchor value contains itself)"
-                                .to_owned(),
-                            at,
-                        ));
-                    };
-                    let (nodes, height) = (anchored.nodes, anchored.height);
-                    self.alias_nodes += nodes;
-                    if self.alias_nodes > MAX_ALIAS_NODES {
-                        return Err(self.conversion(
-                            format!("aliases expand to more than {MAX_ALIAS_NODES} nodes (an alias bomb?)"),
-                            at,
-                        ));
-                    }
-                    if self.frames.len() + height > MAX_DEPTH {
-                        return Err(self.too_deep(at));
-                    }
-                    let value = anchored.value.clone();
-                    if self.expects_key() {
-                        let key =
-                            alias_key(value).map_err(|message| self.conversion(message, at))?;
-                        self.accept_key(Some(Cow::Owned(key)), at);
-                        continue;
-                    }
-                    self.deliver(
-                        Node {
-                            value: Some(value),
-                            nodes,
-                            height,
-                        },
-                        at,
-                    )?;
-                }
-                Event::MappingStart(_, anchor, _) | Event::SequenceStart(_, anchor, _) => {
-                    let at = pos_of(&span);
-                    if self.expects_key() {
-                        return Err(self.conversion(
-                            "a mapping key is itself a mapping or a list, which kubectl cannot convert to JSON (invalid map key)"
-                                .to_owned(),
-                            at,
-                        ));
-                    }
-                    if self.frames.len() >= MAX_DEPTH {
-                        return Err(self.too_deep(at));
-                    }
-                    let is_map = matches!(event, Event::MappingStart(..));
-                    self.open(is_map, anchor);
-                }
-                Event::MappingEnd | Event::SequenceEnd => {
-                    let at = pos_of(&span);
-                    let frame = self.frames.pop().expect("the parser balances collections");
-                    self.keys.stack.truncate(frame.keys_start);
-                    let value = match frame.map {
-                        Some(map) => Some(Value::Object(map)),
-                        None => frame.keep.map(|_| Value::Array(frame.items)),
-                    };
-                    let nodes = frame.nodes + 1;
-                    let height = frame.height + 1;
-                    let value = if frame.anchor != 0 {
-                        self.record_anchor(frame.anchor, value.clone(), nodes, height);
-                        value
-                            .zip(frame.kept_by_parent)
-                            .map(|(v, keep)| keep.prune(v))
-                    } else {
-                        value
-                    };
-                    self.deliver(
-                        Node {
-                            value,
-                            nodes,
-                            height,
-                        },
-                        at,
-                    )?;
-                }
+                Event::Alias(id) => self.alias(id, at)?,
+                Event::MappingStart(_, anchor, _) => self.start(true, anchor, at)?,
+                Event::SequenceStart(_, anchor, _) => self.start(false, anchor, at)?,
+                Event::MappingEnd | Event::SequenceEnd => self.end(at)?,
                 _ => {}
             }
         }
+    }
+
+    fn scalar(
+        &mut self,
+        value: Cow<'a, str>,
+        style: ScalarStyle,
+        anchor: usize,
+        tag: Option<&Tag>,
+        at: Pos,
+    ) -> Result<(), Problem> {
+        if self.expects_key() {
+            let key = scalar::resolve(value, style, tag)
+                .and_then(|s| match s {
+                    Scalar::Merge => Ok(None),
+                    s => scalar::key_text(s).map(Some),
+                })
+                .map_err(|message| self.conversion(message, at))?;
+            self.record_anchor(anchor, key.as_deref().map(Value::from), 1, 0);
+            self.accept_key(key, at);
+            return Ok(());
+        }
+        let build = anchor != 0 || self.slot_keep().is_some();
+        let value = if build {
+            let resolved = scalar::resolve(value, style, tag)
+                .and_then(scalar::to_json)
+                .map_err(|message| self.conversion(message, at))?;
+            self.record_anchor(anchor, Some(resolved.clone()), 1, 0);
+            Some(resolved)
+        } else {
+            if let Err(message) = scalar::check(&value, style, tag) {
+                return Err(self.conversion(message, at));
+            }
+            None
+        };
+        self.deliver(
+            Node {
+                value,
+                nodes: 1,
+                height: 0,
+            },
+            at,
+        )
+    }
+
+    fn alias(&mut self, id: usize, at: Pos) -> Result<(), Problem> {
+        let Some(Some(anchored)) = self.anchors.get(id) else {
+            return Err(self.conversion(
+                "an alias refers to the node that contains it (anchor value contains itself)"
+                    .to_owned(),
+                at,
+            ));
+        };
+        let (nodes, height) = (anchored.nodes, anchored.height);
+        self.alias_nodes += nodes;
+        if self.alias_nodes > MAX_ALIAS_NODES {
+            return Err(self.conversion(
+                format!("aliases expand to more than {MAX_ALIAS_NODES} nodes (an alias bomb?)"),
+                at,
+            ));
+        }
+        if self.frames.len() + height > MAX_DEPTH {
+            return Err(self.too_deep(at));
+        }
+        let value = anchored.value.clone();
+        if self.expects_key() {
+            let key = alias_key(value).map_err(|message| self.conversion(message, at))?;
+            self.accept_key(Some(Cow::Owned(key)), at);
+            return Ok(());
+        }
+        self.deliver(
+            Node {
+                value: Some(value),
+                nodes,
+                height,
+            },
+            at,
+        )
+    }
+
+    fn start(&mut self, is_map: bool, anchor: usize, at: Pos) -> Result<(), Problem> {
+        if self.expects_key() {
+            return Err(self.conversion(
+                "a mapping key is itself a mapping or a list, which kubectl cannot convert to JSON (invalid map key)"
+                    .to_owned(),
+                at,
+            ));
+        }
+        if self.frames.len() >= MAX_DEPTH {
+            return Err(self.too_deep(at));
+        }
+        self.open(is_map, anchor);
+        Ok(())
+    }
+
+    fn end(&mut self, at: Pos) -> Result<(), Problem> {
+        let frame = self.frames.pop().expect("the parser balances collections");
+        self.keys.stack.truncate(frame.keys_start);
+        let value = match frame.map {
+            Some(map) => Some(Value::Object(map)),
+            None => frame.keep.map(|_| Value::Array(frame.items)),
+        };
+        let nodes = frame.nodes + 1;
+        let height = frame.height + 1;
+        let value = if frame.anchor != 0 {
+            self.record_anchor(frame.anchor, value.clone(), nodes, height);
+            value
+                .zip(frame.kept_by_parent)
+                .map(|(v, keep)| keep.prune(v))
+        } else {
+            value
+        };
+        self.deliver(
+            Node {
+                value,
+                nodes,
+                height,
+            },
+            at,
+        )
     }
 
     /// granit-parser's error, unless go-yaml stops in a token that starts
@@ -646,6 +687,35 @@ impl<'a, 'c> Composer<'a, 'c> {
 
     fn too_deep(&self, pos: Pos) -> Problem {
         self.conversion(format!("nested more than {MAX_DEPTH} levels deep"), pos)
+    }
+}
+
+/// The quick reader's events; a problem sends the document to the full
+/// reader, which finds it again with its position.
+impl<'a> quick::Sink<'a> for Composer<'a, '_> {
+    fn on_scalar(
+        &mut self,
+        value: Cow<'a, str>,
+        style: ScalarStyle,
+        at: std::ops::Range<usize>,
+    ) -> Result<(), Unsupported> {
+        self.scalar(value, style, 0, None, offset(at.start))
+            .map_err(|_| Unsupported)
+    }
+
+    fn on_open(&mut self, is_map: bool, at: usize) -> Result<(), Unsupported> {
+        self.start(is_map, 0, offset(at)).map_err(|_| Unsupported)
+    }
+
+    fn on_close(&mut self, at: usize) -> Result<(), Unsupported> {
+        self.end(offset(at)).map_err(|_| Unsupported)
+    }
+}
+
+fn offset(at: usize) -> Pos {
+    Pos {
+        offset: at,
+        ..Pos::default()
     }
 }
 
@@ -880,5 +950,209 @@ mod tests {
             chain.push_str(&format!("a{i}: &a{i} [[[[[[[[[[*a{}]]]]]]]]]]\n", i - 1));
         }
         assert!(problem(&chain).message.contains("nested more than"));
+    }
+
+    /// The quick reader's value, or `None` when it leaves the document to
+    /// the full reader; when it reads one, the full reader agrees, and
+    /// places its fields alike.
+    fn quick_agrees(text: &str) -> Option<Value> {
+        let choose = &|_: &str, _: &str| &ALL;
+        let quick = quick_compose(text, choose)?;
+        assert_eq!(quick, full_compose(text, choose), "{text:?}");
+        // And finds fields where the full reader finds them.
+        if let Some(value) = &quick.value {
+            super::super::locate::quick_places_as_full(text, value);
+        }
+        quick.value
+    }
+
+    #[test]
+    fn the_quick_reader_reads_manifests_as_the_full_reader_does() {
+        let documents = [
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x # c\n  labels: {a: b, 'c': \"d\"}\ndata:\n  a: |\n    line\n\n      more\n    last\n  b: >-\n    folded\n    text\n\n    para\n",
+            "---\n# c\nspec:\n  containers:\n  - name: a\n    args: [\"-x\", -y, '1']\n    env:\n    -   name: A\n        value: '010'\n  - - nested\n    - 2\n  -\n  - |-\n    x\n",
+            "{\"a\": 1, \"b\": [1.5, \"x\\u00e9\\n\", true, null], \"c\": {}}",
+            " {\"kind\":\"A\",\n  \"x\": [\n    1,\n    2\n  ]\n }\n",
+            "a:\nb: ~\nc: yes\nd: 0x1F\ne: -x\nf: \"q\\\"uote\" # c\ng: 'it''s'\nh: http://x:80/#frag\n",
+            "list:\n- a\n- b\nkey: 1\n",
+            "- a\n- b: c\n  d: e\n- [x]\n",
+            "plain\n",
+            "a: |\n  x\n  # not a comment\nb: 1\n",
+            "a: [b, {c: d}]   # c\n",
+            "é: ü\n",
+            "a: |\n\n  x\nb: >-\n\n\n  y\n  z\n",
+            "a: 'long\n  folded  \n\n  text'\nb: \"x\\\n  y\"\nc: {\"k\": 1,\n  }\n",
+        ];
+        for text in documents {
+            assert!(quick_agrees(text).is_some(), "not read quickly: {text:?}");
+        }
+    }
+
+    #[test]
+    fn the_quick_reader_leaves_the_rest_to_the_full_reader() {
+        let documents = [
+            "a: &x 1\nb: *x\n",
+            "a: !!str 1\n",
+            "a:\tb\n",
+            "a: 1\r\nb: 2\r\n",
+            "a: multi\n  line\n",
+            "a: \"multi\nline\"\n",
+            "a: |+\n  x\n\n",
+            "a: |2\n   x\n",
+            "? a\n: b\n",
+            "%YAML 1.1\n---\na: 1\n",
+            "--- a: 1\n",
+            "a: 1\n...\n",
+            "a: 'x'#c\n",
+            "a: [a?b]\n",
+            "a: b: c\n",
+            "a: 1\na: 2\n",
+            "a: .inf\n",
+            "a: \"\\/\"\n",
+            "a: \u{2028}\n",
+            "[a]: b\n",
+            "a: 1\n b: 2\n",
+            "a:\n  - x\n  y: 1\n",
+        ];
+        for text in documents {
+            assert_eq!(quick_agrees(text), None, "read quickly: {text:?}");
+        }
+    }
+
+    /// Documents made of lines that manifests have, and of the lines where
+    /// YAML readers differ.
+    fn manifest_like() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let key = prop::sample::select(vec![
+            "a",
+            "b",
+            "c d",
+            "'k'",
+            "\"k\"",
+            "1",
+            "y",
+            "<<",
+            "-k",
+            "k#x",
+            "é",
+            "\"a\\tb\"",
+        ]);
+        let value = prop::sample::select(vec![
+            "",
+            "x",
+            "'y'",
+            "\"z\\n\"",
+            "010",
+            "yes",
+            "~",
+            "[a, b]",
+            "{a: 1, b: [c]}",
+            "|",
+            "|-",
+            ">",
+            ">-",
+            "a: b",
+            "x # c",
+            "'it''s'",
+            "\"\\u00e9\"",
+            "http://x:80/y",
+            "[",
+            "{\"a\":1}",
+            "- x",
+            "&a x",
+            "*a",
+            "!t x",
+            "1e3",
+            ".inf",
+            "0x1f",
+            "-1",
+            "{a: b,",
+            "c]",
+            "#c",
+            "--- x",
+            "[a,\n b]",
+            "|\n  text\n\n  more",
+            ">-\n   fold\n   ed",
+            "[a, b,]",
+            "{a: 1, }",
+            "'q\n  uo\n\n ted'",
+            "\"d\\\n  q\"",
+            "\"e\n---\n\"",
+            "'x\n'",
+            "\"y\\\n\n z\"",
+        ]);
+        let line = (
+            0..5usize,
+            prop::sample::select(vec!["", "- ", "- - ", "-"]),
+            prop::option::of(key),
+            value,
+        )
+            .prop_map(|(indent, dash, key, value)| {
+                let key = key.map(|k| format!("{k}: ")).unwrap_or_default();
+                format!("{}{dash}{key}{value}", " ".repeat(indent * 2))
+            });
+        prop::collection::vec(line, 1..8).prop_map(|lines| lines.join("\n") + "\n")
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(10000))]
+
+        /// Whatever the quick reader reads, it reads as the full reader does.
+        #[test]
+        fn the_quick_reader_agrees_with_the_full_reader(text in manifest_like()) {
+            quick_agrees(&text);
+        }
+    }
+
+    /// Every document of the real-world corpus and the examples: the quick
+    /// reader reads as the full reader does, and reads most of them.
+    #[test]
+    fn the_quick_reader_reads_most_real_documents() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        for dir in ["tests/corpus/realworld", "examples"] {
+            let mut stack = vec![root.join(dir)];
+            while let Some(dir) = stack.pop() {
+                for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                    let path = entry.path();
+                    if path.is_dir() {
+                        stack.push(path);
+                    } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                        files.push(path);
+                    }
+                }
+            }
+        }
+        let (mut documents, mut quick) = (0, 0);
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for chunk in super::super::split_documents(&text) {
+                documents += 1;
+                quick += usize::from(quick_agrees(chunk.text).is_some());
+                // And mutants of it: whatever the quick reader reads of them,
+                // it reads as the full reader does.
+                for (i, insert) in [
+                    "\n", " ", "- ", ": ", "'", "\"", " #", "|", ">-", "  ", "\n\n", ",",
+                ]
+                .iter()
+                .enumerate()
+                {
+                    let mut at = (chunk.text.len() * (i + 1) * 7 / 85).min(chunk.text.len());
+                    while !chunk.text.is_char_boundary(at) {
+                        at -= 1;
+                    }
+                    quick_agrees(&format!(
+                        "{}{insert}{}",
+                        &chunk.text[..at],
+                        &chunk.text[at..]
+                    ));
+                }
+            }
+        }
+        assert!(documents > 100, "{documents}");
+        assert!(
+            quick * 10 >= documents * 8,
+            "{quick} of {documents} read quickly"
+        );
     }
 }

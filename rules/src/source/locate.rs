@@ -4,10 +4,13 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use granit_parser::{Event, Parser};
+use std::ops::Range;
+
+use granit_parser::{Event, Parser, ScalarStyle};
 
 use super::compose::parser_options;
 use super::goyaml;
+use super::quick;
 use super::scalar;
 use super::{Pos, pos_of};
 use crate::path::{FieldPath, Segment};
@@ -50,96 +53,283 @@ struct Frame<'t, 'p> {
 /// nearest existing parent), spanning the value too when it is a scalar on
 /// the same line; the document's start for the root. A key given twice is
 /// found at its last occurrence, the one that counts.
+///
+/// The quick reader finds them where it reads the document, the full reader
+/// (go-yaml v2's scanner and granit-parser) elsewhere; both give the same
+/// positions (a test compares them).
 pub fn locate(text: &str, paths: &[FieldPath]) -> Vec<Pos> {
     if paths.is_empty() {
         return Vec::new();
     }
-    let mut found: Vec<Option<(usize, Pos)>> = vec![None; paths.len()];
-    let everything: Vec<usize> = (0..paths.len()).collect();
-    let mut frames: Vec<Frame<'_, '_>> = Vec::new();
+    quick_locate(text, paths).unwrap_or_else(|| full_locate(text, paths))
+}
+
+fn full_locate(text: &str, paths: &[FieldPath]) -> Vec<Pos> {
+    let mut locator = Locator::new(paths);
     // Read as kubectl reads it (comments right after a token, long tags).
     let (readable, _) = goyaml::as_kubectl_reads(text);
     for next in Parser::new_from_str_with_options(&readable, parser_options(&readable)) {
         let Ok((event, span)) = next else { break };
         let at = pos_of(&span);
-        let is_node = matches!(
-            event,
-            Event::Scalar(..)
-                | Event::Alias(_)
-                | Event::MappingStart(..)
-                | Event::SequenceStart(..)
-        );
-        if is_node {
-            if let Some(frame) = frames.last_mut()
-                && frame.is_map
-                && frame.key.is_none()
-            {
-                let key = match event {
-                    Event::Scalar(value, style, _, tag) => {
-                        scalar::resolve(value.clone(), style, tag.as_deref())
-                            .ok()
-                            .and_then(|s| scalar::key_text(s).ok())
-                            .unwrap_or(value)
-                    }
-                    Event::Alias(_) => Cow::Borrowed("*"),
-                    // A mapping or list as a key: kubectl cannot read the document.
-                    _ => break,
-                };
-                frame.key = Some((key, at));
-                continue;
-            }
-            let depth = frames.len();
-            let (through, anchor_pos) = match frames.last_mut() {
-                None => (Some(&everything), at),
-                Some(frame) if frame.is_map => {
-                    let (key, key_pos) = frame.key.take().expect("checked above");
-                    (frame.onward.keys.get(key.as_ref()), key_pos)
-                }
-                Some(frame) => {
-                    frame.index += 1;
-                    (frame.onward.indices.get(&(frame.index - 1)), at)
-                }
-            };
-            let through = through.map_or(&[][..], Vec::as_slice);
-            let is_scalar = matches!(event, Event::Scalar(..) | Event::Alias(_));
-            let mut here = anchor_pos;
-            if is_scalar && at.line == anchor_pos.line && at.offset >= anchor_pos.offset {
-                here.len = at.offset + at.len - anchor_pos.offset;
-            }
-            for &i in through {
-                if found[i].is_none_or(|(d, _)| depth >= d) {
-                    found[i] = Some((depth, here));
+        match event {
+            Event::Scalar(value, style, _, tag) => locator.scalar(Some(at), || {
+                scalar::resolve(value.clone(), style, tag.as_deref())
+                    .ok()
+                    .and_then(|s| scalar::key_text(s).ok())
+                    .unwrap_or(value)
+            }),
+            Event::Alias(_) => locator.scalar(Some(at), || Cow::Borrowed("*")),
+            Event::MappingStart(..) | Event::SequenceStart(..) => {
+                let is_map = matches!(event, Event::MappingStart(..));
+                // A mapping or list as a key: kubectl cannot read the document.
+                if !locator.open(at, is_map) {
+                    break;
                 }
             }
-            if !is_scalar {
-                let onward = Onward::new(paths, through, depth);
-                frames.push(Frame {
-                    is_map: matches!(event, Event::MappingStart(..)),
-                    onward,
-                    key: None,
-                    index: 0,
-                });
-            }
-        } else if matches!(event, Event::MappingEnd | Event::SequenceEnd) {
-            frames.pop();
-        } else if matches!(event, Event::DocumentEnd) {
-            break;
+            Event::MappingEnd | Event::SequenceEnd => locator.close(),
+            Event::DocumentEnd => break,
+            _ => {}
         }
     }
-    found
-        .into_iter()
-        .map(|best| {
-            best.map_or(
-                Pos {
-                    line: 1,
-                    column: 1,
-                    offset: 0,
-                    len: 0,
-                },
-                |(_, pos)| pos,
-            )
-        })
-        .collect()
+    locator.finish()
+}
+
+/// The positions as the quick reader finds them; `None` where it leaves the
+/// document to the full reader, or where its events are not placed as
+/// granit-parser places them and the place would count.
+fn quick_locate(text: &str, paths: &[FieldPath]) -> Option<Vec<Pos>> {
+    let mut sink = QuickLocator {
+        text,
+        locator: Locator::new(paths),
+        line: 1,
+        line_start: 0,
+    };
+    quick::read(text, &mut sink).ok()?;
+    Some(sink.locator.finish())
+}
+
+struct QuickLocator<'t, 'p> {
+    text: &'t str,
+    locator: Locator<'t, 'p>,
+    /// The line of the last event, and where it starts.
+    line: usize,
+    line_start: usize,
+}
+
+impl QuickLocator<'_, '_> {
+    /// The position of `len` bytes at `offset`, counting lines from the last
+    /// event's (or from the start, for an earlier one).
+    fn pos(&mut self, offset: usize, len: usize) -> Pos {
+        if offset < self.line_start {
+            (self.line, self.line_start) = (1, 0);
+        }
+        let from = self.line_start;
+        for i in memchr::memchr_iter(b'\n', &self.text.as_bytes()[from..offset]) {
+            self.line += 1;
+            self.line_start = from + i + 1;
+        }
+        Pos {
+            line: self.line,
+            column: self.text[self.line_start..offset].chars().count() + 1,
+            offset,
+            len,
+        }
+    }
+}
+
+impl<'t> quick::Sink<'t> for QuickLocator<'t, '_> {
+    fn on_scalar(
+        &mut self,
+        value: Cow<'t, str>,
+        style: ScalarStyle,
+        at: Range<usize>,
+    ) -> Result<(), quick::Unsupported> {
+        // granit-parser places a block scalar at its content and an empty
+        // value elsewhere: right only where the place does not count, as a
+        // mapping's value.
+        let unplaced = at.is_empty() || matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
+        if unplaced && !self.locator.expects_value() {
+            return Err(quick::Unsupported);
+        }
+        let at = (!unplaced).then(|| self.pos(at.start, at.len()));
+        self.locator.scalar(at, || {
+            scalar::resolve(value.clone(), style, None)
+                .ok()
+                .and_then(|s| scalar::key_text(s).ok())
+                .unwrap_or(value)
+        });
+        Ok(())
+    }
+
+    fn on_open(&mut self, is_map: bool, at: usize) -> Result<(), quick::Unsupported> {
+        let flow = matches!(self.text.as_bytes()[at], b'[' | b'{');
+        // granit-parser places a block sequence at its first `-` or at its
+        // first item: right only where the place does not count.
+        if !is_map && !flow && !self.locator.expects_value() {
+            return Err(quick::Unsupported);
+        }
+        let at = self.pos(at, usize::from(flow));
+        if !self.locator.open(at, is_map) {
+            return Err(quick::Unsupported);
+        }
+        Ok(())
+    }
+
+    fn on_close(&mut self, _: usize) -> Result<(), quick::Unsupported> {
+        self.locator.close();
+        Ok(())
+    }
+}
+
+/// Finds the paths' positions from a document's events.
+struct Locator<'t, 'p> {
+    paths: &'p [FieldPath],
+    /// Per path, the depth and position of the deepest node found on it.
+    found: Vec<Option<(usize, Pos)>>,
+    everything: Vec<usize>,
+    frames: Vec<Frame<'t, 'p>>,
+}
+
+impl<'t, 'p> Locator<'t, 'p> {
+    fn new(paths: &'p [FieldPath]) -> Self {
+        Self {
+            paths,
+            found: vec![None; paths.len()],
+            everything: (0..paths.len()).collect(),
+            frames: Vec::new(),
+        }
+    }
+
+    fn expects_key(&self) -> bool {
+        self.frames
+            .last()
+            .is_some_and(|frame| frame.is_map && frame.key.is_none())
+    }
+
+    /// Whether the next node is a mapping's value.
+    fn expects_value(&self) -> bool {
+        self.frames
+            .last()
+            .is_some_and(|frame| frame.is_map && frame.key.is_some())
+    }
+
+    /// A scalar or an alias at `at` (`None`: a mapping's value placed where
+    /// it does not count), and its text as a key (called only when it is one).
+    fn scalar(&mut self, at: Option<Pos>, key: impl FnOnce() -> Cow<'t, str>) {
+        if self.expects_key() {
+            let frame = self.frames.last_mut().expect("a key is in a mapping");
+            frame.key = Some((key(), at.unwrap_or_default()));
+        } else {
+            self.node(at, None);
+        }
+    }
+
+    /// The start of a collection; `false` for one that is a key.
+    fn open(&mut self, at: Pos, is_map: bool) -> bool {
+        if self.expects_key() {
+            return false;
+        }
+        self.node(Some(at), Some(is_map));
+        true
+    }
+
+    fn close(&mut self) {
+        self.frames.pop();
+    }
+
+    /// A node that is no key; `collection`: it starts one, a mapping or not.
+    fn node(&mut self, at: Option<Pos>, collection: Option<bool>) {
+        let depth = self.frames.len();
+        let (through, anchor_pos) = match self.frames.last_mut() {
+            None => (Some(&self.everything), at.unwrap_or_default()),
+            Some(frame) if frame.is_map => {
+                let (key, key_pos) = frame.key.take().expect("a value follows its key");
+                (frame.onward.keys.get(key.as_ref()), key_pos)
+            }
+            Some(frame) => {
+                frame.index += 1;
+                (
+                    frame.onward.indices.get(&(frame.index - 1)),
+                    at.unwrap_or_default(),
+                )
+            }
+        };
+        let through = through.map_or(&[][..], Vec::as_slice);
+        let mut here = anchor_pos;
+        if let Some(at) = at
+            && collection.is_none()
+            && at.line == anchor_pos.line
+            && at.offset >= anchor_pos.offset
+        {
+            here.len = at.offset + at.len - anchor_pos.offset;
+        }
+        for &i in through {
+            if self.found[i].is_none_or(|(d, _)| depth >= d) {
+                self.found[i] = Some((depth, here));
+            }
+        }
+        if let Some(is_map) = collection {
+            let onward = Onward::new(self.paths, through, depth);
+            self.frames.push(Frame {
+                is_map,
+                onward,
+                key: None,
+                index: 0,
+            });
+        }
+    }
+
+    fn finish(self) -> Vec<Pos> {
+        self.found
+            .into_iter()
+            .map(|best| {
+                best.map_or(
+                    Pos {
+                        line: 1,
+                        column: 1,
+                        offset: 0,
+                        len: 0,
+                    },
+                    |(_, pos)| pos,
+                )
+            })
+            .collect()
+    }
+}
+
+/// Every path of `value`, and a missing field under each.
+#[cfg(test)]
+fn paths_of(value: &serde_json::Value, here: FieldPath, out: &mut Vec<FieldPath>) {
+    out.push(here.field("missing"));
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, value) in map {
+                paths_of(value, here.key(key), out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                paths_of(item, here.index(i), out);
+            }
+            out.push(here.index(items.len()));
+        }
+        _ => {}
+    }
+    out.push(here);
+}
+
+/// Whether the quick reader places every path of `value` (what `text` reads
+/// as), or a missing field under it, as the full reader does (it panics
+/// otherwise); `false` where it leaves the document to the full reader.
+#[cfg(test)]
+pub(super) fn quick_places_as_full(text: &str, value: &serde_json::Value) -> bool {
+    let mut paths = Vec::new();
+    paths_of(value, FieldPath::root(), &mut paths);
+    let Some(placed) = quick_locate(text, &paths) else {
+        return false;
+    };
+    assert_eq!(placed, full_locate(text, &paths), "{text:?}");
+    true
 }
 
 #[cfg(test)]
@@ -190,6 +380,63 @@ mod tests {
         assert_eq!(
             at(text, &FieldPath::fields("m").key("k")),
             (3, 3, "\"k\": y".to_owned())
+        );
+    }
+
+    /// The real-world corpus, the examples and mutants of their documents:
+    /// wherever the quick reader places the fields, it places them as the
+    /// full reader does, and it places them in most documents.
+    #[test]
+    fn the_quick_reader_places_fields_as_the_full_reader_does() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        let mut dirs = vec![root.join("tests/corpus/realworld"), root.join("examples")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                    files.push(path);
+                }
+            }
+        }
+        let (mut documents, mut quick) = (0, 0);
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for chunk in crate::source::split_documents(&text) {
+                let mut texts = vec![chunk.text.to_owned()];
+                for (i, insert) in ["\n", " ", "- ", ": ", "'", "\"", "|", "  ", "\n\n", ","]
+                    .iter()
+                    .enumerate()
+                {
+                    let mut at = (chunk.text.len() * (i + 1) * 7 / 75).min(chunk.text.len());
+                    while !chunk.text.is_char_boundary(at) {
+                        at -= 1;
+                    }
+                    texts.push(format!(
+                        "{}{insert}{}",
+                        &chunk.text[..at],
+                        &chunk.text[at..]
+                    ));
+                }
+                for (i, text) in texts.iter().enumerate() {
+                    let composed = crate::source::compose(text, &|_, _| &crate::source::ALL);
+                    let Some(value) = composed.value else {
+                        continue;
+                    };
+                    let placed = quick_places_as_full(text, &value);
+                    if i == 0 {
+                        documents += 1;
+                        quick += usize::from(placed);
+                    }
+                }
+            }
+        }
+        assert!(documents > 100, "{documents}");
+        assert!(
+            quick * 10 >= documents * 8,
+            "{quick} of {documents} placed quickly"
         );
     }
 

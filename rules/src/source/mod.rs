@@ -8,6 +8,11 @@
 //!   selects are built;
 //! - [`locate`] finds fields again when a finding needs their position.
 //!
+//! Most documents are read by a quick reader for the YAML manifests are
+//! written in (`quick`); the rest, and every document with a problem, by
+//! granit-parser after go-yaml v2's scanner (`goyaml`), which find the
+//! problem and its position.
+//!
 //! Lines end at LF, CRLF or a lone CR everywhere ([`lines`]). Scalars resolve
 //! as kubectl's YAML library resolves them (go-yaml v2, YAML 1.1: `010` is 8,
 //! `yes` is true).
@@ -20,6 +25,7 @@ mod goyaml;
 mod keep;
 pub mod lines;
 mod locate;
+mod quick;
 mod scalar;
 mod split;
 mod template;
@@ -28,6 +34,7 @@ pub use compose::{Choose, Composed, MAX_ALIAS_NODES, MAX_DEPTH, compose};
 pub use edit::{Edit, EditError, Editor, TextEdit, apply, flow_yaml, text_edits};
 pub use keep::{ALL, Keep};
 pub use locate::locate;
+pub use quick::count_events as quick_event_count;
 pub use split::{Chunk, split_documents};
 pub use template::find_action;
 
