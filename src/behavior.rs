@@ -410,36 +410,50 @@ impl<'f> Report<'f> {
             out,
             "  largest step per period (no scale event in the period):"
         )?;
-        writeln!(out, "    {:>8}  {:<40}  scale-down", "replicas", "scale-up")?;
-        for count in counts {
-            let cell = |rules: &Rules, up: bool| {
-                let row = &velocity::step(rules, up, count);
-                if rules.select == Select::Disabled {
-                    return "disabled".to_owned();
-                }
-                let names: Vec<String> = row
-                    .winners
-                    .iter()
-                    .map(|&i| rules.policies[i].to_string())
-                    .collect();
-                // The bounds cap what a policy allows.
-                let (bound, name) = if up {
-                    (a.max_replicas, "maxReplicas")
-                } else {
-                    (a.min_replicas, "minReplicas")
-                };
-                if (up && row.limit > bound) || (!up && row.limit < bound) {
-                    format!("to {bound} ({name}; {})", names.join(", "))
-                } else {
-                    format!("to {} ({})", row.limit, names.join(", "))
-                }
+        let cell = |rules: &Rules, up: bool, count: i32| {
+            let row = &velocity::step(rules, up, count);
+            if rules.select == Select::Disabled {
+                return "disabled".to_owned();
+            }
+            let names: Vec<String> = row
+                .winners
+                .iter()
+                .map(|&i| rules.policies[i].to_string())
+                .collect();
+            // The bounds cap what a policy allows.
+            let (bound, name) = if up {
+                (a.max_replicas, "maxReplicas")
+            } else {
+                (a.min_replicas, "minReplicas")
             };
-            writeln!(
-                out,
-                "    {count:>8}  {:<40}  {}",
-                cell(&behavior.scale_up, true),
-                cell(&behavior.scale_down, false)
-            )?;
+            if (up && row.limit > bound) || (!up && row.limit < bound) {
+                format!("to {bound} ({name}; {})", names.join(", "))
+            } else {
+                format!("to {} ({})", row.limit, names.join(", "))
+            }
+        };
+        let rows: Vec<(i32, String, String)> = counts
+            .into_iter()
+            .map(|count| {
+                let up = cell(&behavior.scale_up, true, count);
+                (count, up, cell(&behavior.scale_down, false, count))
+            })
+            .collect();
+        // The scale-up column as wide as its longest cell, so that the
+        // scale-down column starts at one place.
+        let width = rows
+            .iter()
+            .map(|(_, up, _)| up.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(40);
+        writeln!(
+            out,
+            "    {:>8}  {:<width$}  scale-down",
+            "replicas", "scale-up"
+        )?;
+        for (count, up, down) in rows {
+            writeln!(out, "    {count:>8}  {up:<width$}  {down}")?;
         }
         Ok(())
     }

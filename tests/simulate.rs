@@ -139,10 +139,10 @@ fn docs_scale_down_policies_percent_wins_above_40_replicas() {
     // Pods 4 allow the larger step up to 30 replicas, both the same from 31
     // to 40 (10 % truncated is 4 pods), and Percent 10 above 40.
     for row in [
-        "       5  to 10 (Percent 100 per 15s)               to 1 (Pods 4 per 60s)",
-        "      31  to 62 (Percent 100 per 15s)               to 27 (Pods 4 per 60s, Percent 10 per 60s)",
-        "      41  to 82 (Percent 100 per 15s)               to 36 (Percent 10 per 60s)",
-        "     100  to 100 (maxReplicas; Percent 100 per 15s)  to 90 (Percent 10 per 60s)",
+        "       5  to 10 (Percent 100 per 15s)                 to 1 (Pods 4 per 60s)",
+        "      31  to 62 (Percent 100 per 15s)                 to 27 (Pods 4 per 60s, Percent 10 per 60s)",
+        "      41  to 82 (Percent 100 per 15s)                 to 36 (Percent 10 per 60s)",
+        "     100  to 100 (maxReplicas; Percent 100 per 15s)   to 90 (Percent 10 per 60s)",
     ] {
         assert!(text.contains(row), "{row}\n{text}");
     }
@@ -1689,4 +1689,37 @@ fn behavior_and_simulate_refuse_unserved_versions_and_unscalable_targets() {
         .args([&beta, "--kube-version", "1.25"])
         .assert()
         .success();
+}
+
+/// The step table's columns line up however long a cell is (a cell that
+/// names two policies once pushed its row's scale-down out of line).
+#[test]
+fn the_step_table_keeps_its_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "hpa.yaml",
+        &hpa(
+            "web",
+            "  minReplicas: 2\n  maxReplicas: 40\n  behavior: {}\n",
+        ),
+    );
+    let output = hpa_lint("behavior").arg(&file).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|line| !line.contains("largest step per period"))
+        .skip(1)
+        .collect();
+    assert!(table.len() > 2, "{text}");
+    assert!(
+        table
+            .iter()
+            .any(|row| row.contains("Pods 4 per 15s, Percent 100 per 15s")),
+        "{text}"
+    );
+    let column = table[0].find("scale-down").unwrap();
+    for row in &table[1..] {
+        assert_eq!(row.find("to 2 (minReplicas"), Some(column), "{text}");
+    }
 }
