@@ -15,7 +15,7 @@ use hpa_lint::prometheus::demand::{Column, table};
 use hpa_lint::prometheus::query::{PodMatch, Target, builtin};
 use hpa_lint::prometheus::time::Range;
 use hpa_lint_rules::controller::reconcile::{MetricKind, ResourceTarget};
-use hpa_lint_test_support::history::{Events, History};
+use hpa_lint_test_support::history::{Events, History, MANIFESTS};
 use hpa_lint_test_support::prometheus::{Certificates, Prometheus, scripted};
 
 /// 2025-01-01T00:00:00Z.
@@ -130,34 +130,6 @@ fn builtin_queries_give_the_known_demand() {
     assert!(history.pods.len() > 12, "{}", history.pods.len());
     assert!(history.pods.iter().any(|p| p.last == 60));
 }
-
-/// The HPA the replays run: CPU utilization over both containers, the
-/// memory of the `web` container; and its Deployment.
-const MANIFESTS: &str = "apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata: {name: web, namespace: shop}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  minReplicas: 2
-  maxReplicas: 12
-  metrics:
-  - type: Resource
-    resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}
-  - type: ContainerResource
-    containerResource: {name: memory, container: web, target: {type: AverageValue, averageValue: 300Mi}}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: shop}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - {name: web, image: web, resources: {requests: {cpu: 400m, memory: 256Mi}}}
-      - {name: sidecar, image: proxy, resources: {requests: {cpu: 100m, memory: 64Mi}}}
-";
 
 fn simulate(dir: &Path) -> Command {
     let mut command = Command::cargo_bin("hpa-lint").expect("the binary is built");

@@ -67,25 +67,7 @@ fn main() -> ExitCode {
     if let Some(command) = &args.measure {
         return measure(command);
     }
-    let result = tokio::runtime::Runtime::new()
-        .map_err(|e| e.to_string())
-        .and_then(|runtime| runtime.block_on(run(&args)));
-    match result {
-        Ok(report) => {
-            print!("{report}");
-            if let Some(out) = &args.out
-                && let Err(error) = std::fs::write(out, &report)
-            {
-                eprintln!("audit-bench: {}: {error}", out.display());
-                return ExitCode::FAILURE;
-            }
-            ExitCode::SUCCESS
-        }
-        Err(error) => {
-            eprintln!("audit-bench: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    hpa_lint_bench::report_main("audit-bench", args.out.as_deref(), run(&args))
 }
 
 /// The cluster: HPAs and Deployments as the webhook bench generates them,

@@ -18,7 +18,7 @@ use hpa_lint::prometheus::client::{PARALLEL_REQUESTS, chunks};
 use hpa_lint::prometheus::query::{self, PodMatch, Target};
 use hpa_lint::prometheus::time::{Range, format};
 use hpa_lint_rules::controller::reconcile::{MetricKind, ResourceTarget};
-use hpa_lint_test_support::history::{Events, History, SYNC};
+use hpa_lint_test_support::history::{Events, History, MANIFESTS, SYNC};
 use nix::sys::resource::{UsageWho, getrusage};
 
 /// Times a 30-day replay from a real Prometheus.
@@ -53,32 +53,6 @@ const MARK: &str = "replay-bench peak RSS KiB:";
 const START: i64 = 1_735_689_600;
 /// Syncs in a 2-hour block.
 const BLOCK: i64 = 7_200 / SYNC;
-
-const MANIFESTS: &str = "apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata: {name: web, namespace: shop}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  minReplicas: 2
-  maxReplicas: 12
-  metrics:
-  - type: Resource
-    resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}
-  - type: ContainerResource
-    containerResource: {name: memory, container: web, target: {type: AverageValue, averageValue: 300Mi}}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: shop}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - {name: web, image: web, resources: {requests: {cpu: 400m, memory: 256Mi}}}
-      - {name: sidecar, image: proxy, resources: {requests: {cpu: 100m, memory: 64Mi}}}
-";
 
 fn measure(command: &[String]) -> ExitCode {
     let status = Command::new(&command[0]).args(&command[1..]).status();

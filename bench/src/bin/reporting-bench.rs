@@ -371,27 +371,5 @@ async fn run(args: &Args) -> Result<String> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("reporting-bench: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(&args)) {
-        Ok(report) => {
-            print!("{report}");
-            if let Some(path) = &args.out
-                && let Err(error) = std::fs::write(path, &report)
-            {
-                eprintln!("reporting-bench: {}: {error}", path.display());
-                return ExitCode::FAILURE;
-            }
-            ExitCode::SUCCESS
-        }
-        Err(error) => {
-            eprintln!("reporting-bench: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    hpa_lint_bench::report_main("reporting-bench", args.out.as_deref(), run(&args))
 }

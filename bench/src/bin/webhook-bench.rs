@@ -57,29 +57,7 @@ type Result<T, E = String> = std::result::Result<T, E>;
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("webhook-bench: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(&args)) {
-        Ok(report) => {
-            print!("{report}");
-            if let Some(out) = &args.out
-                && let Err(error) = std::fs::write(out, &report)
-            {
-                eprintln!("webhook-bench: {}: {error}", out.display());
-                return ExitCode::FAILURE;
-            }
-            ExitCode::SUCCESS
-        }
-        Err(error) => {
-            eprintln!("webhook-bench: {error}");
-            ExitCode::FAILURE
-        }
-    }
+    hpa_lint_bench::report_main("webhook-bench", args.out.as_deref(), run(&args))
 }
 
 /// A child process, killed when dropped.

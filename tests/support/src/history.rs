@@ -17,6 +17,35 @@ use std::io::{self, Write};
 /// Seconds between syncs.
 pub const SYNC: i64 = 15;
 
+/// The HPA the replays run, and the Deployment whose pods the history
+/// holds: CPU utilization over both containers, the memory of the `web`
+/// container.
+pub const MANIFESTS: &str = "apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: shop}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 12
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}
+  - type: ContainerResource
+    containerResource: {name: memory, container: web, target: {type: AverageValue, averageValue: 300Mi}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: web, image: web, resources: {requests: {cpu: 400m, memory: 256Mi}}}
+      - {name: sidecar, image: proxy, resources: {requests: {cpu: 100m, memory: 64Mi}}}
+";
+
 /// The random characters of generated names (no vowels, no 0, 1 or 3).
 const NAME_CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
