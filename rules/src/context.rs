@@ -15,7 +15,7 @@ use crate::model::decode::DecodeError;
 use crate::model::hpa::Hpa;
 use crate::model::workload::{TargetKind, meant_target};
 use crate::object::{Kind, Object, ObjectRef};
-use crate::path::FieldPath;
+use crate::path::{FieldPath, get, member};
 use crate::quote::{MAX_MESSAGE_BYTES, code, truncate};
 use crate::registry::Rule;
 use crate::settings::Settings;
@@ -175,13 +175,13 @@ impl Context<'_> {
         };
         ranges
             .iter()
-            .filter_map(|range| range.value.pointer("/spec/limits")?.as_array())
+            .filter_map(|range| get(&range.value, &["spec", "limits"])?.as_array())
             .flatten()
-            .filter(|item| item.get("type").and_then(Value::as_str) == Some("Container"))
+            .filter(|item| member(item, "type").and_then(Value::as_str) == Some("Container"))
             .any(|item| {
                 ["defaultRequest", "default"]
                     .iter()
-                    .any(|field| item.get(field).and_then(|v| v.get(resource)).is_some())
+                    .any(|field| get(item, &[field, resource]).is_some())
             })
     }
 

@@ -150,8 +150,9 @@ fn run_hpa_checks(
     };
     // The HPA's annotation suppresses a rule, whichever object its findings
     // are about.
+    let suppressed: Vec<&str> = object.suppressions().map(|(rule, _)| rule).collect();
     let rules: Vec<_> = enabled(settings)
-        .filter(|(rule, _, _)| object.suppression(rule.name).is_none())
+        .filter(|(rule, _, _)| !suppressed.contains(&rule.name))
         .collect();
     let linted = Linted {
         settings,

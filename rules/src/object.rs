@@ -183,11 +183,20 @@ impl Object {
 
     /// The reason given in `hpa-lint.io/ignore.<rule>` for suppressing a rule.
     pub fn suppression(&self, rule: &str) -> Option<&str> {
-        // Asked for every rule of every object: most have no annotations.
-        let annotations = self.annotations()?;
-        annotations
-            .get(&format!("{SUPPRESSION_PREFIX}{rule}"))?
-            .as_str()
+        self.suppressions()
+            .find_map(|(name, reason)| (name == rule).then_some(reason))
+    }
+
+    /// The rules this object suppresses (`hpa-lint.io/ignore.<rule>` with a
+    /// string reason), with their reasons: one pass over the annotations,
+    /// which most objects do not have, instead of a look-up per rule.
+    pub fn suppressions(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.annotations()
+            .into_iter()
+            .flatten()
+            .filter_map(|(key, value)| {
+                Some((key.strip_prefix(SUPPRESSION_PREFIX)?, value.as_str()?))
+            })
     }
 
     /// Whether this object is a HorizontalPodAutoscaler of the `autoscaling` group.

@@ -6,16 +6,21 @@
 //! [`FieldPath::pointer`] gives an RFC 6901 JSON Pointer for spans and patches.
 
 use std::fmt;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
 
 use crate::quote::shown;
 
-/// One step of a [`FieldPath`].
+/// One step of a [`FieldPath`]. Names are shared: a path extended by one
+/// step copies the steps before it, which rules and decoding do for every
+/// field they look at.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Segment {
     /// A struct field, rendered `.name`.
-    Field(Box<str>),
+    Field(Arc<str>),
     /// A key of a map such as `metadata.annotations`, rendered `[key]`.
-    Key(Box<str>),
+    Key(Arc<str>),
     /// A list index, rendered `[i]`.
     Index(usize),
 }
@@ -118,14 +123,43 @@ impl FieldPath {
     }
 
     /// Looks the path up in a JSON value.
-    pub fn lookup<'v>(&self, value: &'v serde_json::Value) -> Option<&'v serde_json::Value> {
+    pub fn lookup<'v>(&self, value: &'v Value) -> Option<&'v Value> {
         self.0
             .iter()
             .try_fold(value, |value, segment| match segment {
-                Segment::Field(name) | Segment::Key(name) => value.get(&**name),
+                Segment::Field(name) | Segment::Key(name) => member(value, name),
                 Segment::Index(i) => value.get(*i),
             })
     }
+}
+
+/// Maps at most this long are searched entry by entry: cheaper than hashing
+/// the name (serde_json's maps hash with SipHash), and objects' maps are
+/// mostly this small.
+const SCANNED: usize = 12;
+
+/// `map[name]`, as `Map::get` finds it.
+pub fn entry<'v>(map: &'v Map<String, Value>, name: &str) -> Option<&'v Value> {
+    if map.len() <= SCANNED {
+        map.iter()
+            .find_map(|(key, value)| (key == name).then_some(value))
+    } else {
+        map.get(name)
+    }
+}
+
+/// The member `name` of `value` when it is an object, as `Value::get` finds it.
+pub fn member<'v>(value: &'v Value, name: &str) -> Option<&'v Value> {
+    entry(value.as_object()?, name)
+}
+
+/// The field at the end of a chain of object members, e.g.
+/// `get(&object.value, &["spec", "selector"])`: a constant JSON Pointer
+/// without the allocations of `Value::pointer`.
+pub fn get<'v>(value: &'v Value, names: &[&str]) -> Option<&'v Value> {
+    names
+        .iter()
+        .try_fold(value, |value, name| member(value, name))
 }
 
 impl fmt::Display for FieldPath {
@@ -179,5 +213,27 @@ mod tests {
         ] {
             assert_eq!(path.lookup(&value), value.pointer(&path.pointer()));
         }
+    }
+
+    #[test]
+    fn member_lookups_agree_with_map_get_in_small_and_large_maps() {
+        for size in [0, 1, SCANNED, SCANNED + 1, 40] {
+            let map: Map<String, Value> = (0..size)
+                .map(|i| (format!("k{i}"), Value::from(i)))
+                .collect();
+            let value = Value::Object(map.clone());
+            for name in ["k0", "k5", "k12", "k13", "k39", "k", "k00", ""] {
+                assert_eq!(entry(&map, name), map.get(name), "{size} {name}");
+                assert_eq!(member(&value, name), value.get(name), "{size} {name}");
+            }
+        }
+        let value = serde_json::json!({"spec": {"selector": {"app": "web"}, "n": [1]}});
+        assert_eq!(
+            get(&value, &["spec", "selector"]),
+            value.pointer("/spec/selector")
+        );
+        assert_eq!(get(&value, &["spec", "n", "0"]), None);
+        assert_eq!(get(&value, &[]), Some(&value));
+        assert_eq!(member(&Value::from(3), "spec"), None);
     }
 }

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::object::{HPA, Kind, Object, ObjectKey, ObjectRef, group_of};
+use crate::path::{get, member};
 
 /// KEDA's `ScaledObject`.
 pub const SCALED_OBJECT: Kind = Kind::new("keda.sh", "ScaledObject");
@@ -16,8 +17,8 @@ pub const AUTOSCALERS: [Kind; 2] = [HPA, SCALED_OBJECT];
 
 /// The scale target of an autoscaler, or `None` for other objects.
 pub fn scale_target(object: &Object) -> Option<ObjectRef> {
-    let reference = object.value.pointer("/spec/scaleTargetRef")?;
-    let field = |name: &str| reference.get(name).and_then(Value::as_str);
+    let reference = get(&object.value, &["spec", "scaleTargetRef"])?;
+    let field = |name: &str| member(reference, name).and_then(Value::as_str);
     let (api_version, kind) = if object.is_hpa() {
         (field("apiVersion").unwrap_or_default(), field("kind")?)
     } else if is_keda_scaled_object(object) {
@@ -45,14 +46,12 @@ pub fn is_keda_scaled_object(object: &Object) -> bool {
 /// The objects `object` names in its `ownerReferences`, in its namespace (how
 /// KEDA marks the HPA it creates for a ScaledObject).
 fn owners(object: &Object) -> impl Iterator<Item = ObjectRef> + '_ {
-    object
-        .value
-        .pointer("/metadata/ownerReferences")
+    get(&object.value, &["metadata", "ownerReferences"])
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter_map(|reference| {
-            let field = |name: &str| reference.get(name).and_then(Value::as_str);
+            let field = |name: &str| member(reference, name).and_then(Value::as_str);
             Some(ObjectRef {
                 group: group_of(field("apiVersion").unwrap_or_default()).to_owned(),
                 kind: field("kind")?.to_owned(),
@@ -199,7 +198,7 @@ impl<'a> Vpa<'a> {
             return None;
         }
         Some(Self {
-            spec: object.value.get("spec")?,
+            spec: member(&object.value, "spec")?,
             namespace: &object.key.namespace,
         })
     }
@@ -207,10 +206,10 @@ impl<'a> Vpa<'a> {
     /// Whether `spec.targetRef` is `target`. An empty `apiVersion` matches any
     /// group: the VPA resolves well-known workloads by kind.
     pub fn targets(&self, target: &ObjectRef) -> bool {
-        let Some(reference) = self.spec.get("targetRef") else {
+        let Some(reference) = member(self.spec, "targetRef") else {
             return false;
         };
-        let field = |name: &str| reference.get(name).and_then(Value::as_str);
+        let field = |name: &str| member(reference, name).and_then(Value::as_str);
         let group = group_of(field("apiVersion").unwrap_or_default());
         self.namespace == target.namespace
             && field("kind") == Some(target.kind.as_str())
@@ -220,8 +219,7 @@ impl<'a> Vpa<'a> {
 
     /// `spec.updatePolicy.updateMode`; unset means `Auto` (`Recreate` today).
     pub fn update_mode(&self) -> &'a str {
-        self.spec
-            .pointer("/updatePolicy/updateMode")
+        get(self.spec, &["updatePolicy", "updateMode"])
             .and_then(Value::as_str)
             .unwrap_or("Auto")
     }
@@ -233,8 +231,7 @@ impl<'a> Vpa<'a> {
     }
 
     fn policies(&self) -> &'a [Value] {
-        self.spec
-            .pointer("/resourcePolicy/containerPolicies")
+        get(self.spec, &["resourcePolicy", "containerPolicies"])
             .and_then(Value::as_array)
             .map_or(&[], Vec::as_slice)
     }
@@ -243,7 +240,7 @@ impl<'a> Vpa<'a> {
     /// VPA set `resource`: not `mode: Off`, and `resource` among
     /// `controlledResources` (default cpu and memory).
     fn policy_controls(policy: Option<&Value>, resource: &str) -> bool {
-        let field = |name: &str| policy.and_then(|p| p.get(name));
+        let field = |name: &str| policy.and_then(|p| member(p, name));
         if field("mode").and_then(Value::as_str) == Some("Off") {
             return false;
         }
@@ -259,7 +256,7 @@ impl<'a> Vpa<'a> {
         let named = |name: &str| {
             self.policies()
                 .iter()
-                .find(|p| p.get("containerName").and_then(Value::as_str) == Some(name))
+                .find(|p| member(p, "containerName").and_then(Value::as_str) == Some(name))
         };
         Self::policy_controls(named(container).or_else(|| named("*")), resource)
     }

@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use crate::model::quantity::Quantity;
-use crate::path::{FieldPath, Segment};
+use crate::path::{FieldPath, Segment, entry};
 
 /// What kind of decoding failure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -259,7 +259,7 @@ impl<'v> Record<'v> {
 
     /// The raw value of a field, `None` when absent or null.
     pub(crate) fn raw(&self, name: &str) -> Option<&'v Value> {
-        self.map?.get(name).filter(|v| !v.is_null())
+        entry(self.map?, name).filter(|v| !v.is_null())
     }
 
     /// The path of a field of this struct.

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::model::selector;
 use crate::object::{Kind, Object};
-use crate::path::FieldPath;
+use crate::path::{FieldPath, get, member};
 
 /// `PodDisruptionBudget`.
 pub const PDB: Kind = Kind::new("policy", "PodDisruptionBudget");
@@ -48,7 +48,7 @@ pub struct Blocking {
 /// Whether the budget selects pods with `labels`. `policy/v1beta1` budgets
 /// with an empty selector select nothing; `policy/v1` ones select everything.
 pub fn selects(pdb: &Object, labels: &Map<String, Value>) -> bool {
-    let selector = pdb.value.pointer("/spec/selector").unwrap_or(&Value::Null);
+    let selector = get(&pdb.value, &["spec", "selector"]).unwrap_or(&Value::Null);
     let empty = selector.as_object().is_some_and(Map::is_empty);
     if empty && pdb.key.api_version != "policy/v1" {
         return false;
@@ -73,8 +73,8 @@ fn percent(value: &str) -> Option<i64> {
 /// `maxUnavailable: p%` allows `ceil(p * r / 100)`, at least 1 unless `p` is 0.
 pub fn blocking_fields(pdb: &Object) -> Vec<Blocking> {
     let mut out = Vec::new();
-    let spec = pdb.value.get("spec");
-    let field = |name: &str| spec.and_then(|s| s.get(name));
+    let spec = member(&pdb.value, "spec");
+    let field = |name: &str| spec.and_then(|s| member(s, name));
     if let Some(value) = field("maxUnavailable") {
         let zero = match value {
             Value::Number(n) => n.as_i64() == Some(0),

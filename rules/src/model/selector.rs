@@ -2,6 +2,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::path::{entry, member};
+
 /// Whether `selector` selects an object with `labels`. `None` when the selector is
 /// malformed (an unknown operator, wrong types): callers stay silent then.
 /// An empty selector selects everything, a null one nothing (policy/v1 semantics).
@@ -11,21 +13,21 @@ pub fn matches(selector: &Value, labels: &Map<String, Value>) -> Option<bool> {
         Value::Object(selector) => selector,
         _ => return None,
     };
-    let label = |key: &str| labels.get(key).and_then(Value::as_str);
-    if let Some(match_labels) = selector.get("matchLabels").filter(|v| !v.is_null()) {
+    let label = |key: &str| entry(labels, key).and_then(Value::as_str);
+    if let Some(match_labels) = entry(selector, "matchLabels").filter(|v| !v.is_null()) {
         for (key, value) in match_labels.as_object()? {
             if label(key) != Some(value.as_str()?) {
                 return Some(false);
             }
         }
     }
-    let expressions = match selector.get("matchExpressions") {
+    let expressions = match entry(selector, "matchExpressions") {
         None | Some(Value::Null) => &[][..],
         Some(list) => list.as_array()?.as_slice(),
     };
     for expression in expressions {
-        let key = expression.get("key")?.as_str()?;
-        let values: Vec<&str> = match expression.get("values") {
+        let key = member(expression, "key")?.as_str()?;
+        let values: Vec<&str> = match member(expression, "values") {
             None | Some(Value::Null) => Vec::new(),
             Some(values) => values
                 .as_array()?
@@ -34,7 +36,7 @@ pub fn matches(selector: &Value, labels: &Map<String, Value>) -> Option<bool> {
                 .collect::<Option<_>>()?,
         };
         let value = label(key);
-        let matched = match expression.get("operator")?.as_str()? {
+        let matched = match member(expression, "operator")?.as_str()? {
             "In" => value.is_some_and(|v| values.contains(&v)),
             "NotIn" => value.is_none_or(|v| !values.contains(&v)),
             "Exists" => value.is_some(),

@@ -14,7 +14,7 @@ use crate::cluster::Millis;
 use crate::model::hpa::{Hpa, HpaVersion, MetricSource, MetricSpec, v2beta1_status_member_to_v2};
 use crate::model::quantity::Quantity;
 use crate::object::{Kind, Object};
-use crate::path::FieldPath;
+use crate::path::{FieldPath, get};
 
 /// `AbleToScale`: whether the controller can read and update the target's scale.
 pub const ABLE_TO_SCALE: &str = "AbleToScale";
@@ -81,7 +81,7 @@ impl<'a> Status<'a> {
     pub fn of(object: &'a Object) -> Option<Self> {
         let value = object.value.get("status")?;
         value.get("conditions")?.as_array()?;
-        let generation = object.value.pointer("/metadata/generation");
+        let generation = get(&object.value, &["metadata", "generation"]);
         let observed = value.get("observedGeneration");
         if let (Some(generation), Some(observed)) = (
             generation.and_then(Value::as_i64),

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use crate::cluster::Cluster;
 use crate::model::quantity::Quantity;
 use crate::object::{Object, ObjectRef};
-use crate::path::FieldPath;
+use crate::path::{FieldPath, get, member};
 
 /// Kinds with a `/scale` subresource in Kubernetes itself, as (group, kind).
 pub const SCALABLE_KINDS: [(&str, &str); 4] = [
@@ -180,12 +180,12 @@ pub struct Container<'a> {
 impl<'a> Container<'a> {
     /// `resources.requests[resource]`, if set.
     pub fn request(&self, resource: &str) -> Option<&'a Value> {
-        self.value.pointer("/resources/requests")?.get(resource)
+        get(self.value, &["resources", "requests", resource])
     }
 
     /// `resources.limits[resource]`, if set.
     pub fn limit(&self, resource: &str) -> Option<&'a Value> {
-        self.value.pointer("/resources/limits")?.get(resource)
+        get(self.value, &["resources", "limits", resource])
     }
 
     /// The request the container's pods get for `resource`: `requests`, else
@@ -200,7 +200,8 @@ impl<'a> Container<'a> {
     /// An init container with `restartPolicy: Always`: a native sidecar, which the
     /// HPA controller counts like a regular container.
     pub fn is_sidecar(&self) -> bool {
-        self.is_init && self.value.get("restartPolicy").and_then(Value::as_str) == Some("Always")
+        self.is_init
+            && member(self.value, "restartPolicy").and_then(Value::as_str) == Some("Always")
     }
 }
 
@@ -217,10 +218,8 @@ impl<'a> PodTemplate<'a> {
     /// (Strimzi's is a map of customisations), and an Argo Rollout may refer
     /// to a Deployment's template instead (`workloadRef`): `None` then.
     pub fn of(object: &'a Object) -> Option<Self> {
-        let value = object
-            .value
-            .pointer("/spec/template")
-            .filter(|v| v.pointer("/spec").is_some_and(Value::is_object))?;
+        let value = get(&object.value, &["spec", "template"])
+            .filter(|v| member(v, "spec").is_some_and(Value::is_object))?;
         Some(Self {
             path: FieldPath::fields("spec.template"),
             value,
@@ -231,34 +230,25 @@ impl<'a> PodTemplate<'a> {
     /// controller's use of those differs between releases, so the request
     /// rules stay silent.
     pub fn has_pod_level(&self, resource: &str) -> bool {
-        ["requests", "limits"].iter().any(|field| {
-            self.value
-                .pointer(&format!("/spec/resources/{field}"))
-                .and_then(|v| v.get(resource))
-                .is_some()
-        })
+        ["requests", "limits"]
+            .iter()
+            .any(|field| get(self.value, &["spec", "resources", field, resource]).is_some())
     }
 
     /// The pod-level request (or, the API server copying it, limit) for `resource`.
     pub fn pod_level_request(&self, resource: &str) -> Option<&'a Value> {
-        ["requests", "limits"].iter().find_map(|field| {
-            self.value
-                .pointer(&format!("/spec/resources/{field}"))
-                .and_then(|v| v.get(resource))
-        })
+        ["requests", "limits"]
+            .iter()
+            .find_map(|field| get(self.value, &["spec", "resources", field, resource]))
     }
 
     /// `metadata.labels` of the template.
     pub fn labels(&self) -> Option<&'a Map<String, Value>> {
-        self.value.pointer("/metadata/labels")?.as_object()
+        get(self.value, &["metadata", "labels"])?.as_object()
     }
 
     fn list(&self, field: &str, is_init: bool) -> Vec<Container<'a>> {
-        let Some(items) = self
-            .value
-            .pointer(&format!("/spec/{field}"))
-            .and_then(Value::as_array)
-        else {
+        let Some(items) = get(self.value, &["spec", field]).and_then(Value::as_array) else {
             return Vec::new();
         };
         let base = self.path.field("spec").field(field);
@@ -267,8 +257,7 @@ impl<'a> PodTemplate<'a> {
             .enumerate()
             .map(|(i, value)| Container {
                 path: base.index(i),
-                name: value
-                    .get("name")
+                name: member(value, "name")
                     .and_then(Value::as_str)
                     .unwrap_or_default(),
                 value,

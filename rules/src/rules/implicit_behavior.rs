@@ -9,7 +9,7 @@ use crate::fix::Fix;
 use crate::index::Lookup;
 use crate::model::hpa::HpaVersion;
 use crate::object::{NAMESPACE, ObjectRef};
-use crate::path::FieldPath;
+use crate::path::{FieldPath, get};
 use crate::quote::code;
 use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
@@ -157,9 +157,7 @@ fn namespace_labels(cx: &Context<'_>) -> Option<Map<String, Value>> {
         return None;
     };
     Some(
-        object
-            .value
-            .pointer("/metadata/labels")
+        get(&object.value, &["metadata", "labels"])
             .and_then(Value::as_object)
             .cloned()
             .unwrap_or_default(),

@@ -5,7 +5,7 @@ use crate::controller::velocity;
 use crate::controller::{Autoscaler, ControllerFlags};
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
-use crate::path::FieldPath;
+use crate::path::{FieldPath, get};
 use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
@@ -95,10 +95,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         ("scaleDown", &behavior.scale_down, false),
     ] {
         // Only the policies the manifest writes; the defaults are nobody's choice.
-        let written = cx
-            .object
-            .value
-            .pointer(&format!("/spec/behavior/{name}/policies"))
+        let written = get(&cx.object.value, &["spec", "behavior", name, "policies"])
             .is_some_and(|p| p.is_array());
         let valid = rules
             .policies

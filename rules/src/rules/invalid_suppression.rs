@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::context::{Check, Report};
 use crate::diagnostic::Severity;
 use crate::object::{Object, SUPPRESSION_PREFIX};
-use crate::path::FieldPath;
+use crate::path::{FieldPath, get};
 use crate::quote::code;
 use crate::registry::{Category, FixAvailability, Rule};
 use crate::rules::{by_name, closest_name};
@@ -66,10 +66,7 @@ const HELP: &str =
     "write why the rule does not apply: `hpa-lint.io/ignore.<rule-name>: \"<reason>\"`";
 
 fn check(object: &Object, out: &mut Report<'_>) {
-    let annotations = object
-        .value
-        .pointer("/metadata/annotations")
-        .and_then(Value::as_object);
+    let annotations = get(&object.value, &["metadata", "annotations"]).and_then(Value::as_object);
     for (key, value) in annotations.into_iter().flatten() {
         let Some(name) = key.strip_prefix(SUPPRESSION_PREFIX) else {
             continue;

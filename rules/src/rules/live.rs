@@ -9,6 +9,7 @@ use crate::index::Lookup;
 use crate::model::status::API_SERVICE;
 use crate::model::status::{Condition, SCALING_LIMITED, Status};
 use crate::object::ObjectRef;
+use crate::path::get;
 
 /// A live HPA held at a bound for long: `ScalingLimited` True with `reason`
 /// for longer than [`Settings::pinned_threshold`] before [`Settings::now`];
@@ -56,9 +57,7 @@ pub fn metrics_api_problem(cx: &Context<'_>, group: &str) -> Option<String> {
         };
         match cx.index.get(&reference) {
             Lookup::Found(service) => {
-                let available = service
-                    .value
-                    .pointer("/status/conditions")
+                let available = get(&service.value, &["status", "conditions"])
                     .and_then(Value::as_array)
                     .into_iter()
                     .flatten()

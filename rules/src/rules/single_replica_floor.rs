@@ -2,7 +2,7 @@
 
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
-use crate::path::FieldPath;
+use crate::path::{FieldPath, get};
 use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
@@ -59,11 +59,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if cx.hpa.min_replicas != Some(1) {
         return;
     }
-    let written = cx
-        .object
-        .value
-        .pointer("/spec/minReplicas")
-        .is_some_and(|v| !v.is_null());
+    let written = get(&cx.object.value, &["spec", "minReplicas"]).is_some_and(|v| !v.is_null());
     let message = if written {
         "`minReplicas` is 1: at low load the workload runs a single pod, and any eviction or \
          crash of it is an outage"

@@ -7,7 +7,7 @@ use crate::fix::{Edit, Fix};
 use crate::context::{Check, Context, Operation, Report};
 use crate::model::workload::TargetKind;
 use crate::object::Object;
-use crate::path::FieldPath;
+use crate::path::{FieldPath, get};
 use crate::quote::{code, shown};
 use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
@@ -108,10 +108,7 @@ const DOCS_URL: &str = "https://kubernetes.io/docs/tasks/run-application/horizon
 
 /// `spec.replicas` when set.
 fn replicas(object: &Object) -> Option<&Value> {
-    object
-        .value
-        .pointer("/spec/replicas")
-        .filter(|v| !v.is_null())
+    get(&object.value, &["spec", "replicas"]).filter(|v| !v.is_null())
 }
 
 /// Whether an update of the target itself leaves `spec.replicas` as it was:
