@@ -74,6 +74,8 @@ pub struct Context<'a> {
     pub index: &'a dyn Index,
     /// Settings.
     pub settings: &'a Settings,
+    /// The object `spec.scaleTargetRef` points to: several rules ask.
+    pub(crate) target_ref: ObjectRef,
     /// The target, looked up once: several rules ask, and an index may have to
     /// parse it.
     pub(crate) target: OnceCell<Lookup<Arc<Object>>>,
@@ -93,9 +95,10 @@ pub(crate) struct MeantTarget {
 }
 
 impl MeantTarget {
-    pub(crate) fn of(hpa: &Hpa, namespace: &str, cluster: &Cluster) -> Option<Self> {
+    /// What `target`, as `scaleTargetRef` names it, means.
+    pub(crate) fn of(target: &ObjectRef, cluster: &Cluster) -> Option<Self> {
         Some(Self {
-            target: meant_target(cluster, &hpa.target(namespace))?,
+            target: meant_target(cluster, target)?,
             used: Cell::new(false),
         })
     }
@@ -110,27 +113,27 @@ impl MeantTarget {
 
 impl Context<'_> {
     /// The object `spec.scaleTargetRef` points to, as written.
-    pub fn target_ref(&self) -> ObjectRef {
-        self.hpa.target(&self.object.key.namespace)
+    pub fn target_ref(&self) -> &ObjectRef {
+        &self.target_ref
     }
 
     /// The object `spec.scaleTargetRef` means: as written, or in the group
     /// its kind lives in when it names it without (see [`MeantTarget`]; the
     /// rule's findings then say so).
-    pub fn meant_ref(&self) -> ObjectRef {
+    pub fn meant_ref(&self) -> &ObjectRef {
         match self.meant {
             Some(meant) => {
                 meant.used.set(true);
-                meant.target.clone()
+                &meant.target
             }
-            None => self.target_ref(),
+            None => &self.target_ref,
         }
     }
 
     /// The target `spec.scaleTargetRef` means, looked up in the index.
     pub fn target(&self) -> Lookup<Arc<Object>> {
         let target = self.meant_ref();
-        self.target.get_or_init(|| self.index.get(&target)).clone()
+        self.target.get_or_init(|| self.index.get(target)).clone()
     }
 
     /// The target as found in the index, `None` when missing or unknown.

@@ -74,7 +74,15 @@ impl BehaviorDefaults {
 
     /// The whole behavior, as `spec.behavior` holds it.
     pub fn behavior(&self) -> Value {
-        json!({"scaleUp": self.scale_up, "scaleDown": self.scale_down})
+        // Cloned, not serialized again (`json!` would): the maps come out
+        // their size, and an HPA without behavior gets one per finding.
+        Value::Object(Map::from_iter([
+            ("scaleUp".to_owned(), Value::Object(self.scale_up.clone())),
+            (
+                "scaleDown".to_owned(),
+                Value::Object(self.scale_down.clone()),
+            ),
+        ]))
     }
 
     /// One direction's fields.

@@ -136,7 +136,8 @@ fn run_hpa_checks(
     let Some(hpa) = Hpa::decode(object, &settings.cluster, old_hpa.as_ref()) else {
         return;
     };
-    let meant = MeantTarget::of(&hpa, &object.key.namespace, &settings.cluster);
+    let target_ref = hpa.target(&object.key.namespace);
+    let meant = MeantTarget::of(&target_ref, &settings.cluster);
     let hpa_subject = subject(object);
     let cx = Context {
         object,
@@ -145,6 +146,7 @@ fn run_hpa_checks(
         operation,
         index,
         settings,
+        target_ref,
         target: OnceCell::new(),
         meant: meant.as_ref(),
     };

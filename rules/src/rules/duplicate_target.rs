@@ -97,7 +97,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if target.kind.is_empty() || target.name.is_empty() {
         return;
     }
-    let scalers = cx.index.scalers_of(&target);
+    let scalers = cx.index.scalers_of(target);
     let peers = scalers.peers(cx.object, NAMED);
     if peers.count == 0 {
         return;

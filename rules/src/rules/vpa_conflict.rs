@@ -92,7 +92,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let vpas: Vec<(&str, Vpa<'_>)> = objects
         .iter()
         .filter_map(|o| Some((o.key.name.as_str(), Vpa::of(o)?)))
-        .filter(|(_, vpa)| vpa.targets(&target) && vpa.changes_pods())
+        .filter(|(_, vpa)| vpa.targets(target) && vpa.changes_pods())
         .collect();
     if vpas.is_empty() {
         return;

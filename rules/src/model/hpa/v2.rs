@@ -286,6 +286,10 @@ fn decode_metric(
         ..MetricSpec::default()
     };
     for member in MEMBERS {
+        // An absent or null member decodes to nothing and reports nothing.
+        if metric.raw(member).is_none() {
+            continue;
+        }
         let mut probe = d.probe();
         let source = metric.record(&mut probe, member, source_struct(member));
         if !source.is_present() {
