@@ -12,7 +12,7 @@ use crate::cluster::Cluster;
 use crate::diagnostic::{Diagnostic, Reason, Severity, Subject};
 use crate::index::{Index, Lookup};
 use crate::model::decode::DecodeError;
-use crate::model::hpa::Hpa;
+use crate::model::hpa::{Hpa, MetricSource};
 use crate::model::workload::{TargetKind, meant_target};
 use crate::object::{Kind, Object, ObjectRef};
 use crate::path::{FieldPath, get, member};
@@ -81,6 +81,8 @@ pub struct Context<'a> {
     pub(crate) target: OnceCell<Lookup<Arc<Object>>>,
     /// The target `scaleTargetRef` means, when it names it without its group.
     pub(crate) meant: Option<&'a MeantTarget>,
+    /// [`Hpa::validated_sources`], worked out once: several rules go through them.
+    pub(crate) validated_sources: OnceCell<Vec<(FieldPath, MetricSource<'a>)>>,
 }
 
 /// The object `scaleTargetRef` means when it names a scalable kind with a
@@ -111,7 +113,16 @@ impl MeantTarget {
     }
 }
 
-impl Context<'_> {
+impl<'a> Context<'a> {
+    /// Each metric's member that the API server validates, with its path
+    /// (see [`Hpa::validated_sources`]).
+    pub fn validated_sources(&self) -> impl Iterator<Item = (&FieldPath, MetricSource<'a>)> {
+        self.validated_sources
+            .get_or_init(|| self.hpa.validated_sources())
+            .iter()
+            .map(|(path, source)| (path, *source))
+    }
+
     /// The object `spec.scaleTargetRef` points to, as written.
     pub fn target_ref(&self) -> &ObjectRef {
         &self.target_ref

@@ -73,7 +73,7 @@ spec:
 pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
-    for (path, source) in cx.hpa.validated_sources() {
+    for (path, source) in cx.validated_sources() {
         let MetricSource::ContainerResource(metric) = source else {
             continue;
         };

@@ -88,7 +88,7 @@ spec:
 pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
-    for (path, source) in cx.hpa.validated_sources() {
+    for (path, source) in cx.validated_sources() {
         let path = path.field("target");
         check_target(out, &path, source.target());
         check_source_fields(out, &path, source);

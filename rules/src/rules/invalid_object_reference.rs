@@ -122,7 +122,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         } else {
             ApiVersionRule::Unchecked
         };
-    for (path, source) in cx.hpa.validated_sources() {
+    for (path, source) in cx.validated_sources() {
         if let MetricSource::Object(object) = source {
             check_reference(
                 out,

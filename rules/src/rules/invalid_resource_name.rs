@@ -76,7 +76,7 @@ spec:
 pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
-    for (path, source) in cx.hpa.validated_sources() {
+    for (path, source) in cx.validated_sources() {
         let (metric, is_container) = match source {
             MetricSource::Resource(metric) => (metric, false),
             MetricSource::ContainerResource(metric) => (metric, true),

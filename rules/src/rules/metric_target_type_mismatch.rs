@@ -188,16 +188,19 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         };
         let target = source.target();
         let type_ = target.type_.as_str();
-        let path = FieldPath::fields("spec.metrics")
-            .index(i)
-            .field(source.member())
-            .field("target")
-            .field("type");
+        // Built for a finding only: most metrics have none.
+        let path = || {
+            FieldPath::fields("spec.metrics")
+                .index(i)
+                .field(source.member())
+                .field("target")
+                .field("type")
+        };
         match outcome {
             Outcome::Uses(field) if field.type_() == type_ => {}
             Outcome::Uses(field) => {
                 out.report(
-                    path,
+                    path(),
                     format!(
                         "`target.type` is `{type_}`, but the HPA controller uses `{}` for this \
                          {} metric: {}",
@@ -227,7 +230,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                     help
                 };
                 out.report(
-                    path,
+                    path(),
                     format!(
                         "`target.type` is `{type_}`, but {field}: the HPA controller fails this \
                          Object metric (`invalid object metric source`) and ignores it"
