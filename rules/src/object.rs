@@ -233,6 +233,35 @@ mod tests {
     }
 
     #[test]
+    fn suppressions_are_the_ignore_annotations_with_a_string_reason() {
+        let object = Object::new(
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"annotations": {
+                "hpa-lint.io/ignore.min-equals-max": "frozen",
+                "hpa-lint.io/ignore.duplicate-target": 3,
+                "hpa-lint.io/other": "x",
+                "example.com/ignore.vpa-conflict": "y",
+                "hpa-lint.io/ignore.": "",
+            }}}),
+            Origin(0),
+            "default",
+        )
+        .unwrap();
+        assert_eq!(
+            object.suppressions().collect::<Vec<_>>(),
+            [("min-equals-max", "frozen"), ("", "")]
+        );
+        assert_eq!(object.suppression("min-equals-max"), Some("frozen"));
+        assert_eq!(object.suppression("duplicate-target"), None);
+        assert_eq!(object.suppression("vpa-conflict"), None);
+        let bare = Object::new(
+            json!({"apiVersion": "v1", "kind": "Service"}),
+            Origin(0),
+            "default",
+        );
+        assert_eq!(bare.unwrap().suppressions().count(), 0);
+    }
+
+    #[test]
     fn look_alike_kinds_are_not_hpas() {
         let hpa = |api_version: &str| {
             Object::new(
