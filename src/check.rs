@@ -414,8 +414,9 @@ pub fn run(sources: &[SourceFile], settings: &Settings, purpose: Purpose) -> Out
             }
         })
         .collect();
-    // The index is not looked in from here on: it goes while step 3 runs.
-    let ((), located) = rayon::join(
+    // The index is not looked in from here on: it is freed while the
+    // findings are gathered, located and sorted.
+    let ((), findings) = rayon::join(
         || drop(index),
         || {
             let mut elsewhere: BTreeMap<usize, BTreeMap<usize, Vec<Diagnostic>>> = BTreeMap::new();
@@ -431,14 +432,13 @@ pub fn run(sources: &[SourceFile], settings: &Settings, purpose: Purpose) -> Out
                         .push(diagnostic);
                 }
             }
-            locate_elsewhere(elsewhere, &places, sources, purpose)
+            for located in locate_elsewhere(elsewhere, &places, sources, purpose) {
+                concat(&mut findings, located);
+            }
+            sort_findings(&mut findings);
+            findings
         },
     );
-    for located in located {
-        concat(&mut findings, located);
-    }
-
-    sort_findings(&mut findings);
     summary.count(&findings);
     input_errors.sort();
     Outcome {

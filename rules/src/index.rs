@@ -2,6 +2,7 @@
 //! (its target, other autoscalers, disruption budgets); front ends provide it:
 //! [`MemoryIndex`] over manifests, the webhook over its cluster caches.
 
+use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -108,23 +109,36 @@ impl Stored {
 #[derive(Default)]
 pub struct MemoryIndex {
     entries: Vec<Stored>,
-    /// The entry each reference resolves to (the first one given), by
-    /// reference: group, kind, namespace, name.
+    /// The entry each reference resolves to (the first one given), in the
+    /// order of [`by_reference`].
     by_ref: Box<[u32]>,
-    /// The readable entries of `by_ref`, by namespace, group and kind, and
-    /// in the order given.
+    /// The readable entries of `by_ref`, in the order of [`by_listing`] and
+    /// then in the order given.
     by_kind: Box<[u32]>,
     scalers: HashMap<ObjectRef, Arc<Autoscalers>>,
 }
 
-/// An object's reference, borrowed, in the order of [`ObjectRef`]'s fields.
-fn reference(key: &ObjectKey) -> (&str, &str, &str, &str) {
-    (key.group(), &key.kind, &key.namespace, &key.name)
+/// Orders objects by reference: name, kind, namespace, then group. Names
+/// tell most objects apart; the group is read out of `apiVersion` only when
+/// the rest is equal.
+fn by_reference(a: &ObjectKey, b: &ObjectKey) -> Ordering {
+    (&a.name, &a.kind, &a.namespace)
+        .cmp(&(&b.name, &b.kind, &b.namespace))
+        .then_with(|| a.group().cmp(b.group()))
 }
 
-/// Where an object is listed: namespace, group, kind.
-fn listing(key: &ObjectKey) -> (&str, &str, &str) {
-    (&key.namespace, key.group(), &key.kind)
+/// [`by_reference`], for an object and a reference.
+fn to_reference(key: &ObjectKey, target: &ObjectRef) -> Ordering {
+    (&key.name, &key.kind, &key.namespace)
+        .cmp(&(&target.name, &target.kind, &target.namespace))
+        .then_with(|| key.group().cmp(&target.group))
+}
+
+/// Orders objects by where they are listed: namespace, kind, then group.
+fn by_listing(key: &ObjectKey, namespace: &str, group: &str, kind: &str) -> Ordering {
+    (key.namespace.as_str(), key.kind.as_str())
+        .cmp(&(namespace, kind))
+        .then_with(|| key.group().cmp(group))
 }
 
 /// An entry's position, as the sorted lists hold it.
@@ -160,8 +174,8 @@ impl MemoryIndex {
         let key = |i: &u32| stored[*i as usize].key();
         // Stable: of the entries for one reference, the first given leads.
         let mut by_ref: Vec<u32> = (0..stored.len()).map(position).collect();
-        by_ref.sort_by(|a, b| reference(key(a)).cmp(&reference(key(b))));
-        by_ref.dedup_by(|later, first| reference(key(later)) == reference(key(first)));
+        by_ref.sort_by(|a, b| by_reference(key(a), key(b)));
+        by_ref.dedup_by(|later, first| by_reference(key(later), key(first)).is_eq());
         let mut first = vec![false; stored.len()];
         for &i in &by_ref {
             first[i as usize] = !matches!(stored[i as usize], Stored::Unreadable { .. });
@@ -171,7 +185,13 @@ impl MemoryIndex {
             .copied()
             .filter(|&i| first[i as usize])
             .collect();
-        by_kind.sort_by(|a, b| (listing(key(a)), a).cmp(&(listing(key(b)), b)));
+        by_kind.sort_by(|a, b| {
+            let (a_key, b_key) = (key(a), key(b));
+            (&a_key.namespace, &a_key.kind)
+                .cmp(&(&b_key.namespace, &b_key.kind))
+                .then_with(|| a_key.group().cmp(b_key.group()))
+                .then(a.cmp(b))
+        });
         let mut scalers: HashMap<ObjectRef, Vec<u32>> = HashMap::new();
         for (target, i) in targets {
             if first[i as usize] {
@@ -222,15 +242,9 @@ impl MemoryIndex {
 
 impl Index for MemoryIndex {
     fn get(&self, target: &ObjectRef) -> Lookup<Arc<Object>> {
-        let wanted = (
-            target.group.as_str(),
-            target.kind.as_str(),
-            target.namespace.as_str(),
-            target.name.as_str(),
-        );
         match self
             .by_ref
-            .binary_search_by(|&i| reference(self.key(i)).cmp(&wanted))
+            .binary_search_by(|&i| to_reference(self.key(i), target))
         {
             Err(_) => Lookup::Missing,
             Ok(at) => self
@@ -245,12 +259,9 @@ impl Index for MemoryIndex {
 
     /// Holds every object of the input: a kind not in it has none.
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
-        let wanted = (namespace, group, kind);
-        let start = self
-            .by_kind
-            .partition_point(|&i| listing(self.key(i)) < wanted);
-        let end =
-            start + self.by_kind[start..].partition_point(|&i| listing(self.key(i)) == wanted);
+        let order = |i: &u32| by_listing(self.key(*i), namespace, group, kind);
+        let start = self.by_kind.partition_point(|i| order(i).is_lt());
+        let end = start + self.by_kind[start..].partition_point(|i| order(i).is_eq());
         Lookup::Found(
             self.by_kind[start..end]
                 .iter()
