@@ -203,6 +203,7 @@ fn locate_in(
     diagnostics: Vec<Diagnostic>,
     places: &[Place],
     source: &SourceFile,
+    purpose: Purpose,
 ) -> Vec<Finding> {
     let about: Vec<(&FieldPath, &Diagnostic)> = diagnostics
         .iter()
@@ -238,7 +239,10 @@ fn locate_in(
         .into_iter()
         .zip(located)
         .zip(edits)
-        .map(|((d, pos), edits)| {
+        .map(|((mut d, pos), edits)| {
+            if purpose == Purpose::Report {
+                shed(&mut d);
+            }
             let place = &places[d.subject.origin.0 as usize];
             let edits = place.file_edits(edits, &mut at);
             let mut finding = place.finding(d, &source.name, document, pos);
@@ -248,6 +252,28 @@ fn locate_in(
             finding
         })
         .collect()
+}
+
+/// What a run's findings are for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// To be reported only.
+    Report,
+    /// To be fixed (`--fix`, `--diff`): their fixes' edits on field paths
+    /// are made again to the fixed text.
+    Fix,
+}
+
+/// Lets go of what a located finding no longer needs when it is only
+/// reported: the path it was located by, its fix's edits on field paths
+/// (its text edits are in its location), and its message's spare room. The findings of a large input are
+/// many, and a fix's values are often most of one.
+fn shed(diagnostic: &mut Diagnostic) {
+    diagnostic.source_path = FieldPath::root();
+    diagnostic.message.shrink_to_fit();
+    if let Some(fix) = &mut diagnostic.fix {
+        fix.edits = Vec::new();
+    }
 }
 
 /// Every object of the input (step 1), indexed as the rules see it, with
@@ -336,7 +362,7 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
 }
 
 /// Runs the whole pipeline.
-pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
+pub fn run(sources: &[SourceFile], settings: &Settings, purpose: Purpose) -> Outcome {
     let Inventory {
         index,
         places,
@@ -355,17 +381,17 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
     for ((file, _), origins) in hpas {
         by_file.entry(file).or_default().push(origins);
     }
-    let linted: Vec<(Vec<Finding>, Vec<Diagnostic>)> = by_file
+    let linted: Vec<Linted> = by_file
         .into_par_iter()
         .map(|(file, documents)| {
             let source = &sources[file];
             let Ok(opened) = source.open() else {
-                return (Vec::new(), Vec::new());
+                return Linted::default();
             };
-            let lint_one = |origins: &Vec<Origin>| {
+            let lint_one = |linted: Linted, origins: &Vec<Origin>| {
                 let place = &places[origins[0].0 as usize];
                 let Some(document) = place.text(&opened) else {
-                    return (Vec::new(), Vec::new());
+                    return linted;
                 };
                 let objects = objects_at(&places, origins);
                 let here: HashSet<Origin> = origins.iter().copied().collect();
@@ -374,37 +400,62 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
                         .into_iter()
                         .filter(|d| !(source.context && in_context(d.subject.origin)))
                         .partition(|d| here.contains(&d.subject.origin));
-                (locate_in(&document, own, &places, source), others)
+                let own = locate_in(&document, own, &places, source, purpose);
+                linted.join(Linted { own, others })
             };
-            let results: Vec<_> = if documents.len() > 64 {
-                documents.par_iter().map(lint_one).collect()
+            // Gathered as they come: the findings of a large file are many.
+            if documents.len() > 64 {
+                documents
+                    .par_iter()
+                    .fold(Linted::default, lint_one)
+                    .reduce(Linted::default, Linted::join)
             } else {
-                documents.iter().map(lint_one).collect()
-            };
-            let (own, others): (Vec<Vec<Finding>>, Vec<Vec<Diagnostic>>) =
-                results.into_iter().unzip();
-            (
-                own.into_iter().flatten().collect(),
-                others.into_iter().flatten().collect(),
-            )
+                documents.iter().fold(Linted::default(), lint_one)
+            }
         })
         .collect();
-    let mut elsewhere: BTreeMap<usize, BTreeMap<usize, Vec<Diagnostic>>> = BTreeMap::new();
-    for (own, others) in linted {
-        findings.extend(own);
-        for diagnostic in others {
-            let place = &places[diagnostic.subject.origin.0 as usize];
-            elsewhere
-                .entry(place.file)
-                .or_default()
-                .entry(place.document)
-                .or_default()
-                .push(diagnostic);
-        }
+    // The index is not looked in from here on: it is freed while the
+    // findings are gathered, located and sorted.
+    let ((), findings) = rayon::join(
+        || drop(index),
+        || {
+            let mut elsewhere: BTreeMap<usize, BTreeMap<usize, Vec<Diagnostic>>> = BTreeMap::new();
+            for linted in linted {
+                concat(&mut findings, linted.own);
+                for diagnostic in linted.others {
+                    let place = &places[diagnostic.subject.origin.0 as usize];
+                    elsewhere
+                        .entry(place.file)
+                        .or_default()
+                        .entry(place.document)
+                        .or_default()
+                        .push(diagnostic);
+                }
+            }
+            for located in locate_elsewhere(elsewhere, &places, sources, purpose) {
+                concat(&mut findings, located);
+            }
+            sort_findings(&mut findings);
+            findings
+        },
+    );
+    summary.count(&findings);
+    input_errors.sort();
+    Outcome {
+        findings,
+        summary,
+        input_errors,
     }
+}
 
-    // Step 3: locate the findings about other objects, document by document.
-    let located: Vec<Vec<Finding>> = elsewhere
+/// Step 3: locates the findings about other objects, document by document.
+fn locate_elsewhere(
+    elsewhere: BTreeMap<usize, BTreeMap<usize, Vec<Diagnostic>>>,
+    places: &[Place],
+    sources: &[SourceFile],
+    purpose: Purpose,
+) -> Vec<Vec<Finding>> {
+    elsewhere
         .into_par_iter()
         .map(|(file, documents)| {
             let source = &sources[file];
@@ -416,19 +467,37 @@ pub fn run(sources: &[SourceFile], settings: &Settings) -> Outcome {
                 .flat_map(|diagnostics| {
                     let place = &places[diagnostics[0].subject.origin.0 as usize];
                     let document = place.text(&opened).unwrap_or_default();
-                    locate_in(&document, diagnostics, &places, source)
+                    locate_in(&document, diagnostics, places, source, purpose)
                 })
                 .collect()
         })
-        .collect();
-    findings.extend(located.into_iter().flatten());
+        .collect()
+}
 
-    sort_findings(&mut findings);
-    summary.count(&findings);
-    input_errors.sort();
-    Outcome {
-        findings,
-        summary,
-        input_errors,
+/// What step 2 gives for some documents: findings located in them, and
+/// findings about objects elsewhere.
+#[derive(Default)]
+struct Linted {
+    own: Vec<Finding>,
+    others: Vec<Diagnostic>,
+}
+
+impl Linted {
+    /// These, then `next`'s, in order.
+    fn join(mut self, next: Linted) -> Linted {
+        concat(&mut self.own, next.own);
+        concat(&mut self.others, next.others);
+        self
+    }
+}
+
+/// Appends `back` to `front`, in the larger of their buffers: a large buffer
+/// grows in place (or is remapped), where copying it would hold it twice.
+fn concat<T>(front: &mut Vec<T>, mut back: Vec<T>) {
+    if back.capacity() > front.capacity() {
+        back.splice(0..0, front.drain(..));
+        *front = back;
+    } else {
+        front.append(&mut back);
     }
 }

@@ -90,7 +90,7 @@ pub fn fix(sources: &mut [SourceFile], settings: &Settings, unsafe_fixes: bool) 
     let mut made = Made::default();
     let mut passes = 0;
     loop {
-        let mut outcome = check::run(sources, settings);
+        let mut outcome = check::run(sources, settings, check::Purpose::Fix);
         let fixes = by_document(&outcome, unsafe_fixes, &made.unmade);
         if fixes.is_empty() || passes == MAX_PASSES {
             made.mark(&mut outcome);

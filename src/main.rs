@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Parser;
+use hpa_lint::check::Purpose;
 use hpa_lint::report::{FINDINGS, Outcome, TROUBLE};
 use hpa_lint::{check, compare, emit, input, report, settings, simulate};
 use hpa_lint_rules::Settings;
@@ -51,7 +52,7 @@ fn check(args: &CheckArgs) -> Result<u8> {
     let (mut outcome, unwritten) = if args.fix {
         fix_files(&mut sources, settings, args.unsafe_fixes, stdin)?
     } else {
-        (check::run(&sources, settings), false)
+        (check::run(&sources, settings, Purpose::Report), false)
     };
     let input_errors = unread(input_errors, &outcome);
     outcome.summary.unread = input_errors.len();
@@ -66,6 +67,9 @@ fn check(args: &CheckArgs) -> Result<u8> {
         eprintln!("hpa-lint: {error}");
     }
     let code = outcome.exit_code(args.lint.deny_warnings);
+    // The process ends here: freeing the findings one by one would only
+    // take time (a large input's are many).
+    std::mem::forget(outcome);
     Ok(if unwritten { TROUBLE } else { code })
 }
 
@@ -117,7 +121,7 @@ fn fix_files(
         for &input in &unwritten {
             sources[input].set_fixed(None);
         }
-        outcome = check::run(sources, settings);
+        outcome = check::run(sources, settings, Purpose::Report);
         made.mark(&mut outcome);
     }
     outcome.summary.fixed = Some(fixed);

@@ -100,8 +100,11 @@ impl Excerpt {
             if to < line.len() { "…" } else { "" },
         );
         let shift = open.len() + caret - from;
+        let mut text = format!("{open}{}{close}", &line[from..to]);
+        // Kept with every finding: no spare room.
+        text.shrink_to_fit();
         Self {
-            text: format!("{open}{}{close}", &line[from..to]),
+            text,
             highlight: shift..shift + (end.min(to) - caret),
         }
     }
@@ -162,28 +165,57 @@ pub fn exit(program: &str, result: anyhow::Result<u8>) -> ExitCode {
 /// Findings on missing fields share their parent's position (and API-server
 /// messages such as `Required value` name no field): the path tells them apart.
 pub fn sort_findings(findings: &mut Vec<Finding>) {
-    let key = |f: &Finding| {
-        let (file, line, column) = f.location.as_ref().map_or((None, 0, 0), |l| {
-            (Some(Arc::clone(&l.file)), l.line, l.column)
-        });
-        let d = &f.diagnostic;
-        (
-            file,
-            line,
-            column,
-            d.subject.key.namespace.clone(),
-            d.subject.key.name.clone(),
-            d.subject.key.kind.clone(),
-            d.rule.name,
-            d.message.clone(),
-            d.path.clone(),
-        )
-    };
-    findings.sort_by_cached_key(key);
+    let key = Finding::sort_key;
+    // Stable: findings equal in every key part stay in their order. The
+    // positions are sorted, not the findings: sorting these large values
+    // would take a scratch copy of half of them.
+    let mut order: Vec<usize> = (0..findings.len()).collect();
+    order.sort_by(|&a, &b| key(&findings[a]).cmp(&key(&findings[b])));
+    permute(findings, &mut order);
     findings.dedup_by(|a, b| key(a) == key(b));
 }
 
+/// Puts `items[order[i]]` at `i`, in place, cycle by cycle (`order` is
+/// spent: each entry is marked done as its place is filled).
+fn permute<T>(items: &mut [T], order: &mut [usize]) {
+    const DONE: usize = usize::MAX;
+    for start in 0..items.len() {
+        let mut i = start;
+        while order[i] != DONE {
+            let from = std::mem::replace(&mut order[i], DONE);
+            if from == start {
+                break;
+            }
+            items.swap(i, from);
+            i = from;
+        }
+    }
+}
+
+/// The parts of a finding it is sorted by, in order: its place (file, line
+/// and column), its object (namespace, name and kind), and what it says.
+type SortKey<'a> = (
+    (Option<&'a str>, usize, usize),
+    (&'a str, &'a str, &'a str),
+    (&'static str, &'a str, &'a FieldPath),
+);
+
 impl Finding {
+    /// Borrowed: a key made for every finding at once would copy them all.
+    fn sort_key(&self) -> SortKey<'_> {
+        let (file, line, column) = self
+            .location
+            .as_ref()
+            .map_or((None, 0, 0), |l| (Some(&*l.file), l.line, l.column));
+        let d = &self.diagnostic;
+        let subject = &d.subject.key;
+        (
+            (file, line, column),
+            (&subject.namespace, &subject.name, &subject.kind),
+            (d.rule.name, &d.message, &d.path),
+        )
+    }
+
     /// The finding's fix and its changes to the finding's file, when `--fix`
     /// can make them.
     pub fn fix(&self) -> Option<(&Fix, &[FileEdit])> {
@@ -240,6 +272,14 @@ impl Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn permute_puts_each_item_where_its_order_says() {
+        let mut items = vec!['a', 'b', 'c', 'd', 'e', 'f'];
+        // Two cycles (0 → 2 → 4 → 0, 1 → 5 → 1) and an item in its place (3).
+        permute(&mut items, &mut [2, 5, 4, 3, 0, 1]);
+        assert_eq!(items, ['c', 'f', 'e', 'd', 'a', 'b']);
+    }
 
     #[test]
     fn excerpts_are_short_and_cut_on_characters() {

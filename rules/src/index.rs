@@ -2,8 +2,8 @@
 //! (its target, other autoscalers, disruption budgets); front ends provide it:
 //! [`MemoryIndex`] over manifests, the webhook over its cluster caches.
 
+use std::cmp::Ordering;
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use crate::model::autoscaler::{Autoscalers, scale_target};
@@ -103,13 +103,47 @@ impl Stored {
 }
 
 /// An index over a fixed set of objects: everything the CLI read, or a test fixture.
+///
+/// Objects are found through sorted lists of their positions, which hold no
+/// copy of their names: an input may have many thousands of objects.
 #[derive(Default)]
 pub struct MemoryIndex {
     entries: Vec<Stored>,
-    /// The entry each reference resolves to: the first one given.
-    by_ref: HashMap<ObjectRef, usize>,
+    /// The entry each reference resolves to (the first one given), in the
+    /// order of [`by_reference`].
+    by_ref: Box<[u32]>,
+    /// The readable entries of `by_ref`, in the order of [`by_listing`] and
+    /// then in the order given.
+    by_kind: Box<[u32]>,
     scalers: HashMap<ObjectRef, Arc<Autoscalers>>,
-    by_kind: HashMap<(String, String, String), Vec<usize>>,
+}
+
+/// Orders objects by reference: name, kind, namespace, then group. Names
+/// tell most objects apart; the group is read out of `apiVersion` only when
+/// the rest is equal.
+fn by_reference(a: &ObjectKey, b: &ObjectKey) -> Ordering {
+    (&a.name, &a.kind, &a.namespace)
+        .cmp(&(&b.name, &b.kind, &b.namespace))
+        .then_with(|| a.group().cmp(b.group()))
+}
+
+/// [`by_reference`], for an object and a reference.
+fn to_reference(key: &ObjectKey, target: &ObjectRef) -> Ordering {
+    (&key.name, &key.kind, &key.namespace)
+        .cmp(&(&target.name, &target.kind, &target.namespace))
+        .then_with(|| key.group().cmp(&target.group))
+}
+
+/// Orders objects by where they are listed: namespace, kind, then group.
+fn by_listing(key: &ObjectKey, namespace: &str, group: &str, kind: &str) -> Ordering {
+    (key.namespace.as_str(), key.kind.as_str())
+        .cmp(&(namespace, kind))
+        .then_with(|| key.group().cmp(group))
+}
+
+/// An entry's position, as the sorted lists hold it.
+fn position(i: usize) -> u32 {
+    u32::try_from(i).expect("fewer than 2³² objects")
 }
 
 impl MemoryIndex {
@@ -128,40 +162,57 @@ impl MemoryIndex {
     pub fn with_scale_targets(
         entries: impl IntoIterator<Item = (Stored, Option<ObjectRef>)>,
     ) -> Self {
-        let mut index = Self::default();
-        let mut scalers: HashMap<ObjectRef, Vec<usize>> = HashMap::new();
-        for (i, (stored, target)) in entries.into_iter().enumerate() {
-            let key = stored.key();
-            let first = match index.by_ref.entry(key.to_ref()) {
-                Entry::Vacant(slot) => {
-                    slot.insert(i);
-                    true
-                }
-                Entry::Occupied(_) => false,
-            };
-            if first && !matches!(stored, Stored::Unreadable { .. }) {
-                index
-                    .by_kind
-                    .entry((
-                        key.namespace.clone(),
-                        key.group().to_owned(),
-                        key.kind.clone(),
-                    ))
-                    .or_default()
-                    .push(i);
-                if let Some(target) = target {
-                    scalers.entry(target).or_default().push(i);
-                }
+        let entries = entries.into_iter();
+        let mut stored = Vec::with_capacity(entries.size_hint().0);
+        let mut targets = Vec::new();
+        for (i, (entry, target)) in entries.enumerate() {
+            if let Some(target) = target {
+                targets.push((target, position(i)));
             }
-            index.entries.push(stored);
+            stored.push(entry);
         }
+        let key = |i: &u32| stored[*i as usize].key();
+        // Stable: of the entries for one reference, the first given leads.
+        let mut by_ref: Vec<u32> = (0..stored.len()).map(position).collect();
+        by_ref.sort_by(|a, b| by_reference(key(a), key(b)));
+        by_ref.dedup_by(|later, first| by_reference(key(later), key(first)).is_eq());
+        let mut first = vec![false; stored.len()];
+        for &i in &by_ref {
+            first[i as usize] = !matches!(stored[i as usize], Stored::Unreadable { .. });
+        }
+        let mut by_kind: Vec<u32> = by_ref
+            .iter()
+            .copied()
+            .filter(|&i| first[i as usize])
+            .collect();
+        by_kind.sort_by(|a, b| {
+            let (a_key, b_key) = (key(a), key(b));
+            (&a_key.namespace, &a_key.kind)
+                .cmp(&(&b_key.namespace, &b_key.kind))
+                .then_with(|| a_key.group().cmp(b_key.group()))
+                .then(a.cmp(b))
+        });
+        let mut scalers: HashMap<ObjectRef, Vec<u32>> = HashMap::new();
+        for (target, i) in targets {
+            if first[i as usize] {
+                scalers.entry(target).or_default().push(i);
+            }
+        }
+        let mut index = Self {
+            entries: stored,
+            by_ref: by_ref.into(),
+            by_kind: by_kind.into(),
+            scalers: HashMap::new(),
+        };
         // Autoscalers are grouped per target once the input is complete, each
         // group from its objects parsed for the moment.
         index.scalers = scalers
             .into_iter()
             .map(|(target, members)| {
-                let objects: Vec<Arc<Object>> =
-                    members.iter().filter_map(|&i| index.object(i)).collect();
+                let objects: Vec<Arc<Object>> = members
+                    .iter()
+                    .filter_map(|&i| index.object(i as usize))
+                    .collect();
                 let autoscalers = Autoscalers::new(objects.iter().map(Arc::as_ref));
                 (target, Arc::new(autoscalers))
             })
@@ -183,13 +234,22 @@ impl MemoryIndex {
     pub fn object(&self, i: usize) -> Option<Arc<Object>> {
         self.entries[i].object()
     }
+
+    fn key(&self, i: u32) -> &ObjectKey {
+        self.entries[i as usize].key()
+    }
 }
 
 impl Index for MemoryIndex {
     fn get(&self, target: &ObjectRef) -> Lookup<Arc<Object>> {
-        match self.by_ref.get(target) {
-            None => Lookup::Missing,
-            Some(&i) => self.object(i).map_or(Lookup::Unreadable, Lookup::Found),
+        match self
+            .by_ref
+            .binary_search_by(|&i| to_reference(self.key(i), target))
+        {
+            Err(_) => Lookup::Missing,
+            Ok(at) => self
+                .object(self.by_ref[at] as usize)
+                .map_or(Lookup::Unreadable, Lookup::Found),
         }
     }
 
@@ -199,11 +259,14 @@ impl Index for MemoryIndex {
 
     /// Holds every object of the input: a kind not in it has none.
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
+        let order = |i: &u32| by_listing(self.key(*i), namespace, group, kind);
+        let start = self.by_kind.partition_point(|i| order(i).is_lt());
+        let end = start + self.by_kind[start..].partition_point(|i| order(i).is_eq());
         Lookup::Found(
-            self.by_kind
-                .get(&(namespace.to_owned(), group.to_owned(), kind.to_owned()))
-                .map(|indices| indices.iter().filter_map(|&i| self.object(i)).collect())
-                .unwrap_or_default(),
+            self.by_kind[start..end]
+                .iter()
+                .filter_map(|&i| self.object(i as usize))
+                .collect(),
         )
     }
 }
@@ -236,5 +299,39 @@ mod tests {
                 matches!(index.list("shop", "apps", "Deployment"), Lookup::Found(list) if list.len() == 1)
             );
         }
+    }
+
+    #[test]
+    fn the_first_object_of_a_reference_wins_and_lists_keep_input_order() {
+        let object = |kind: &str, name: &str, replicas: u32| {
+            let value = json!({"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": name}, "spec": {"replicas": replicas}});
+            Object::new(value, Origin(replicas), "shop").unwrap()
+        };
+        let unreadable = Stored::Unreadable {
+            key: object("Deployment", "broken", 0).key,
+        };
+        let index = MemoryIndex::with_scale_targets([
+            (Stored::text(&object("Deployment", "web", 1)), None),
+            (Stored::text(&object("StatefulSet", "db", 2)), None),
+            (Stored::text(&object("Deployment", "api", 3)), None),
+            (Stored::text(&object("Deployment", "web", 4)), None),
+            (unreadable, None),
+            (Stored::text(&object("Deployment", "broken", 6)), None),
+        ]);
+        let replicas = |object: &Object| object.value["spec"]["replicas"].as_u64();
+        let get = |kind: &str, name: &str| index.get(&object(kind, name, 0).key.to_ref());
+        assert!(
+            matches!(get("Deployment", "web"), Lookup::Found(web) if replicas(&web) == Some(1))
+        );
+        assert!(matches!(get("Deployment", "broken"), Lookup::Unreadable));
+        assert!(matches!(get("Deployment", "gone"), Lookup::Missing));
+        let Lookup::Found(deployments) = index.list("shop", "apps", "Deployment") else {
+            panic!("a memory index knows every kind")
+        };
+        let listed: Vec<_> = deployments.iter().map(|d| replicas(d)).collect();
+        assert_eq!(listed, [Some(1), Some(3)]);
+        assert!(
+            matches!(index.list("other", "apps", "Deployment"), Lookup::Found(none) if none.is_empty())
+        );
     }
 }

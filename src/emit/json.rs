@@ -12,8 +12,18 @@ use crate::report::{Finding, Outcome, Position};
 
 #[derive(Serialize)]
 struct Document<'a> {
-    diagnostics: Vec<Entry<'a>>,
+    diagnostics: Entries<'a>,
     summary: Summary<'a>,
+}
+
+/// The findings, each made an [`Entry`] only while it is written: a run's
+/// findings are many, and the entries of all at once would double them.
+struct Entries<'a>(&'a [Finding]);
+
+impl Serialize for Entries<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(Entry::of))
+    }
 }
 
 #[derive(Serialize)]
@@ -49,6 +59,26 @@ struct Edit<'a> {
     start: Position,
     end: Position,
     content: &'a str,
+}
+
+impl<'a> Entry<'a> {
+    fn of(f: &'a Finding) -> Self {
+        Entry {
+            rule: f.diagnostic.rule.name,
+            severity: f.diagnostic.severity.as_str(),
+            file: f.location.as_ref().map(|l| &*l.file),
+            document: f.location.as_ref().map(|l| l.document),
+            line: f.location.as_ref().map(|l| l.line),
+            column: f.location.as_ref().map(|l| l.column),
+            object: Shown::of(&f.diagnostic.subject.key),
+            field: f.diagnostic.path.to_string(),
+            reason: f.diagnostic.reason.map(|r| r.as_str()),
+            message: &f.diagnostic.message,
+            help: f.diagnostic.help.as_deref(),
+            fix: Fix::of(f),
+            fix_not_made: f.fix_not_made(),
+        }
+    }
 }
 
 impl<'a> Fix<'a> {
@@ -113,25 +143,7 @@ struct Summary<'a> {
 pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
     let summary = &outcome.summary;
     let document = Document {
-        diagnostics: outcome
-            .findings
-            .iter()
-            .map(|f| Entry {
-                rule: f.diagnostic.rule.name,
-                severity: f.diagnostic.severity.as_str(),
-                file: f.location.as_ref().map(|l| &*l.file),
-                document: f.location.as_ref().map(|l| l.document),
-                line: f.location.as_ref().map(|l| l.line),
-                column: f.location.as_ref().map(|l| l.column),
-                object: Shown::of(&f.diagnostic.subject.key),
-                field: f.diagnostic.path.to_string(),
-                reason: f.diagnostic.reason.map(|r| r.as_str()),
-                message: &f.diagnostic.message,
-                help: f.diagnostic.help.as_deref(),
-                fix: Fix::of(f),
-                fix_not_made: f.fix_not_made(),
-            })
-            .collect(),
+        diagnostics: Entries(&outcome.findings),
         summary: Summary {
             files: summary.files,
             documents: summary.documents,
