@@ -372,7 +372,9 @@ impl<'a, 'c> Composer<'a, 'c> {
                     s => scalar::key_text(s).map(Some),
                 })
                 .map_err(|message| self.conversion(message, at))?;
-            self.record_anchor(anchor, key.as_deref().map(Value::from), 1, 0);
+            if anchor != 0 {
+                self.record_anchor(anchor, key.as_deref().map(Value::from), 1, 0);
+            }
             self.accept_key(key, at);
             return Ok(());
         }
@@ -381,7 +383,9 @@ impl<'a, 'c> Composer<'a, 'c> {
             let resolved = scalar::resolve(value, style, tag)
                 .and_then(scalar::to_json)
                 .map_err(|message| self.conversion(message, at))?;
-            self.record_anchor(anchor, Some(resolved.clone()), 1, 0);
+            if anchor != 0 {
+                self.record_anchor(anchor, Some(resolved.clone()), 1, 0);
+            }
             Some(resolved)
         } else {
             if let Err(message) = scalar::check(&value, style, tag) {
@@ -650,10 +654,8 @@ impl<'a, 'c> Composer<'a, 'c> {
         }
     }
 
+    /// Records an anchored node (`anchor` is not 0) for its aliases.
     fn record_anchor(&mut self, anchor: usize, value: Option<Value>, nodes: usize, height: usize) {
-        if anchor == 0 {
-            return;
-        }
         if self.anchors.len() <= anchor {
             self.anchors.resize_with(anchor + 1, || None);
         }

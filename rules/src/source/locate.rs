@@ -151,6 +151,10 @@ impl<'t> quick::Sink<'t> for QuickLocator<'t, '_> {
         if unplaced && !self.locator.expects_value() {
             return Err(quick::Unsupported);
         }
+        if !self.locator.wants_here() {
+            self.locator.scalar(None, || Cow::Borrowed(""));
+            return Ok(());
+        }
         let at = (!unplaced).then(|| self.pos(at.start, at.len()));
         self.locator.scalar(at, || {
             scalar::resolve(value.clone(), style, None)
@@ -168,7 +172,11 @@ impl<'t> quick::Sink<'t> for QuickLocator<'t, '_> {
         if !is_map && !flow && !self.locator.expects_value() {
             return Err(quick::Unsupported);
         }
-        let at = self.pos(at, usize::from(flow));
+        let at = if self.locator.wants_here() {
+            self.pos(at, usize::from(flow))
+        } else {
+            Pos::default()
+        };
         if !self.locator.open(at, is_map) {
             return Err(quick::Unsupported);
         }
@@ -196,7 +204,8 @@ impl<'t, 'p> Locator<'t, 'p> {
             paths,
             found: vec![None; paths.len()],
             everything: (0..paths.len()).collect(),
-            frames: Vec::new(),
+            // Manifests nest a few levels: grown once, not level by level.
+            frames: Vec::with_capacity(16),
         }
     }
 
@@ -204,6 +213,14 @@ impl<'t, 'p> Locator<'t, 'p> {
         self.frames
             .last()
             .is_some_and(|frame| frame.is_map && frame.key.is_none())
+    }
+
+    /// Whether a wanted path leads into the open node: where none does, no
+    /// position or key counts.
+    fn wants_here(&self) -> bool {
+        self.frames
+            .last()
+            .is_none_or(|frame| !(frame.onward.keys.is_empty() && frame.onward.indices.is_empty()))
     }
 
     /// Whether the next node is a mapping's value.
@@ -329,6 +346,12 @@ pub(super) fn quick_places_as_full(text: &str, value: &serde_json::Value) -> boo
         return false;
     };
     assert_eq!(placed, full_locate(text, &paths), "{text:?}");
+    // Fewer paths: the quick reader skips the nodes none leads into.
+    for step in [2, 3, 7] {
+        let some: Vec<FieldPath> = paths.iter().step_by(step).cloned().collect();
+        let placed = quick_locate(text, &some).expect("read quickly with all paths");
+        assert_eq!(placed, full_locate(text, &some), "{text:?} {some:?}");
+    }
     true
 }
 

@@ -86,8 +86,22 @@ pub fn count_events(text: &str) -> Option<usize> {
 /// controls (with NEL), the line and paragraph separators, byte order marks
 /// and the noncharacters U+FFFE and U+FFFF.
 fn common_characters(bytes: &[u8]) -> bool {
+    /// Printable ASCII and line feeds, a block at a time (vectorised: no
+    /// early exit), as manifests are nearly all made of.
+    const BLOCK: usize = 16;
+    let simple = |block: &[u8]| {
+        block.iter().fold(true, |all, &b| {
+            all & ((b.wrapping_sub(b' ') < 95) | (b == b'\n'))
+        })
+    };
     let mut i = 0;
     while i < bytes.len() {
+        if let Some(block) = bytes.get(i..i + BLOCK)
+            && simple(block)
+        {
+            i += BLOCK;
+            continue;
+        }
         let b = bytes[i];
         let next = |k: usize| bytes.get(i + k).copied().unwrap_or(0);
         let refused = match b {
@@ -357,7 +371,9 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         };
         let is_key = self.at(self.pos) == b':' && self.is_blankz(self.pos + 1);
         if is_key {
-            let one_line = !self.bytes[scalar.at.start..self.pos].contains(&b'\n');
+            // A plain scalar ends at its line's end; a quoted one may not.
+            let one_line = scalar.style == ScalarStyle::Plain
+                || !self.bytes[scalar.at.start..self.pos].contains(&b'\n');
             if scalar.value.len() > MAX_KEY || !one_line {
                 return Err(Unsupported);
             }
@@ -370,19 +386,24 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
     /// or a `:` and a blank; `self.pos` is left there.
     fn plain_in_block(&mut self) -> Scalar<'t> {
         let start = self.pos;
-        let mut end = start;
+        // Only a line break, `:` or `#` can end it: jump from one to the next.
         let mut i = start;
         loop {
-            match self.at(i) {
-                b'\n' | 0 => break,
+            let Some(next) = memchr::memchr3(b'\n', b':', b'#', &self.bytes[i..]) else {
+                i = self.bytes.len();
+                break;
+            };
+            i += next;
+            match self.bytes[i] {
+                b'\n' => break,
                 b':' if self.is_blankz(i + 1) => break,
                 b'#' if self.at(i - 1) == b' ' => break,
-                b' ' => {}
-                _ => end = i + 1,
+                _ => i += 1,
             }
-            i += 1;
         }
         self.pos = i;
+        // Its text ends at its last non-blank character (it starts with one).
+        let end = start + self.text[start..i].trim_end_matches(' ').len();
         Scalar {
             value: Cow::Borrowed(&self.text[start..end]),
             style: ScalarStyle::Plain,
