@@ -138,11 +138,31 @@ struct Reader<'t, 's, S> {
 /// Characters that cannot start a plain scalar (or that start something this
 /// reader leaves to the full one).
 fn is_indicator(b: u8) -> bool {
-    b"-?:,[]{}#&*!|>'\"%@`".contains(&b)
+    matches!(
+        b,
+        b'-' | b'?'
+            | b':'
+            | b','
+            | b'['
+            | b']'
+            | b'{'
+            | b'}'
+            | b'#'
+            | b'&'
+            | b'*'
+            | b'!'
+            | b'|'
+            | b'>'
+            | b'\''
+            | b'"'
+            | b'%'
+            | b'@'
+            | b'`'
+    )
 }
 
 fn is_flow_indicator(b: u8) -> bool {
-    b",[]{}".contains(&b)
+    matches!(b, b',' | b'[' | b']' | b'{' | b'}')
 }
 
 impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
@@ -389,7 +409,8 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         // Only a line break, `:` or `#` can end it: jump from one to the next.
         let mut i = start;
         loop {
-            let Some(next) = memchr::memchr3(b'\n', b':', b'#', &self.bytes[i..]) else {
+            let rest = &self.bytes[i..];
+            let Some(next) = rest.iter().position(|&b| matches!(b, b'\n' | b':' | b'#')) else {
                 i = self.bytes.len();
                 break;
             };
@@ -403,7 +424,10 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         }
         self.pos = i;
         // Its text ends at its last non-blank character (it starts with one).
-        let end = start + self.text[start..i].trim_end_matches(' ').len();
+        let mut end = i;
+        while end > start && self.bytes[end - 1] == b' ' {
+            end -= 1;
+        }
         Scalar {
             value: Cow::Borrowed(&self.text[start..end]),
             style: ScalarStyle::Plain,
