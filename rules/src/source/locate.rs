@@ -25,7 +25,8 @@ struct Onward<'p> {
 }
 
 impl<'p> Onward<'p> {
-    fn new(paths: &'p [FieldPath], through: &[usize], depth: usize) -> Self {
+    /// `None` when no path leads on: most nodes, which then cost a small frame.
+    fn new(paths: &'p [FieldPath], through: &[usize], depth: usize) -> Option<Box<Self>> {
         let mut onward = Self::default();
         for &i in through {
             match paths[i].segments().get(depth) {
@@ -36,13 +37,14 @@ impl<'p> Onward<'p> {
                 None => {}
             }
         }
-        onward
+        let none = onward.keys.is_empty() && onward.indices.is_empty();
+        (!none).then(|| Box::new(onward))
     }
 }
 
 struct Frame<'t, 'p> {
     is_map: bool,
-    onward: Onward<'p>,
+    onward: Option<Box<Onward<'p>>>,
     /// The key waiting for its value (mappings).
     key: Option<(Cow<'t, str>, Pos)>,
     index: usize,
@@ -204,8 +206,7 @@ impl<'t, 'p> Locator<'t, 'p> {
             paths,
             found: vec![None; paths.len()],
             everything: (0..paths.len()).collect(),
-            // Manifests nest a few levels: grown once, not level by level.
-            frames: Vec::with_capacity(16),
+            frames: Vec::new(),
         }
     }
 
@@ -220,7 +221,7 @@ impl<'t, 'p> Locator<'t, 'p> {
     fn wants_here(&self) -> bool {
         self.frames
             .last()
-            .is_none_or(|frame| !(frame.onward.keys.is_empty() && frame.onward.indices.is_empty()))
+            .is_none_or(|frame| frame.onward.is_some())
     }
 
     /// Whether the next node is a mapping's value.
@@ -261,12 +262,16 @@ impl<'t, 'p> Locator<'t, 'p> {
             None => (Some(&self.everything), at.unwrap_or_default()),
             Some(frame) if frame.is_map => {
                 let (key, key_pos) = frame.key.take().expect("a value follows its key");
-                (frame.onward.keys.get(key.as_ref()), key_pos)
+                let through = frame.onward.as_ref().and_then(|o| o.keys.get(key.as_ref()));
+                (through, key_pos)
             }
             Some(frame) => {
                 frame.index += 1;
                 (
-                    frame.onward.indices.get(&(frame.index - 1)),
+                    frame
+                        .onward
+                        .as_ref()
+                        .and_then(|o| o.indices.get(&(frame.index - 1))),
                     at.unwrap_or_default(),
                 )
             }

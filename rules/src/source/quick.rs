@@ -406,28 +406,19 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
     /// or a `:` and a blank; `self.pos` is left there.
     fn plain_in_block(&mut self) -> Scalar<'t> {
         let start = self.pos;
-        // Only a line break, `:` or `#` can end it: jump from one to the next.
+        let mut end = start;
         let mut i = start;
         loop {
-            let rest = &self.bytes[i..];
-            let Some(next) = rest.iter().position(|&b| matches!(b, b'\n' | b':' | b'#')) else {
-                i = self.bytes.len();
-                break;
-            };
-            i += next;
-            match self.bytes[i] {
-                b'\n' => break,
+            match self.at(i) {
+                b'\n' | 0 => break,
                 b':' if self.is_blankz(i + 1) => break,
                 b'#' if self.at(i - 1) == b' ' => break,
-                _ => i += 1,
+                b' ' => {}
+                _ => end = i + 1,
             }
+            i += 1;
         }
         self.pos = i;
-        // Its text ends at its last non-blank character (it starts with one).
-        let mut end = i;
-        while end > start && self.bytes[end - 1] == b' ' {
-            end -= 1;
-        }
         Scalar {
             value: Cow::Borrowed(&self.text[start..end]),
             style: ScalarStyle::Plain,
