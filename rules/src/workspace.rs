@@ -211,15 +211,15 @@ impl<D: Ord, P> Catalog<D, P> {
 }
 
 /// The objects at the given paths of a document (`items[i]` in a `List`),
-/// read again whole, each with its origin.
+/// read again whole, each with its origin. [`scan_document`] read the
+/// document before and reported its problems: they are not looked for again.
 pub fn objects_of(
     text: &str,
     objects: &[(&FieldPath, Origin)],
     settings: &Settings,
 ) -> Vec<Object> {
     let origins: HashMap<&FieldPath, Origin> = objects.iter().copied().collect();
-    source::read_document(text, &|_, _| &ALL)
-        .values
+    source::read_again(text)
         .into_iter()
         .filter_map(|(value, prefix)| {
             let origin = *origins.get(&prefix)?;

@@ -82,6 +82,20 @@ fn quick_compose(text: &str, choose: Choose<'_>) -> Option<Composed> {
     })
 }
 
+/// The whole value of a document read before: its problems were reported
+/// then, so repeated keys are not looked for again (the last value counts
+/// all the same, as [`compose`] builds it); `None` where [`compose`] reads
+/// none.
+pub(crate) fn compose_again(text: &str) -> Option<Value> {
+    let mut composer = Composer::new(&|_, _| &ALL, None);
+    composer.finds_repeated_keys = false;
+    match quick::read(text, &mut composer) {
+        Ok(()) => composer.root.take(),
+        // The quick reader refuses it as `compose` would: the full reader reads it.
+        Err(Unsupported) => full_compose(text, &|_, _| &ALL).value,
+    }
+}
+
 /// Reads a document with granit-parser, where go-yaml v2's scanner lets it
 /// (see [`goyaml`]).
 fn full_compose(text: &str, choose: Choose<'_>) -> Composed {
@@ -252,6 +266,9 @@ struct Composer<'a, 'c> {
     stop: Option<(usize, Problem)>,
     frames: Vec<Frame<'a>>,
     keys: Keys<'a>,
+    /// Whether repeated keys are looked for (they are not when a document
+    /// is read again: [`compose_again`]).
+    finds_repeated_keys: bool,
     anchors: Vec<Option<Anchored>>,
     alias_nodes: usize,
     problems: Vec<Problem>,
@@ -317,6 +334,7 @@ impl<'a, 'c> Composer<'a, 'c> {
             stop,
             frames: Vec::new(),
             keys: Keys::default(),
+            finds_repeated_keys: true,
             anchors: Vec::new(),
             alias_nodes: 0,
             problems: Vec::new(),
@@ -372,7 +390,9 @@ impl<'a, 'c> Composer<'a, 'c> {
                     s => scalar::key_text(s).map(Some),
                 })
                 .map_err(|message| self.conversion(message, at))?;
-            self.record_anchor(anchor, key.as_deref().map(Value::from), 1, 0);
+            if anchor != 0 {
+                self.record_anchor(anchor, key.as_deref().map(Value::from), 1, 0);
+            }
             self.accept_key(key, at);
             return Ok(());
         }
@@ -381,7 +401,9 @@ impl<'a, 'c> Composer<'a, 'c> {
             let resolved = scalar::resolve(value, style, tag)
                 .and_then(scalar::to_json)
                 .map_err(|message| self.conversion(message, at))?;
-            self.record_anchor(anchor, Some(resolved.clone()), 1, 0);
+            if anchor != 0 {
+                self.record_anchor(anchor, Some(resolved.clone()), 1, 0);
+            }
             Some(resolved)
         } else {
             if let Err(message) = scalar::check(&value, style, tag) {
@@ -572,6 +594,10 @@ impl<'a, 'c> Composer<'a, 'c> {
             frame.pending = Pending::Merge;
             return;
         };
+        if !self.finds_repeated_keys {
+            frame.pending = Pending::Value(key);
+            return;
+        }
         let repeated = !self
             .keys
             .insert(frame.keys_start, &mut frame.many_keys, key.clone());
@@ -650,10 +676,8 @@ impl<'a, 'c> Composer<'a, 'c> {
         }
     }
 
+    /// Records an anchored node (`anchor` is not 0) for its aliases.
     fn record_anchor(&mut self, anchor: usize, value: Option<Value>, nodes: usize, height: usize) {
-        if anchor == 0 {
-            return;
-        }
         if self.anchors.len() <= anchor {
             self.anchors.resize_with(anchor + 1, || None);
         }
@@ -1102,6 +1126,17 @@ mod tests {
         fn the_quick_reader_agrees_with_the_full_reader(text in manifest_like()) {
             quick_agrees(&text);
         }
+
+        /// A document read again, without looking for its problems, reads
+        /// as it read the first time, whatever is wrong with it.
+        #[test]
+        fn a_document_reads_again_as_it_read(text in manifest_like()) {
+            reads_again_alike(&text);
+        }
+    }
+
+    fn reads_again_alike(text: &str) {
+        assert_eq!(compose_again(text), whole(text).value, "{text:?}");
     }
 
     /// Every document of the real-world corpus and the examples: the quick

@@ -124,12 +124,28 @@ pub fn read_document(text: &str, choose: Choose<'_>) -> Document {
         .find(|p| p.kind != ProblemKind::DuplicateKey)
         .map(|p| p.pos.offset);
     let template = stopped_at.and_then(|stop| find_action(text).filter(|&action| action <= stop));
+    Document {
+        values: objects(value, choose),
+        problems,
+        template,
+        partial,
+    }
+}
+
+/// The objects of a document [`read_document`] read before, read again
+/// whole: what it found wrong then is not looked for again.
+pub fn read_again(text: &str) -> Vec<(Value, FieldPath)> {
+    objects(compose::compose_again(text), &|_, _| &ALL)
+}
+
+/// A document's value, or the items of a `List` (with their path, `items[i]`).
+fn objects(value: Option<Value>, choose: Choose<'_>) -> Vec<(Value, FieldPath)> {
     let is_list = value
         .as_ref()
         .and_then(|v| v.get("kind"))
         .and_then(Value::as_str)
         .is_some_and(|kind| kind.ends_with("List"));
-    let values = match value {
+    match value {
         Some(Value::Object(mut map))
             if is_list && map.get("items").is_some_and(Value::is_array) =>
         {
@@ -153,12 +169,6 @@ pub fn read_document(text: &str, choose: Choose<'_>) -> Document {
         }
         Some(value) => vec![(value, FieldPath::root())],
         None => Vec::new(),
-    };
-    Document {
-        values,
-        problems,
-        template,
-        partial,
     }
 }
 
@@ -228,6 +238,15 @@ mod tests {
                     proptest::prop_assert!(chunk.text.is_char_boundary(pos.offset));
                     proptest::prop_assert!(chunk.text.is_char_boundary(pos.offset + pos.len));
                 }
+            }
+        }
+
+        /// Read again without looking for problems, any text reads as the
+        /// first time.
+        #[test]
+        fn reading_again_reads_alike(text in yamlish()) {
+            for chunk in split_documents(&text) {
+                proptest::prop_assert_eq!(read_again(chunk.text), whole(chunk.text).values);
             }
         }
     }

@@ -86,8 +86,22 @@ pub fn count_events(text: &str) -> Option<usize> {
 /// controls (with NEL), the line and paragraph separators, byte order marks
 /// and the noncharacters U+FFFE and U+FFFF.
 fn common_characters(bytes: &[u8]) -> bool {
+    /// Printable ASCII and line feeds, a block at a time (vectorised: no
+    /// early exit), as manifests are nearly all made of.
+    const BLOCK: usize = 16;
+    let simple = |block: &[u8]| {
+        block.iter().fold(true, |all, &b| {
+            all & ((b.wrapping_sub(b' ') < 95) | (b == b'\n'))
+        })
+    };
     let mut i = 0;
     while i < bytes.len() {
+        if let Some(block) = bytes.get(i..i + BLOCK)
+            && simple(block)
+        {
+            i += BLOCK;
+            continue;
+        }
         let b = bytes[i];
         let next = |k: usize| bytes.get(i + k).copied().unwrap_or(0);
         let refused = match b {
@@ -124,11 +138,31 @@ struct Reader<'t, 's, S> {
 /// Characters that cannot start a plain scalar (or that start something this
 /// reader leaves to the full one).
 fn is_indicator(b: u8) -> bool {
-    b"-?:,[]{}#&*!|>'\"%@`".contains(&b)
+    matches!(
+        b,
+        b'-' | b'?'
+            | b':'
+            | b','
+            | b'['
+            | b']'
+            | b'{'
+            | b'}'
+            | b'#'
+            | b'&'
+            | b'*'
+            | b'!'
+            | b'|'
+            | b'>'
+            | b'\''
+            | b'"'
+            | b'%'
+            | b'@'
+            | b'`'
+    )
 }
 
 fn is_flow_indicator(b: u8) -> bool {
-    b",[]{}".contains(&b)
+    matches!(b, b',' | b'[' | b']' | b'{' | b'}')
 }
 
 impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
@@ -357,7 +391,9 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         };
         let is_key = self.at(self.pos) == b':' && self.is_blankz(self.pos + 1);
         if is_key {
-            let one_line = !self.bytes[scalar.at.start..self.pos].contains(&b'\n');
+            // A plain scalar ends at its line's end; a quoted one may not.
+            let one_line = scalar.style == ScalarStyle::Plain
+                || !self.bytes[scalar.at.start..self.pos].contains(&b'\n');
             if scalar.value.len() > MAX_KEY || !one_line {
                 return Err(Unsupported);
             }
