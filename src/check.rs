@@ -192,7 +192,13 @@ fn scan_file(id: usize, source: &SourceFile, settings: &Settings) -> FileScan {
             findings: finding.into_iter().collect(),
             ..FileScan::default()
         },
-        (Ok(()), None) => file,
+        (Ok(()), None) => {
+            // Held until every file is read: most files hold one object, and
+            // a vector grown by pushing has room for four.
+            file.found.shrink_to_fit();
+            file.findings.shrink_to_fit();
+            file
+        }
     }
 }
 
