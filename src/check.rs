@@ -338,7 +338,7 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
     let mut summary = Summary::default();
     let mut findings = Vec::new();
     let mut input_errors = Vec::new();
-    let mut catalog = Catalog::default();
+    let mut catalog = Catalog::with_capacity(scans.iter().map(|scan| scan.found.len()).sum());
     for (scan, source) in scans.into_iter().zip(sources) {
         // Context files only feed the lookups; their problems are not this run's.
         if !source.context {

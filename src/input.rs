@@ -486,17 +486,21 @@ fn to_sources(mut files: Vec<PathBuf>, context: bool, order: Order) -> Vec<Sourc
     }
     files
         .into_iter()
-        .map(|path| SourceFile {
-            // `./apps/x.yaml` (from walking `.`) reads better as `apps/x.yaml`.
-            name: Arc::from(
-                path.strip_prefix(".")
-                    .unwrap_or(&path)
-                    .display()
-                    .to_string(),
-            ),
-            context,
-            bytes: Bytes::Path(path),
-            fixed: None,
+        .map(|mut path| {
+            // Held all run, for each of many files: a joined path has spare room.
+            path.shrink_to_fit();
+            SourceFile {
+                // `./apps/x.yaml` (from walking `.`) reads better as `apps/x.yaml`.
+                name: Arc::from(
+                    path.strip_prefix(".")
+                        .unwrap_or(&path)
+                        .display()
+                        .to_string(),
+                ),
+                context,
+                bytes: Bytes::Path(path),
+                fixed: None,
+            }
         })
         .collect()
 }

@@ -187,6 +187,16 @@ impl<D, P> Default for Catalog<D, P> {
 }
 
 impl<D: Ord, P> Catalog<D, P> {
+    /// A catalog with room for `objects` objects: grown by adding, it would
+    /// briefly hold twice its objects' room when it is full.
+    pub fn with_capacity(objects: usize) -> Self {
+        Self {
+            places: Vec::with_capacity(objects),
+            entries: Vec::with_capacity(objects),
+            hpas: BTreeMap::new(),
+        }
+    }
+
     /// Adds an object found in `document`, at `place`; its origin.
     pub fn add(&mut self, document: D, place: P, found: Found) -> Origin {
         let origin = Origin(u32::try_from(self.places.len()).unwrap_or(u32::MAX));
