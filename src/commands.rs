@@ -30,21 +30,23 @@ pub fn rules(format: RulesFormat) -> Result<u8> {
     let mut out = io::stdout().lock();
     match format {
         RulesFormat::Text => {
-            let width = ALL.iter().map(|r| r.name.len()).max().unwrap_or(0);
-            let level = ALL
-                .iter()
-                .map(|r| default_level(r).len())
-                .max()
-                .unwrap_or(0);
-            for rule in ALL {
+            let header = ["RULE", "DEFAULT", "CATEGORY", "FIX", "SUMMARY"].map(String::from);
+            let rows = ALL.iter().map(|rule| {
+                [
+                    rule.name.to_owned(),
+                    default_level(rule),
+                    rule.category.as_str().to_owned(),
+                    fix_column(rule).to_owned(),
+                    rule.summary.to_owned(),
+                ]
+            });
+            let rows: Vec<[String; 5]> = std::iter::once(header).chain(rows).collect();
+            let width = |column: usize| rows.iter().map(|row| row[column].len()).max();
+            let [w0, w1, w2, w3] = [0, 1, 2, 3].map(|column| width(column).unwrap_or(0));
+            for [name, level, category, fix, summary] in &rows {
                 writeln!(
                     out,
-                    "{:width$}  {:level$}  {:11}  {:9}  {}",
-                    rule.name,
-                    default_level(rule),
-                    rule.category.as_str(),
-                    fix_column(rule),
-                    rule.summary,
+                    "{name:w0$}  {level:w1$}  {category:w2$}  {fix:w3$}  {summary}"
                 )?;
             }
         }

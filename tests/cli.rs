@@ -485,6 +485,21 @@ fn rules_and_explain_document_every_rule() {
         .output()
         .unwrap();
     let listing = String::from_utf8(output.stdout).unwrap();
+    // A header names the columns, and every row's columns start under it.
+    let header = listing.lines().next().unwrap();
+    let starts: Vec<usize> = ["DEFAULT", "CATEGORY", "SUMMARY"]
+        .map(|name| header.find(name).unwrap())
+        .into();
+    assert!(header.starts_with("RULE "), "{header}");
+    for line in listing.lines().skip(1) {
+        for &at in &starts {
+            let (before, from) = line.split_at(at);
+            assert!(
+                before.ends_with("  ") && !from.starts_with(' '),
+                "a column out of line: {line}"
+            );
+        }
+    }
     for rule in hpa_lint_rules::rules::ALL {
         assert!(
             listing.lines().any(|l| l.starts_with(rule.name)),
