@@ -9,7 +9,7 @@ use std::process::Command as Process;
 use assert_cmd::Command;
 use serde_json::Value;
 
-use hpa_lint_test_support::history::{Events, History};
+use hpa_lint_test_support::history::{Events, History, rising_demand};
 use hpa_lint_test_support::prometheus::Prometheus;
 
 /// 2025-01-01T00:00:00Z.
@@ -48,20 +48,6 @@ spec:
       - {{name: sidecar, image: proxy, resources: {{requests: {{cpu: 100m, memory: 64Mi}}}}}}
 "
     )
-}
-
-/// A demand that rises, peaks and falls, millicores; memory follows it.
-fn demand() -> (Vec<i64>, Vec<i64>) {
-    let cpu: Vec<i64> = (0..SYNCS)
-        .map(|k| match k {
-            0..40 => 900,
-            40..120 => 900 + 40 * (k as i64 - 40),
-            120..140 => 8_100,
-            _ => 1_700,
-        })
-        .collect();
-    let memory = cpu.iter().map(|c| (150 << 20) + c * 100_000).collect();
-    (cpu, memory)
 }
 
 fn hpa_lint(dir: &Path, subcommand: &str) -> Command {
@@ -124,7 +110,7 @@ fn replayed_history_compares_as_its_trace() {
         ),
     )
     .unwrap();
-    let (cpu, memory) = demand();
+    let (cpu, memory) = rising_demand(SYNCS);
     let mut csv = String::from("time,cpu,memory\n");
     for (k, (cpu, memory)) in cpu.iter().zip(&memory).enumerate() {
         csv += &format!("{},{cpu}m,{memory}\n", k * 15);

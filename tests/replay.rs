@@ -15,28 +15,14 @@ use hpa_lint::prometheus::demand::{Column, table};
 use hpa_lint::prometheus::query::{PodMatch, Target, builtin};
 use hpa_lint::prometheus::time::Range;
 use hpa_lint_rules::controller::reconcile::{MetricKind, ResourceTarget};
-use hpa_lint_test_support::history::{Events, History, MANIFESTS};
+use hpa_lint_test_support::history::{Events, History, MANIFESTS, rising_demand};
 use hpa_lint_test_support::prometheus::{Certificates, Prometheus, scripted};
 
 /// 2025-01-01T00:00:00Z.
 const START: i64 = 1_735_689_600;
 
-/// A demand that rises, peaks and falls, millicores; memory follows it.
-fn demand(syncs: usize) -> (Vec<i64>, Vec<i64>) {
-    let cpu: Vec<i64> = (0..syncs)
-        .map(|k| match k {
-            0..40 => 900,
-            40..120 => 900 + 40 * (k as i64 - 40),
-            120..140 => 8_100,
-            _ => 1_700,
-        })
-        .collect();
-    let memory = cpu.iter().map(|c| (150 << 20) + c * 100_000).collect();
-    (cpu, memory)
-}
-
 fn history(desired: &[i32], noise: bool) -> History {
-    let (cpu, memory) = demand(desired.len());
+    let (cpu, memory) = rising_demand(desired.len());
     let events = Events {
         rolling_update: Some(100),
         pod_ends: Some(60),
@@ -172,7 +158,7 @@ fn the_replay_equals_the_csv_simulation_sync_for_sync() {
     let syncs = 240;
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("hpa.yaml"), MANIFESTS).unwrap();
-    let (cpu, memory) = demand(syncs);
+    let (cpu, memory) = rising_demand(syncs);
     let mut csv = String::from("time,cpu,memory\n");
     for (k, (cpu, memory)) in cpu.iter().zip(&memory).enumerate() {
         csv += &format!("{},{cpu}m,{memory}\n", k * 15);

@@ -18,13 +18,13 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use clap::Parser;
+use clap::{Args, Parser};
 use kube_standin::Cluster;
 use serde_json::{Value, json};
 
 use common::{Stage, plugin_command, run, stderr, stdout};
 use hpa_lint::prometheus::time::format;
-use hpa_lint_test_support::history::{Events, History, SYNC};
+use hpa_lint_test_support::history::{Events, History, SYNC, rising_demand};
 use hpa_lint_test_support::prometheus::Prometheus;
 
 /// 2025-01-01T00:00:00Z, the replay's start.
@@ -115,32 +115,32 @@ fn cluster(hpa: Value) -> Cluster {
     cluster
 }
 
-/// A demand that rises, peaks and falls, millicores; memory follows it.
-fn demand(syncs: usize) -> (Vec<i64>, Vec<i64>) {
-    let cpu: Vec<i64> = (0..syncs)
-        .map(|k| match k {
-            0..40 => 900,
-            40..120 => 900 + 40 * (k as i64 - 40),
-            120..140 => 8_100,
-            _ => 1_700,
-        })
-        .collect();
-    let memory = cpu.iter().map(|c| (150 << 20) + c * 100_000).collect();
-    (cpu, memory)
+/// A subcommand's arguments, parsed as its binary parses them.
+#[derive(Parser)]
+struct Command<A: Args> {
+    #[command(flatten)]
+    args: A,
 }
 
-/// `hpa-lint simulate` with `args`, as its binary runs it: its standard output.
-fn simulate(args: &[String]) -> String {
-    #[derive(Parser)]
-    struct Simulate {
-        #[command(flatten)]
-        args: hpa_lint::simulate::SimulateArgs,
-    }
-    let command_line = ["hpa-lint simulate".to_owned(), "--isolated".to_owned()];
-    let parsed = Simulate::try_parse_from(command_line.iter().chain(args)).unwrap();
+/// `hpa-lint COMMAND` with `args`, as its binary runs it (`run`): its
+/// standard output.
+fn hpa_lint<A: Args>(
+    command: &str,
+    args: &[String],
+    run: impl Fn(&A, &mut Vec<u8>) -> anyhow::Result<u8>,
+) -> String {
+    let command_line = [format!("hpa-lint {command}"), "--isolated".to_owned()];
+    let parsed = Command::<A>::try_parse_from(command_line.iter().chain(args)).unwrap();
     let mut out = Vec::new();
-    hpa_lint::simulate::run(&parsed.args, &mut out).unwrap();
+    run(&parsed.args, &mut out).unwrap();
     String::from_utf8(out).unwrap()
+}
+
+/// `hpa-lint simulate` with `args`: its standard output.
+fn simulate(args: &[String]) -> String {
+    hpa_lint("simulate", args, |args, out| {
+        hpa_lint::simulate::run(args, out)
+    })
 }
 
 /// `kubectl hpa-lint replay` with `args` on the stage.
@@ -165,7 +165,7 @@ fn path(path: &Path) -> String {
 /// and `--prometheus … --since … --until …` for it.
 fn recorded(stage: &Stage, saved: &Path, syncs: usize) -> (Prometheus, History, Vec<String>) {
     let dir = stage.dir.path();
-    let (cpu, memory) = demand(syncs);
+    let (cpu, memory) = rising_demand(syncs);
     let mut history = History {
         namespace: "shop".to_owned(),
         deployment: "web".to_owned(),
@@ -409,18 +409,11 @@ fn what_stops_a_replay_is_a_clear_error_and_writes_nothing() {
     );
 }
 
-/// `hpa-lint compare` with `args`, as its binary runs it: its standard output.
+/// `hpa-lint compare` with `args`: its standard output.
 fn compare(args: &[String]) -> String {
-    #[derive(Parser)]
-    struct Compare {
-        #[command(flatten)]
-        args: hpa_lint::compare::CompareArgs,
-    }
-    let command_line = ["hpa-lint compare".to_owned(), "--isolated".to_owned()];
-    let parsed = Compare::try_parse_from(command_line.iter().chain(args)).unwrap();
-    let mut out = Vec::new();
-    hpa_lint::compare::run(&parsed.args, &mut out).unwrap();
-    String::from_utf8(out).unwrap()
+    hpa_lint("compare", args, |args, out| {
+        hpa_lint::compare::run(args, out)
+    })
 }
 
 /// A proposed spec of the HPA named `name`, without a namespace (a replay

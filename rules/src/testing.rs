@@ -1,5 +1,6 @@
 //! Test support: lint YAML the way the CLI does (through [`crate::workspace`]),
-//! and check fixtures against their `# expect: <rule>` markers.
+//! check fixtures against their `# expect: <rule>` markers, and find the
+//! real-world manifests.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -368,4 +369,23 @@ pub(crate) fn objects(text: &str) -> Vec<Arc<Object>> {
         .filter_map(|(value, _)| Object::new(value, Origin(0), "default"))
         .map(Arc::new)
         .collect()
+}
+
+/// The YAML files of the real-world corpus and the examples: manifests
+/// nobody wrote for a test.
+pub(crate) fn manifest_files() -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    let mut dirs = vec![root.join("tests/corpus/realworld"), root.join("examples")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                files.push(path);
+            }
+        }
+    }
+    files
 }

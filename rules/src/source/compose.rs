@@ -1143,23 +1143,8 @@ mod tests {
     /// reader reads as the full reader does, and reads most of them.
     #[test]
     fn the_quick_reader_reads_most_real_documents() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut files = Vec::new();
-        for dir in ["tests/corpus/realworld", "examples"] {
-            let mut stack = vec![root.join(dir)];
-            while let Some(dir) = stack.pop() {
-                for entry in std::fs::read_dir(dir).unwrap().flatten() {
-                    let path = entry.path();
-                    if path.is_dir() {
-                        stack.push(path);
-                    } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                        files.push(path);
-                    }
-                }
-            }
-        }
         let (mut documents, mut quick) = (0, 0);
-        for file in files {
+        for file in crate::testing::manifest_files() {
             let text = std::fs::read_to_string(&file).unwrap();
             for chunk in super::super::split_documents(&text) {
                 documents += 1;

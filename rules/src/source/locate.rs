@@ -416,21 +416,8 @@ mod tests {
     /// full reader does, and it places them in most documents.
     #[test]
     fn the_quick_reader_places_fields_as_the_full_reader_does() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut files = Vec::new();
-        let mut dirs = vec![root.join("tests/corpus/realworld"), root.join("examples")];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(dir).unwrap().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                    files.push(path);
-                }
-            }
-        }
         let (mut documents, mut quick) = (0, 0);
-        for file in files {
+        for file in crate::testing::manifest_files() {
             let text = std::fs::read_to_string(&file).unwrap();
             for chunk in crate::source::split_documents(&text) {
                 let mut texts = vec![chunk.text.to_owned()];

@@ -61,6 +61,21 @@ fn random_part(mut seed: u64, length: usize) -> String {
         .collect()
 }
 
+/// A demand that rises, peaks and falls over `syncs` syncs, millicores of
+/// cpu; memory follows it, bytes: the history the replay tests know.
+pub fn rising_demand(syncs: usize) -> (Vec<i64>, Vec<i64>) {
+    let cpu: Vec<i64> = (0..syncs)
+        .map(|k| match k {
+            0..40 => 900,
+            40..120 => 900 + 40 * (k as i64 - 40),
+            120..140 => 8_100,
+            _ => 1_700,
+        })
+        .collect();
+    let memory = cpu.iter().map(|c| (150 << 20) + c * 100_000).collect();
+    (cpu, memory)
+}
+
 /// One pod: alive all through the intervals `first..=last` (sync indices).
 #[derive(Clone, Debug)]
 pub struct Pod {
