@@ -115,6 +115,15 @@ fn cluster(hpa: Value) -> Cluster {
     cluster
 }
 
+/// Two outputs, line by line: a difference shows as its line, not as two
+/// whole outputs.
+fn assert_same_lines(got: &str, expected: &str, what: &str) {
+    assert_eq!(got.lines().count(), expected.lines().count(), "{what}");
+    for (k, (got, expected)) in got.lines().zip(expected.lines()).enumerate() {
+        assert_eq!(got, expected, "{what}, line {k}");
+    }
+}
+
 /// A subcommand's arguments, parsed as its binary parses them.
 #[derive(Parser)]
 struct Command<A: Args> {
@@ -273,14 +282,7 @@ fn the_replay_of_a_live_hpa_equals_simulate_of_it_saved_to_a_file() {
         let simulated =
             simulate(&[vec![path(&saved)], range.clone(), extra(&simulated_plot)].concat());
         let replayed = stdout(&replayed);
-        assert_eq!(
-            replayed.lines().count(),
-            simulated.lines().count(),
-            "{output}"
-        );
-        for (k, (replayed, simulated)) in replayed.lines().zip(simulated.lines()).enumerate() {
-            assert_eq!(replayed, simulated, "{output}, line {k}");
-        }
+        assert_same_lines(&replayed, &simulated, output);
         assert_eq!(
             std::fs::read_to_string(&replayed_plot).unwrap(),
             std::fs::read_to_string(&simulated_plot).unwrap(),
@@ -483,14 +485,7 @@ fn a_replay_with_a_proposed_spec_equals_compare_of_the_live_one_saved_to_a_file(
             .concat(),
         ));
         let replayed = stdout(&replayed);
-        assert_eq!(
-            replayed.lines().count(),
-            compared.lines().count(),
-            "{output}"
-        );
-        for (k, (replayed, compared)) in replayed.lines().zip(compared.lines()).enumerate() {
-            assert_eq!(replayed, compared, "{output}, line {k}");
-        }
+        assert_same_lines(&replayed, &compared, output);
         assert_eq!(
             std::fs::read_to_string(&replayed_plot).unwrap(),
             live(std::fs::read_to_string(&compared_plot).unwrap()),
