@@ -14,7 +14,7 @@
 //! The output is sorted, so it does not depend on the number of threads.
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use crate::report::{
     Excerpt, FileEdit, Finding, Location, Outcome, Position, Summary, sort_findings,
@@ -23,36 +23,68 @@ use hpa_lint_rules::fix::{Fix, TextEdit};
 use hpa_lint_rules::source::lines::positions;
 use hpa_lint_rules::source::{Chunk, Pos, split_documents};
 use hpa_lint_rules::workspace::{
-    Catalog, Found, Scan, fix_edits, lint_document, locate, objects_of, scan_document,
-    template_finding,
+    Catalog, Scan, fix_edits, lint_document, locate, objects_of, scan_document, template_finding,
 };
 use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Object, Origin, Settings};
 use rayon::prelude::*;
 
 use crate::input::{Opened, SourceFile};
 
-/// Where a document (and possibly a `List` item in it) is.
+/// Where a document (and possibly a `List` item in it) is. One is held
+/// for each object looked up until the end of a run: small.
 #[derive(Clone, Debug)]
 struct Place {
-    file: usize,
-    document: usize,
     offset: usize,
     len: usize,
-    line_offset: usize,
-    /// Path of the object inside its document (`items[i]` in a `List`).
-    prefix: FieldPath,
+    file: u32,
+    document: u32,
+    line_offset: u32,
+    /// Path of the object inside its document (`items[i]` in a `List`),
+    /// when it is not the whole document.
+    item: Option<Box<FieldPath>>,
+}
+
+/// The path of a whole document's object.
+static ROOT: LazyLock<FieldPath> = LazyLock::new(FieldPath::root);
+
+/// A count or position as a [`Place`] holds it.
+fn small(n: usize) -> u32 {
+    u32::try_from(n).expect("fewer than 2³² files, documents and lines")
 }
 
 impl Place {
-    fn new(file: usize, document: usize, chunk: &Chunk<'_>, prefix: FieldPath) -> Self {
+    fn new(file: usize, document: usize, chunk: &Chunk<'_>) -> Self {
         Self {
-            file,
-            document,
+            file: small(file),
+            document: small(document),
             offset: chunk.offset,
             len: chunk.text.len(),
-            line_offset: chunk.line_offset,
-            prefix,
+            line_offset: small(chunk.line_offset),
+            item: None,
         }
+    }
+
+    /// The same document, at the object at `prefix` in it.
+    fn at(&self, prefix: &FieldPath) -> Self {
+        Self {
+            item: (*prefix != *ROOT).then(|| Box::new(prefix.clone())),
+            ..self.clone()
+        }
+    }
+
+    /// The input file.
+    fn file(&self) -> usize {
+        self.file as usize
+    }
+
+    /// The document's number in its file.
+    fn document(&self) -> usize {
+        self.document as usize
+    }
+
+    /// Path of the object inside its document (`items[i]` in a `List`).
+    fn prefix(&self) -> &FieldPath {
+        self.item.as_deref().unwrap_or(&ROOT)
     }
 
     /// The document's text, read again.
@@ -65,13 +97,13 @@ impl Place {
             diagnostic,
             location: Some(Location {
                 file: Arc::clone(name),
-                input: self.file,
-                document: self.document,
-                line: self.line_offset + pos.line.max(1),
+                input: self.file(),
+                document: self.document(),
+                line: self.line_offset as usize + pos.line.max(1),
                 column: pos.column.max(1),
                 excerpt: Excerpt::at(text, pos.offset, pos.len),
                 document_range: self.offset..self.offset + self.len,
-                object_path: self.prefix.clone(),
+                object_path: self.prefix().clone(),
                 edits: Vec::new(),
                 fix_not_made: None,
             }),
@@ -88,7 +120,7 @@ impl Place {
         let mut at = || {
             let (line, column) = at.next().expect("a position for each offset");
             Position {
-                line: self.line_offset + line,
+                line: self.line_offset as usize + line,
                 column,
             }
         };
@@ -109,7 +141,7 @@ struct FileScan {
     documents: usize,
     objects: usize,
     findings: Vec<Finding>,
-    found: Vec<(Place, Found)>,
+    found: Catalog<Place>,
     error: Option<String>,
 }
 
@@ -123,7 +155,7 @@ fn scan_chunk<'t>(
     chunk: &Chunk<'t>,
     settings: &Settings,
 ) -> (Place, &'t str, Scan) {
-    let place = Place::new(file, document, chunk, FieldPath::root());
+    let place = Place::new(file, document, chunk);
     (place, chunk.text, scan_document(chunk.text, settings))
 }
 
@@ -174,11 +206,7 @@ fn scan_file(id: usize, source: &SourceFile, settings: &Settings) -> FileScan {
                     .push(place.finding(diagnostic, &source.name, text, pos));
             }
             for found in scan.found {
-                let place = Place {
-                    prefix: found.prefix.clone(),
-                    ..place.clone()
-                };
-                file.found.push((place, found));
+                file.found.add(place.at(&found.prefix), found);
             }
         }
     });
@@ -213,7 +241,7 @@ fn locate_in(
 ) -> Vec<Finding> {
     let about: Vec<(&FieldPath, &Diagnostic)> = diagnostics
         .iter()
-        .map(|d| (&places[d.subject.origin.0 as usize].prefix, d))
+        .map(|d| (places[d.subject.origin.0 as usize].prefix(), d))
         .collect();
     let located = locate(document, &about);
     // Files read only for lookups are never changed: no edits for theirs.
@@ -287,8 +315,8 @@ fn shed(diagnostic: &mut Diagnostic) {
 pub struct Inventory {
     pub index: MemoryIndex,
     places: Vec<Place>,
-    /// The HPAs, by file and document.
-    hpas: BTreeMap<(usize, usize), Vec<Origin>>,
+    /// The HPAs, in input order.
+    hpas: Vec<Origin>,
     findings: Vec<Finding>,
     summary: Summary,
     pub input_errors: Vec<String>,
@@ -303,8 +331,8 @@ impl Inventory {
         settings: &Settings,
     ) -> Vec<(Object, &'s str)> {
         let mut out = Vec::new();
-        for (&(file, _), origins) in &self.hpas {
-            let source = &sources[file];
+        for origins in hpa_documents(&self.places, &self.hpas) {
+            let source = &sources[self.places[origins[0].0 as usize].file()];
             let Ok(opened) = source.open() else {
                 continue;
             };
@@ -323,8 +351,17 @@ impl Inventory {
 fn objects_at<'p>(places: &'p [Place], origins: &[Origin]) -> Vec<(&'p FieldPath, Origin)> {
     origins
         .iter()
-        .map(|&o| (&places[o.0 as usize].prefix, o))
+        .map(|&o| (places[o.0 as usize].prefix(), o))
         .collect()
+}
+
+/// The HPAs' origins (in input order) document by document.
+fn hpa_documents<'h>(places: &[Place], hpas: &'h [Origin]) -> impl Iterator<Item = &'h [Origin]> {
+    let document = |origin: &Origin| {
+        let place = &places[origin.0 as usize];
+        (place.file, place.document)
+    };
+    hpas.chunk_by(move |a, b| document(a) == document(b))
 }
 
 /// Step 1: reads every file.
@@ -338,7 +375,7 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
     let mut summary = Summary::default();
     let mut findings = Vec::new();
     let mut input_errors = Vec::new();
-    let mut catalog = Catalog::with_capacity(scans.iter().map(|scan| scan.found.len()).sum());
+    let mut catalog = Catalog::default();
     for (scan, source) in scans.into_iter().zip(sources) {
         // Context files only feed the lookups; their problems are not this run's.
         if !source.context {
@@ -352,9 +389,7 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
                 summary.files += 1;
             }
         }
-        for (place, found) in scan.found {
-            catalog.add((place.file, place.document), place, found);
-        }
+        catalog.append(scan.found);
     }
     let (index, places, hpas) = catalog.finish();
     Inventory {
@@ -382,10 +417,13 @@ pub fn run(sources: &[SourceFile], settings: &Settings, purpose: Purpose) -> Out
     // located in a linted file, or when a linted file's object (an HPA) caused
     // it: with `--context`, a new HPA is checked against the workload it
     // targets, and a changed workload against its HPAs.
-    let in_context = |origin: Origin| sources[places[origin.0 as usize].file].context;
-    let mut by_file: BTreeMap<usize, Vec<Vec<Origin>>> = BTreeMap::new();
-    for ((file, _), origins) in hpas {
-        by_file.entry(file).or_default().push(origins);
+    let in_context = |origin: Origin| sources[places[origin.0 as usize].file()].context;
+    let mut by_file: BTreeMap<usize, Vec<&[Origin]>> = BTreeMap::new();
+    for origins in hpa_documents(&places, &hpas) {
+        by_file
+            .entry(places[origins[0].0 as usize].file())
+            .or_default()
+            .push(origins);
     }
     let linted: Vec<Linted> = by_file
         .into_par_iter()
@@ -394,7 +432,7 @@ pub fn run(sources: &[SourceFile], settings: &Settings, purpose: Purpose) -> Out
             let Ok(opened) = source.open() else {
                 return Linted::default();
             };
-            let lint_one = |linted: Linted, origins: &Vec<Origin>| {
+            let lint_one = |linted: Linted, origins: &&[Origin]| {
                 let place = &places[origins[0].0 as usize];
                 let Some(document) = place.text(&opened) else {
                     return linted;
@@ -431,9 +469,9 @@ pub fn run(sources: &[SourceFile], settings: &Settings, purpose: Purpose) -> Out
                 for diagnostic in linted.others {
                     let place = &places[diagnostic.subject.origin.0 as usize];
                     elsewhere
-                        .entry(place.file)
+                        .entry(place.file())
                         .or_default()
-                        .entry(place.document)
+                        .entry(place.document())
                         .or_default()
                         .push(diagnostic);
                 }

@@ -2,11 +2,11 @@
 //! (its target, other autoscalers, disruption budgets); front ends provide it:
 //! [`MemoryIndex`] over manifests, the webhook over its cluster caches.
 
-use std::cmp::Ordering;
-use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::Arc;
 
-use crate::model::autoscaler::{Autoscalers, scale_target};
+use crate::model::autoscaler::{Autoscalers, Scaler, owners, scale_target};
+use crate::names::{Key, Name, Names, Parts, Ref};
 use crate::object::{Object, ObjectKey, ObjectRef, Origin};
 
 /// The answer to a lookup. `Unknown` means the index cannot tell (a cache that is
@@ -35,9 +35,9 @@ pub trait Index: Sync {
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>>;
 }
 
-/// How an index holds an object: parsed, or as JSON text parsed again on each
-/// use, which takes a fraction of the memory, for the many objects that are
-/// looked at once or twice (workloads in a large repository).
+/// An object as it is given to an index: parsed, or as JSON text parsed
+/// again on each use, which takes a fraction of the memory, for the many
+/// objects that are looked at once or twice (workloads in a large repository).
 #[derive(Clone, Debug)]
 pub enum Stored {
     /// Ready to use.
@@ -50,6 +50,13 @@ pub enum Stored {
         origin: Origin,
         /// `serde_json` text of the value.
         json: Box<str>,
+    },
+    /// An autoscaler that rules only read as one of its target's
+    /// autoscalers ([`Index::scalers_of`]), never by reference or in a list:
+    /// held by identity only. Lookups of it answer [`Lookup::Unknown`].
+    Grouped {
+        /// Identity.
+        key: ObjectKey,
     },
     /// An object whose document could not be read: known by name only.
     Unreadable {
@@ -68,77 +75,152 @@ impl Stored {
         }
     }
 
-    /// The same entry with another front-end handle.
-    #[must_use]
-    pub fn with_origin(mut self, origin: Origin) -> Self {
-        match &mut self {
-            Stored::Parsed(object) => Arc::make_mut(object).origin = origin,
-            Stored::Text { origin: own, .. } => *own = origin,
-            Stored::Unreadable { .. } => {}
-        }
-        self
-    }
-
     /// The object's identity.
     pub fn key(&self) -> &ObjectKey {
         match self {
             Stored::Parsed(object) => &object.key,
-            Stored::Text { key, .. } | Stored::Unreadable { key } => key,
+            Stored::Text { key, .. } | Stored::Grouped { key } | Stored::Unreadable { key } => key,
         }
     }
 
-    /// The object, parsed if it is held as text; `None` when it was unreadable.
+    /// The object, parsed if it is held as text; `None` when it was
+    /// unreadable or is held by identity only.
     pub fn object(&self) -> Option<Arc<Object>> {
         match self {
             Stored::Parsed(object) => Some(Arc::clone(object)),
-            Stored::Text { key, origin, json } => Some(Arc::new(Object {
-                key: key.clone(),
-                // The text was written by serde_json from a value: it parses.
-                value: serde_json::from_str(json).unwrap_or_default(),
-                origin: *origin,
-            })),
-            Stored::Unreadable { .. } => None,
+            Stored::Text { key, origin, json } => Some(parse(key.clone(), *origin, json)),
+            Stored::Grouped { .. } | Stored::Unreadable { .. } => None,
+        }
+    }
+}
+
+fn parse(key: ObjectKey, origin: Origin, json: &str) -> Arc<Object> {
+    Arc::new(Object {
+        key,
+        // The text was written by serde_json from a value: it parses.
+        value: serde_json::from_str(json).unwrap_or_default(),
+        origin,
+    })
+}
+
+/// What an index holds of an object besides its identity.
+#[derive(Debug)]
+enum Body {
+    Parsed(Arc<Object>),
+    Text { origin: Origin, json: Box<str> },
+    Grouped,
+    Unreadable,
+}
+
+/// Objects gathered for a [`MemoryIndex`], in the order given, their
+/// identities and references held in [`Names`]: what a front end holds of
+/// each object while it reads the rest.
+#[derive(Debug, Default)]
+pub struct Entries {
+    names: Names,
+    keys: Vec<Key>,
+    bodies: Vec<Body>,
+    /// The scale target of each autoscaler, by entry.
+    targets: Vec<(u32, Ref)>,
+    /// The owners of the autoscalers that name any, by entry.
+    owners: Vec<(u32, Ref)>,
+}
+
+impl Entries {
+    /// Room for `objects` objects.
+    pub fn with_capacity(objects: usize) -> Self {
+        Self {
+            keys: Vec::with_capacity(objects),
+            bodies: Vec::with_capacity(objects),
+            ..Self::default()
+        }
+    }
+
+    /// Number of objects.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Adds an object, with what its autoscaler group reads when it is an
+    /// autoscaler.
+    pub fn push(&mut self, stored: Stored, scaler: Option<Scaler>) {
+        let i = position(self.keys.len());
+        self.keys.push(self.names.key(stored.key()));
+        if let Some(Scaler { target, owners }) = scaler {
+            self.targets.push((i, self.names.reference(&target)));
+            for owner in &owners {
+                self.owners.push((i, self.names.reference(owner)));
+            }
+        }
+        self.bodies.push(match stored {
+            Stored::Parsed(object) => Body::Parsed(object),
+            Stored::Text { origin, json, .. } => Body::Text { origin, json },
+            Stored::Grouped { .. } => Body::Grouped,
+            Stored::Unreadable { .. } => Body::Unreadable,
+        });
+    }
+
+    /// Adds `other`'s objects after these.
+    pub fn append(&mut self, other: Entries) {
+        if self.is_empty() && self.names.is_empty() {
+            *self = other;
+            return;
+        }
+        let to: Vec<Name> = (0..other.names.len())
+            .map(|n| self.names.add(other.names.get(position(n))))
+            .collect();
+        let shift = position(self.keys.len());
+        self.keys
+            .extend(other.keys.iter().map(|key| key.renumbered(&to)));
+        self.bodies.extend(other.bodies);
+        let moved = |(i, reference): (u32, Ref)| (i + shift, reference.renumbered(&to));
+        self.targets.extend(other.targets.into_iter().map(moved));
+        self.owners.extend(other.owners.into_iter().map(moved));
+    }
+
+    /// Gives each object its position as its front-end handle.
+    pub fn number(&mut self) {
+        for (i, body) in self.bodies.iter_mut().enumerate() {
+            let origin = Origin(position(i));
+            match body {
+                Body::Parsed(object) => Arc::make_mut(object).origin = origin,
+                Body::Text { origin: own, .. } => *own = origin,
+                Body::Grouped | Body::Unreadable => {}
+            }
         }
     }
 }
 
 /// An index over a fixed set of objects: everything the CLI read, or a test fixture.
 ///
-/// Objects are found through sorted lists of their positions, which hold no
-/// copy of their names: an input may have many thousands of objects.
+/// Objects are found through sorted lists of their positions, and
+/// identities are held in [`Names`]: an input may have many thousands of
+/// objects.
 #[derive(Default)]
 pub struct MemoryIndex {
-    entries: Vec<Stored>,
+    names: Arc<Names>,
+    keys: Box<[Key]>,
+    bodies: Box<[Body]>,
     /// The entry each reference resolves to (the first one given), in the
-    /// order of [`by_reference`].
+    /// order of [`Parts`].
     by_ref: Box<[u32]>,
-    /// The readable entries of `by_ref`, in the order of [`by_listing`] and
-    /// then in the order given.
+    /// The readable entries of `by_ref`, in the order of
+    /// [`Parts::by_listing`] and then in the order given.
     by_kind: Box<[u32]>,
-    scalers: HashMap<ObjectRef, Arc<Autoscalers>>,
-}
-
-/// Orders objects by reference: name, kind, namespace, then group. Names
-/// tell most objects apart; the group is read out of `apiVersion` only when
-/// the rest is equal.
-fn by_reference(a: &ObjectKey, b: &ObjectKey) -> Ordering {
-    (&a.name, &a.kind, &a.namespace)
-        .cmp(&(&b.name, &b.kind, &b.namespace))
-        .then_with(|| a.group().cmp(b.group()))
-}
-
-/// [`by_reference`], for an object and a reference.
-fn to_reference(key: &ObjectKey, target: &ObjectRef) -> Ordering {
-    (&key.name, &key.kind, &key.namespace)
-        .cmp(&(&target.name, &target.kind, &target.namespace))
-        .then_with(|| key.group().cmp(&target.group))
-}
-
-/// Orders objects by where they are listed: namespace, kind, then group.
-fn by_listing(key: &ObjectKey, namespace: &str, group: &str, kind: &str) -> Ordering {
-    (key.namespace.as_str(), key.kind.as_str())
-        .cmp(&(namespace, kind))
-        .then_with(|| key.group().cmp(group))
+    /// The autoscalers of `by_kind` with their scale targets, by target and
+    /// then in the order given.
+    scalers: Box<[(Ref, u32)]>,
+    /// The autoscalers of targets that have two or more, worked out once,
+    /// by where they start in `scalers`. A single one is worked out when
+    /// asked for: most targets have one.
+    groups: Box<[(u32, Arc<Autoscalers>)]>,
+    /// The owners of autoscalers, by entry.
+    owners: Box<[(u32, Ref)]>,
 }
 
 /// An entry's position, as the sorted lists hold it.
@@ -163,22 +245,39 @@ impl MemoryIndex {
         entries: impl IntoIterator<Item = (Stored, Option<ObjectRef>)>,
     ) -> Self {
         let entries = entries.into_iter();
-        let mut stored = Vec::with_capacity(entries.size_hint().0);
-        let mut targets = Vec::new();
-        for (i, (entry, target)) in entries.enumerate() {
-            if let Some(target) = target {
-                targets.push((target, position(i)));
-            }
-            stored.push(entry);
+        let mut all = Entries::with_capacity(entries.size_hint().0);
+        for (stored, target) in entries {
+            let scaler = target.map(|target| Scaler {
+                target,
+                owners: stored
+                    .object()
+                    .map(|object| owners(&object).collect())
+                    .unwrap_or_default(),
+            });
+            all.push(stored, scaler);
         }
-        let key = |i: &u32| stored[*i as usize].key();
+        Self::of(all)
+    }
+
+    /// Indexes gathered objects (see [`MemoryIndex::with_scale_targets`]).
+    pub fn of(entries: Entries) -> Self {
+        let Entries {
+            mut names,
+            keys,
+            bodies,
+            targets,
+            owners,
+        } = entries;
+        names.freeze();
+        let names = Arc::new(names);
+        let parts = |i: &u32| keys[*i as usize].parts(&names);
         // Stable: of the entries for one reference, the first given leads.
-        let mut by_ref: Vec<u32> = (0..stored.len()).map(position).collect();
-        by_ref.sort_by(|a, b| by_reference(key(a), key(b)));
-        by_ref.dedup_by(|later, first| by_reference(key(later), key(first)).is_eq());
-        let mut first = vec![false; stored.len()];
+        let mut by_ref: Vec<u32> = (0..keys.len()).map(position).collect();
+        by_ref.sort_by_key(parts);
+        by_ref.dedup_by(|later, first| parts(later) == parts(first));
+        let mut first = vec![false; keys.len()];
         for &i in &by_ref {
-            first[i as usize] = !matches!(stored[i as usize], Stored::Unreadable { .. });
+            first[i as usize] = !matches!(bodies[i as usize], Body::Unreadable);
         }
         let mut by_kind: Vec<u32> = by_ref
             .iter()
@@ -186,84 +285,137 @@ impl MemoryIndex {
             .filter(|&i| first[i as usize])
             .collect();
         by_kind.sort_by(|a, b| {
-            let (a_key, b_key) = (key(a), key(b));
-            (&a_key.namespace, &a_key.kind)
-                .cmp(&(&b_key.namespace, &b_key.kind))
-                .then_with(|| a_key.group().cmp(b_key.group()))
+            let (a_parts, b_parts) = (parts(a), parts(b));
+            a_parts
+                .by_listing(b_parts.namespace, b_parts.group, b_parts.kind)
                 .then(a.cmp(b))
         });
-        let mut scalers: HashMap<ObjectRef, Vec<u32>> = HashMap::new();
-        for (target, i) in targets {
-            if first[i as usize] {
-                scalers.entry(target).or_default().push(i);
-            }
-        }
+        let mut scalers: Vec<(Ref, u32)> = targets
+            .into_iter()
+            .filter(|&(i, _)| first[i as usize])
+            .map(|(i, target)| (target, i))
+            .collect();
+        // Stable: each target's autoscalers stay in the order given.
+        scalers.sort_by_key(|(target, _)| target.parts(&names));
         let mut index = Self {
-            entries: stored,
+            keys: keys.into(),
+            bodies: bodies.into(),
             by_ref: by_ref.into(),
             by_kind: by_kind.into(),
-            scalers: HashMap::new(),
+            scalers: scalers.into(),
+            groups: Box::default(),
+            owners: owners.into(),
+            names,
         };
-        // Autoscalers are grouped per target once the input is complete, each
-        // group from its objects parsed for the moment.
-        index.scalers = scalers
-            .into_iter()
-            .map(|(target, members)| {
-                let objects: Vec<Arc<Object>> = members
-                    .iter()
-                    .filter_map(|&i| index.object(i as usize))
-                    .collect();
-                let autoscalers = Autoscalers::new(objects.iter().map(Arc::as_ref));
-                (target, Arc::new(autoscalers))
-            })
-            .collect();
+        let mut groups = Vec::new();
+        let mut start = 0;
+        while start < index.scalers.len() {
+            let target = index.scalers[start].0;
+            let end = start + index.scalers[start..].partition_point(|(other, _)| *other == target);
+            if end - start > 1 {
+                groups.push((position(start), Arc::new(index.group(start..end))));
+            }
+            start = end;
+        }
+        index.groups = groups.into();
         index
+    }
+
+    /// The autoscalers of `scalers[range]`, grouped.
+    fn group(&self, range: Range<usize>) -> Autoscalers {
+        let members = self.scalers[range].iter().map(|&(_, i)| {
+            let at = self.owners.partition_point(|(owned, _)| *owned < i);
+            let end = at + self.owners[at..].partition_point(|(owned, _)| *owned == i);
+            let owners: Vec<Ref> = self.owners[at..end].iter().map(|(_, o)| *o).collect();
+            (self.keys[i as usize], owners)
+        });
+        let members: Vec<(Key, Vec<Ref>)> = members.collect();
+        Autoscalers::of(
+            Arc::clone(&self.names),
+            members
+                .iter()
+                .map(|(key, owners)| (*key, owners.as_slice())),
+        )
     }
 
     /// Number of objects.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.keys.len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.keys.is_empty()
     }
 
-    /// The `i`-th object, in the order given; `None` when it was unreadable.
+    /// The `i`-th object, in the order given; `None` when it was unreadable
+    /// or is held by identity only.
     pub fn object(&self, i: usize) -> Option<Arc<Object>> {
-        self.entries[i].object()
+        match &self.bodies[i] {
+            Body::Parsed(object) => Some(Arc::clone(object)),
+            Body::Text { origin, json } => {
+                Some(parse(self.keys[i].get(&self.names), *origin, json))
+            }
+            Body::Grouped | Body::Unreadable => None,
+        }
     }
 
-    fn key(&self, i: u32) -> &ObjectKey {
-        self.entries[i as usize].key()
+    fn parts(&self, i: u32) -> Parts<'_> {
+        self.keys[i as usize].parts(&self.names)
     }
 }
 
 impl Index for MemoryIndex {
     fn get(&self, target: &ObjectRef) -> Lookup<Arc<Object>> {
+        let target = Parts::of(target);
         match self
             .by_ref
-            .binary_search_by(|&i| to_reference(self.key(i), target))
+            .binary_search_by(|&i| self.parts(i).cmp(&target))
         {
             Err(_) => Lookup::Missing,
-            Ok(at) => self
-                .object(self.by_ref[at] as usize)
-                .map_or(Lookup::Unreadable, Lookup::Found),
+            Ok(at) => {
+                let i = self.by_ref[at] as usize;
+                match &self.bodies[i] {
+                    Body::Grouped => Lookup::Unknown,
+                    Body::Unreadable => Lookup::Unreadable,
+                    Body::Parsed(_) | Body::Text { .. } => {
+                        self.object(i).map_or(Lookup::Unreadable, Lookup::Found)
+                    }
+                }
+            }
         }
     }
 
     fn scalers_of(&self, target: &ObjectRef) -> Arc<Autoscalers> {
-        self.scalers.get(target).cloned().unwrap_or_default()
+        let target = Parts::of(target);
+        let order = |(other, _): &(Ref, u32)| other.parts(&self.names).cmp(&target);
+        let start = self.scalers.partition_point(|s| order(s).is_lt());
+        let end = start + self.scalers[start..].partition_point(|s| order(s).is_eq());
+        match end - start {
+            0 => Arc::default(),
+            1 => Arc::new(self.group(start..end)),
+            _ => {
+                let at = self.groups.partition_point(|(s, _)| (*s as usize) < start);
+                Arc::clone(&self.groups[at].1)
+            }
+        }
     }
 
-    /// Holds every object of the input: a kind not in it has none.
+    /// Holds every object of the input: a kind not in it has none. A kind
+    /// some of whose objects are held by identity only cannot be listed.
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
-        let order = |i: &u32| by_listing(self.key(*i), namespace, group, kind);
+        let order = |i: &u32| self.parts(*i).by_listing(namespace, group, kind);
         let start = self.by_kind.partition_point(|i| order(i).is_lt());
         let end = start + self.by_kind[start..].partition_point(|i| order(i).is_eq());
+        let listed = &self.by_kind[start..end];
+        if listed
+            .iter()
+            .any(|&i| matches!(self.bodies[i as usize], Body::Grouped))
+        {
+            return Lookup::Unknown;
+        }
         Lookup::Found(
-            self.by_kind[start..end]
+            listed
                 .iter()
                 .filter_map(|&i| self.object(i as usize))
                 .collect(),
@@ -299,6 +451,145 @@ mod tests {
                 matches!(index.list("shop", "apps", "Deployment"), Lookup::Found(list) if list.len() == 1)
             );
         }
+    }
+
+    /// An HPA (or, with `keda`, a ScaledObject) of `shop` scaling `target`,
+    /// created by the ScaledObject `owner` if one is given.
+    fn scaler(name: &str, target: &str, keda: bool, owner: Option<&str>) -> Object {
+        let (api_version, kind) = if keda {
+            ("keda.sh/v1alpha1", "ScaledObject")
+        } else {
+            ("autoscaling/v2", "HorizontalPodAutoscaler")
+        };
+        let owners: Vec<_> = owner
+            .into_iter()
+            .map(|o| json!({"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject", "name": o}))
+            .collect();
+        let value = json!({
+            "apiVersion": api_version, "kind": kind,
+            "metadata": {"name": name, "ownerReferences": owners},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": target}},
+        });
+        Object::new(value, Origin(0), "shop").unwrap()
+    }
+
+    fn deployment(name: &str, replicas: u32) -> Object {
+        let value = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name}, "spec": {"replicas": replicas}});
+        Object::new(value, Origin(0), "shop").unwrap()
+    }
+
+    /// What an index tells of the autoscalers of `target`: all of them, and
+    /// each one's peers.
+    fn groups(index: &MemoryIndex, target: &str, of: &[Object]) -> Vec<String> {
+        let scalers = index.scalers_of(&deployment(target, 0).key.to_ref());
+        let mut told: Vec<String> = scalers
+            .all()
+            .iter()
+            .map(|m| format!("{} {}", m.key.to_ref(), m.keda))
+            .collect();
+        for object in of {
+            let peers = scalers.peers(object, 3);
+            let first: Vec<String> = peers.first.iter().map(|m| m.key.describe()).collect();
+            told.push(format!("{}: {} {first:?}", object.key.name, peers.count));
+        }
+        told
+    }
+
+    #[test]
+    fn autoscalers_held_by_identity_are_grouped_as_those_read_whole() {
+        let mut input = vec![
+            (
+                Stored::Unreadable {
+                    key: scaler("broken", "web", false, None).key,
+                },
+                None,
+            ),
+            (Stored::Parsed(Arc::new(deployment("web", 2))), None),
+        ];
+        let mut hpas = vec![
+            scaler("broken", "web", false, None),
+            scaler("web", "web", false, None),
+            scaler("keda", "web", true, None),
+            scaler("keda-hpa", "web", false, Some("keda")),
+            // A repeated reference: the first one given counts.
+            scaler("web", "api", false, None),
+            scaler("api", "api", false, None),
+        ];
+        // More than a few: found through a sorted list.
+        hpas.extend((0..10).map(|i| scaler(&format!("many-{}", 9 - i), "many", false, None)));
+        hpas.push(scaler("many-keda", "many", true, None));
+        hpas.push(scaler("created", "many", false, Some("many-keda")));
+        for hpa in &hpas {
+            input.push((Stored::text(hpa), scale_target(hpa)));
+        }
+        let whole = MemoryIndex::with_scale_targets(input.clone());
+        // Held as the CLI holds them: HPAs by identity, in two parts
+        // gathered separately (files read in parallel).
+        let mut parts = [Entries::default(), Entries::default()];
+        for (i, (stored, _)) in input.into_iter().enumerate() {
+            let object = stored.object();
+            let scaler = object.as_deref().and_then(Scaler::of);
+            let stored = match object {
+                Some(object) if object.is_hpa() => Stored::Grouped {
+                    key: object.key.clone(),
+                },
+                _ => stored,
+            };
+            parts[usize::from(i > 6)].push(stored, scaler);
+        }
+        let [mut entries, second] = parts;
+        entries.append(second);
+        let grouped = MemoryIndex::of(entries);
+        for target in ["web", "api", "many", "none"] {
+            assert_eq!(
+                groups(&grouped, target, &hpas),
+                groups(&whole, target, &hpas),
+                "{target}"
+            );
+        }
+        let told = groups(&whole, "web", &hpas[1..4]);
+        assert_eq!(
+            told,
+            [
+                "HorizontalPodAutoscaler shop/web false",
+                "ScaledObject shop/keda true",
+                "HorizontalPodAutoscaler shop/keda-hpa false",
+                "web: 1 [\"ScaledObject `keda`\"]",
+                "keda: 1 [\"HorizontalPodAutoscaler `web`\"]",
+                "keda-hpa: 1 [\"HorizontalPodAutoscaler `web`\"]",
+            ]
+        );
+        let many = groups(&whole, "many", &hpas[16..]);
+        assert_eq!(many.len(), 14);
+        assert_eq!(
+            many[12..],
+            [
+                "many-keda: 10 [\"HorizontalPodAutoscaler `many-9`\", \"HorizontalPodAutoscaler `many-8`\", \"HorizontalPodAutoscaler `many-7`\"]",
+                "created: 10 [\"HorizontalPodAutoscaler `many-9`\", \"HorizontalPodAutoscaler `many-8`\", \"HorizontalPodAutoscaler `many-7`\"]"
+            ]
+        );
+        // Other objects answer alike; autoscalers held by identity cannot
+        // be looked up.
+        let web = deployment("web", 0).key.to_ref();
+        for index in [&whole, &grouped] {
+            assert!(
+                matches!(index.get(&web), Lookup::Found(d) if d.value["spec"]["replicas"] == 2)
+            );
+            assert!(
+                matches!(index.list("shop", "apps", "Deployment"), Lookup::Found(l) if l.len() == 1)
+            );
+        }
+        let (hpa, broken) = (hpas[1].key.to_ref(), hpas[0].key.to_ref());
+        assert!(matches!(whole.get(&hpa), Lookup::Found(_)));
+        assert!(matches!(grouped.get(&hpa), Lookup::Unknown));
+        assert!(matches!(grouped.get(&broken), Lookup::Unreadable));
+        assert!(
+            matches!(whole.list("shop", "autoscaling", "HorizontalPodAutoscaler"), Lookup::Found(l) if l.len() == 14)
+        );
+        assert!(matches!(
+            grouped.list("shop", "autoscaling", "HorizontalPodAutoscaler"),
+            Lookup::Unknown
+        ));
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod index;
 pub mod lint;
 pub mod model;
 pub mod mutate;
+pub mod names;
 pub mod object;
 mod path;
 pub mod quote;

@@ -268,9 +268,8 @@ pub fn lint_workload(
         object: Arc::new(workload.clone()),
     };
     let mut out = lint_object(workload, settings);
-    let scalers = index.scalers_of(&target);
+    let scalers = index.scalers_of(&target).all();
     let hpas = scalers
-        .all()
         .iter()
         .filter_map(|member| match index.get(&member.key.to_ref()) {
             Lookup::Found(object) if object.is_hpa() => Some(object),

@@ -76,11 +76,13 @@ fn lint_with_fixes(text: &str, settings: &Settings) -> (Vec<Finding>, Vec<Fixabl
             });
         }
         for found in scan.found {
-            catalog.add(i, (i, found.prefix.clone()), found);
+            catalog.add((i, found.prefix.clone()), found);
         }
     }
     let (index, places, hpas) = catalog.finish();
-    for (i, origins) in hpas {
+    let chunk = |origin: &Origin| places[origin.0 as usize].0;
+    for origins in hpas.chunk_by(|a, b| chunk(a) == chunk(b)) {
+        let i = chunk(&origins[0]);
         let objects: Vec<(&FieldPath, Origin)> = origins
             .iter()
             .map(|&o| (&places[o.0 as usize].1, o))

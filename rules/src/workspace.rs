@@ -19,10 +19,10 @@ use serde_json::Value;
 use crate::context::{Check, Operation};
 use crate::diagnostic::{Diagnostic, Subject};
 use crate::fix::{Edit, EditError, Editor, Fix, TextEdit};
-use crate::index::{Index, MemoryIndex, Stored};
+use crate::index::{Entries, Index, MemoryIndex, Stored};
 use crate::lint::{lint_hpa, lint_object};
-use crate::model::autoscaler::scale_target;
-use crate::object::{Object, ObjectKey, ObjectRef, Origin};
+use crate::model::autoscaler::Scaler;
+use crate::object::{Object, ObjectKey, Origin};
 use crate::path::FieldPath;
 use crate::rules::{CHECKS, reads};
 use crate::settings::Settings;
@@ -35,8 +35,8 @@ pub struct Found {
     pub prefix: FieldPath,
     /// What lookups keep of it.
     pub stored: Stored,
-    /// Its scale target, when it is an autoscaler.
-    pub target: Option<ObjectRef>,
+    /// What its autoscaler group reads of it, when it is an autoscaler.
+    pub scaler: Option<Scaler>,
     /// Whether the rules lint it ([`lint_document`]): an HPA.
     pub is_hpa: bool,
 }
@@ -94,7 +94,7 @@ pub fn scan_document(text: &str, settings: &Settings) -> Scan {
         scan.found.push(Found {
             prefix: FieldPath::root(),
             stored: Stored::Unreadable { key },
-            target: None,
+            scaler: None,
             is_hpa: false,
         });
     }
@@ -111,17 +111,22 @@ pub fn scan_document(text: &str, settings: &Settings) -> Scan {
         if !needs.is_read(&settings.cluster, api_version, kind) {
             continue;
         }
-        let target = scale_target(&object);
+        let scaler = Scaler::of(&object);
         let is_hpa = object.is_hpa();
         let stored = if needs.is_listed(api_version, kind) {
             Stored::Parsed(object.into())
-        } else {
+        } else if needs.is_got(&settings.cluster, api_version, kind) {
             Stored::text(&object)
+        } else {
+            // An autoscaler read only with its target's others: its
+            // identity is all that is read of it (its document is read
+            // again to lint it).
+            Stored::Grouped { key: object.key }
         };
         scan.found.push(Found {
             prefix,
             stored,
-            target,
+            scaler,
             is_hpa,
         });
     }
@@ -168,55 +173,71 @@ pub fn template_finding(settings: &Settings) -> Option<Diagnostic> {
 
 /// Everything step 1 found in an input, gathered for step 2: each object
 /// kept for lookups under its [`Origin`] (its number here), the front end's
-/// place for it (`P`: where it is), and the HPAs by the document they are in
-/// (`D`: a key the front end chooses, such as file and document).
-pub struct Catalog<D, P> {
+/// place for it (`P`: where it is), and the HPAs. Objects are added document
+/// by document, in the order of the input; catalogs of parts of the input
+/// (files read in parallel) are put together with [`Catalog::append`].
+pub struct Catalog<P> {
     places: Vec<P>,
-    entries: Vec<(Stored, Option<ObjectRef>)>,
-    hpas: BTreeMap<D, Vec<Origin>>,
+    entries: Entries,
+    hpas: Vec<Origin>,
 }
 
-impl<D, P> Default for Catalog<D, P> {
+impl<P> Default for Catalog<P> {
     fn default() -> Self {
         Self {
             places: Vec::new(),
-            entries: Vec::new(),
-            hpas: BTreeMap::new(),
+            entries: Entries::default(),
+            hpas: Vec::new(),
         }
     }
 }
 
-impl<D: Ord, P> Catalog<D, P> {
-    /// A catalog with room for `objects` objects: grown by adding, it would
-    /// briefly hold twice its objects' room when it is full.
-    pub fn with_capacity(objects: usize) -> Self {
-        Self {
-            places: Vec::with_capacity(objects),
-            entries: Vec::with_capacity(objects),
-            hpas: BTreeMap::new(),
-        }
-    }
-
-    /// Adds an object found in `document`, at `place`; its origin.
-    pub fn add(&mut self, document: D, place: P, found: Found) -> Origin {
-        let origin = Origin(u32::try_from(self.places.len()).unwrap_or(u32::MAX));
+impl<P> Catalog<P> {
+    /// Adds an object found at `place`.
+    pub fn add(&mut self, place: P, found: Found) {
         if found.is_hpa {
-            self.hpas.entry(document).or_default().push(origin);
+            self.hpas.push(self.origin());
         }
         self.places.push(place);
-        self.entries
-            .push((found.stored.with_origin(origin), found.target));
-        origin
+        self.entries.push(found.stored, found.scaler);
+    }
+
+    /// The origin the next object added gets.
+    fn origin(&self) -> Origin {
+        Origin(u32::try_from(self.places.len()).expect("fewer than 2³² objects"))
+    }
+
+    /// Number of objects.
+    pub fn len(&self) -> usize {
+        self.places.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.places.is_empty()
+    }
+
+    /// Adds the objects of `next`, which follows these in the input.
+    pub fn append(&mut self, mut next: Catalog<P>) {
+        let shift = self.origin().0;
+        self.hpas
+            .extend(next.hpas.iter().map(|origin| Origin(origin.0 + shift)));
+        self.places.append(&mut next.places);
+        self.entries.append(next.entries);
+    }
+
+    /// Lets go of spare room, once all is added: a catalog is held until
+    /// the end of a run.
+    pub fn shrink_to_fit(&mut self) {
+        self.places.shrink_to_fit();
+        self.hpas.shrink_to_fit();
     }
 
     /// The index the rules look objects up in, the places by origin, and the
-    /// HPAs' origins by document (in the order of `D`).
-    pub fn finish(self) -> (MemoryIndex, Vec<P>, BTreeMap<D, Vec<Origin>>) {
-        (
-            MemoryIndex::with_scale_targets(self.entries),
-            self.places,
-            self.hpas,
-        )
+    /// HPAs' origins in input order (those of one document together).
+    pub fn finish(mut self) -> (MemoryIndex, Vec<P>, Vec<Origin>) {
+        self.entries.number();
+        (MemoryIndex::of(self.entries), self.places, self.hpas)
     }
 }
 
@@ -553,6 +574,7 @@ impl Taken {
 #[cfg(test)]
 mod tests {
     use super::{Unmade, fix_document, scan_document};
+    use crate::cluster::GroupKind;
     use crate::fix::{Edit, Fix};
     use crate::index::Stored;
     use crate::path::FieldPath;
@@ -584,6 +606,16 @@ mod tests {
                 "VerticalPodAutoscaler"
             ]
         );
+        let hpa = |settings: &Settings| scan_document(text, settings).found.remove(0).stored;
+        // Read only as one of its target's autoscalers: by identity.
+        assert!(matches!(hpa(&settings), Stored::Grouped { .. }));
+        // A kind an HPA may scale is looked up by reference: kept whole.
+        let mut scaling_hpas = settings.clone();
+        scaling_hpas.cluster.scalable_kinds.push(GroupKind {
+            group: "autoscaling".into(),
+            kind: "HorizontalPodAutoscaler".into(),
+        });
+        assert!(matches!(hpa(&scaling_hpas), Stored::Text { .. }));
         let vpa = |settings: &Settings| scan_document(text, settings).found.remove(2).stored;
         // Listed for every HPA of its namespace: parsed once.
         assert!(matches!(vpa(&settings), Stored::Parsed(_)));

@@ -14,6 +14,7 @@ use std::path::Path;
 const LAYERS: &[&[&str]] = &[
     &["quote", "suggest"],
     &["path", "object"],
+    &["names"],
     &["source"],
     &["cluster"],
     &["model"],

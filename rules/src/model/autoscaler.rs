@@ -2,10 +2,11 @@
 //! (which create an HPA of their own for their target); and what a
 //! VerticalPodAutoscaler does to the pods of its target.
 
-use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::names::{Key, Names, Parts, Ref};
 use crate::object::{HPA, Kind, Object, ObjectKey, ObjectRef, group_of};
 use crate::path::{get, member};
 
@@ -45,7 +46,7 @@ pub fn is_keda_scaled_object(object: &Object) -> bool {
 
 /// The objects `object` names in its `ownerReferences`, in its namespace (how
 /// KEDA marks the HPA it creates for a ScaledObject).
-fn owners(object: &Object) -> impl Iterator<Item = ObjectRef> + '_ {
+pub fn owners(object: &Object) -> impl Iterator<Item = ObjectRef> + '_ {
     get(&object.value, &["metadata", "ownerReferences"])
         .and_then(Value::as_array)
         .into_iter()
@@ -61,6 +62,26 @@ fn owners(object: &Object) -> impl Iterator<Item = ObjectRef> + '_ {
         })
 }
 
+/// What the autoscalers of a workload are grouped by, of one of them: its
+/// scale target and its owners.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scaler {
+    /// See [`scale_target`].
+    pub target: ObjectRef,
+    /// The objects it names in its `ownerReferences`.
+    pub owners: Vec<ObjectRef>,
+}
+
+impl Scaler {
+    /// What an autoscaler is grouped by; `None` for other objects.
+    pub fn of(object: &Object) -> Option<Self> {
+        Some(Self {
+            target: scale_target(object)?,
+            owners: owners(object).collect(),
+        })
+    }
+}
+
 /// One autoscaler of a workload.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Member {
@@ -68,117 +89,158 @@ pub struct Member {
     pub key: ObjectKey,
     /// Whether it is a KEDA ScaledObject (which creates an HPA of its own).
     pub keda: bool,
+}
+
+/// An autoscaler of a workload, as a group holds it.
+#[derive(Debug)]
+struct Held {
+    key: Key,
     /// The listed ScaledObject that created it, if one did: then it is part
     /// of that ScaledObject, not an autoscaler of its own.
-    creator: Option<usize>,
+    creator: Option<u32>,
 }
 
 /// The autoscalers of one workload (HPAs and KEDA ScaledObjects), each once.
 /// Worked out once per workload, so that asking for each autoscaler's peers
-/// costs the same however many there are.
+/// costs the same however many there are. Their identities are held in
+/// [`Names`] shared with the index they come from.
 #[derive(Debug, Default)]
 pub struct Autoscalers {
+    names: Arc<Names>,
     /// Every autoscaler, in input order.
-    all: Vec<Member>,
+    all: Vec<Held>,
     /// How many are autoscalers of their own.
     distinct: usize,
-    /// Where each one is in `all`, once there are too many to search.
-    position: Option<HashMap<ObjectRef, usize>>,
+    /// Their positions in `all` by reference, once there are too many to
+    /// search one by one.
+    by_ref: Option<Box<[u32]>>,
 }
 
 /// The other autoscalers of a workload, as one of them sees them.
 #[derive(Debug)]
-pub struct Peers<'a> {
+pub struct Peers {
     /// How many there are.
     pub count: usize,
     /// The first few of them, in input order.
-    pub first: Vec<&'a Member>,
+    pub first: Vec<Member>,
 }
 
-/// Beyond this many autoscalers, a workload's are found through a map.
+/// Beyond this many autoscalers, a workload's are found through a sorted list.
 const FEW: usize = 8;
-
-/// Whether `key` is the object `reference` names.
-fn is(key: &ObjectKey, reference: &ObjectRef) -> bool {
-    key.name == reference.name
-        && key.kind == reference.kind
-        && key.namespace == reference.namespace
-        && key.group() == reference.group
-}
 
 impl Autoscalers {
     /// Groups the autoscalers of one workload (one object per reference).
     pub fn new<'o>(objects: impl IntoIterator<Item = &'o Object>) -> Self {
-        let objects: Vec<&Object> = objects.into_iter().collect();
-        let mut this = Self {
-            all: objects
+        let mut names = Names::default();
+        let members: Vec<(Key, Vec<Ref>)> = objects
+            .into_iter()
+            .map(|object| {
+                let owners = owners(object).map(|o| names.reference(&o)).collect();
+                (names.key(&object.key), owners)
+            })
+            .collect();
+        names.freeze();
+        Self::of(
+            Arc::new(names),
+            members
                 .iter()
-                .map(|object| Member {
-                    key: object.key.clone(),
-                    keda: is_keda_scaled_object(object),
-                    creator: None,
-                })
+                .map(|(key, owners)| (*key, owners.as_slice())),
+        )
+    }
+
+    /// Groups the autoscalers of one workload, given by identity and owners
+    /// in `names`.
+    pub fn of<'r>(names: Arc<Names>, members: impl IntoIterator<Item = (Key, &'r [Ref])>) -> Self {
+        let (keys, owners): (Vec<Key>, Vec<&[Ref]>) = members.into_iter().unzip();
+        let mut this = Self {
+            all: keys
+                .into_iter()
+                .map(|key| Held { key, creator: None })
                 .collect(),
+            names,
             distinct: 0,
-            position: None,
+            by_ref: None,
         };
         if this.all.len() > FEW {
-            this.position = Some(
-                this.all
-                    .iter()
-                    .enumerate()
-                    .map(|(i, member)| (member.key.to_ref(), i))
-                    .collect(),
-            );
+            let mut by_ref: Vec<u32> = (0..this.all.len()).map(position).collect();
+            // Stable: of members with one reference, the first leads.
+            by_ref.sort_by_key(|&i| this.parts(i as usize));
+            this.by_ref = Some(by_ref.into());
         }
-        for (i, object) in objects.iter().enumerate() {
-            this.all[i].creator = this.creator_of(object);
+        for (i, owners) in owners.into_iter().enumerate() {
+            let creator = this.creator_among(owners.iter().map(|o| o.parts(&this.names)));
+            this.all[i].creator = creator.map(position);
         }
         this.distinct = this.all.iter().filter(|m| m.creator.is_none()).count();
         this
     }
 
-    fn position(&self, reference: &ObjectRef) -> Option<usize> {
-        match &self.position {
-            Some(map) => map.get(reference).copied(),
-            None => self.all.iter().position(|m| is(&m.key, reference)),
+    fn parts(&self, i: usize) -> Parts<'_> {
+        self.all[i].key.parts(&self.names)
+    }
+
+    fn is_keda(&self, i: usize) -> bool {
+        let parts = self.parts(i);
+        SCALED_OBJECT.is(parts.group, parts.kind)
+    }
+
+    fn position(&self, reference: Parts<'_>) -> Option<usize> {
+        match &self.by_ref {
+            Some(by_ref) => {
+                let at = by_ref.partition_point(|&i| self.parts(i as usize) < reference);
+                let i = *by_ref.get(at)? as usize;
+                (self.parts(i) == reference).then_some(i)
+            }
+            None => (0..self.all.len()).find(|&i| self.parts(i) == reference),
         }
     }
 
-    /// The listed ScaledObject that created `object`, if one did.
-    fn creator_of(&self, object: &Object) -> Option<usize> {
-        owners(object)
-            .filter_map(|owner| self.position(&owner))
-            .find(|&i| self.all[i].keda)
+    /// The listed ScaledObject among `owners`, if there is one.
+    fn creator_among<'p>(&self, mut owners: impl Iterator<Item = Parts<'p>>) -> Option<usize> {
+        owners.find_map(|owner| self.position(owner).filter(|&i| self.is_keda(i)))
+    }
+
+    fn member(&self, i: usize) -> Member {
+        Member {
+            key: self.all[i].key.get(&self.names),
+            keda: self.is_keda(i),
+        }
     }
 
     /// Every autoscaler, in input order.
-    pub fn all(&self) -> &[Member] {
-        &self.all
+    pub fn all(&self) -> Vec<Member> {
+        (0..self.all.len()).map(|i| self.member(i)).collect()
     }
 
     /// The autoscalers other than `this` (and than the ScaledObject that
     /// created it, or the HPA it created), at most `limit` of them named.
-    pub fn peers(&self, this: &Object, limit: usize) -> Peers<'_> {
-        let own = self.position(&this.key.to_ref());
+    pub fn peers(&self, this: &Object, limit: usize) -> Peers {
+        let own = self.position(Parts::of_key(&this.key));
+        let creator_of = |i: usize| self.all[i].creator.map(|c| c as usize);
         // The ScaledObject that created `this`, even when `this` is not listed.
-        let creator = own
-            .and_then(|i| self.all[i].creator)
-            .or_else(|| self.creator_of(this));
+        let creator = own.and_then(creator_of).or_else(|| {
+            let owners: Vec<ObjectRef> = owners(this).collect();
+            self.creator_among(owners.iter().map(Parts::of))
+        });
         let excluded = |i: usize| Some(i) == own || Some(i) == creator;
-        let is_distinct = |i: &usize| self.all[*i].creator.is_none();
+        let is_distinct = |i: &usize| creator_of(*i).is_none();
         let mut left_out: Vec<usize> = own.into_iter().chain(creator).filter(is_distinct).collect();
         left_out.dedup();
         let first = (0..self.all.len())
             .filter(|i| is_distinct(i) && !excluded(*i))
             .take(limit)
-            .map(|i| &self.all[i])
+            .map(|i| self.member(i))
             .collect();
         Peers {
             count: self.distinct - left_out.len(),
             first,
         }
     }
+}
+
+/// A member's position, as a group holds it.
+fn position(i: usize) -> u32 {
+    u32::try_from(i).expect("fewer than 2³² autoscalers")
 }
 
 /// `VerticalPodAutoscaler` (a CRD of the autoscaler project).

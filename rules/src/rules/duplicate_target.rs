@@ -102,7 +102,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if peers.count == 0 {
         return;
     }
-    let mut names: Vec<String> = peers.first.iter().map(|m| describe(m)).collect();
+    let mut names: Vec<String> = peers.first.iter().map(describe).collect();
     let unnamed = peers.count - names.len();
     if unnamed > 0 {
         names.push(format!("{unnamed} more"));

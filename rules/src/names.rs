@@ -1,0 +1,238 @@
+//! Identities held compactly: each string once, objects and references as
+//! numbers into the strings. An input of many thousands of objects repeats
+//! its namespaces, kinds and `apiVersion`s in every object, and its names in
+//! the references between them.
+
+use std::cmp::Ordering;
+use std::hash::{BuildHasher, RandomState};
+
+use hashbrown::HashTable;
+
+use crate::object::{ObjectKey, ObjectRef, group_of};
+
+/// A string held in [`Names`]: its number there.
+pub type Name = u32;
+
+/// Strings, each held once, all in one buffer.
+#[derive(Debug, Default)]
+pub struct Names {
+    text: String,
+    /// Where each string ends in `text`.
+    ends: Vec<u32>,
+    /// The strings by hash, to find one again; emptied by [`Names::freeze`].
+    table: HashTable<Name>,
+    hasher: RandomState,
+}
+
+impl Names {
+    /// The number of `s`, held from now on if it was not.
+    pub fn add(&mut self, s: &str) -> Name {
+        let hash = self.hasher.hash_one(s);
+        let Self {
+            text,
+            ends,
+            table,
+            hasher,
+        } = self;
+        let get = |name: Name| string(text, ends, name);
+        if let Some(&name) = table.find(hash, |&name| get(name) == s) {
+            return name;
+        }
+        let name = u32::try_from(ends.len()).expect("fewer than 2³² strings");
+        text.push_str(s);
+        ends.push(u32::try_from(text.len()).expect("less than 4 GiB of names"));
+        table.insert_unique(hash, name, |&name| {
+            hasher.hash_one(string(text, ends, name))
+        });
+        name
+    }
+
+    /// The string numbered `name`.
+    pub fn get(&self, name: Name) -> &str {
+        string(&self.text, &self.ends, name)
+    }
+
+    /// Lets go of what adding strings needs, once all are added.
+    pub fn freeze(&mut self) {
+        self.table = HashTable::new();
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+
+    /// How many strings there are.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The identity of an object, held here.
+    pub fn key(&mut self, key: &ObjectKey) -> Key {
+        Key {
+            api_version: self.add(&key.api_version),
+            kind: self.add(&key.kind),
+            namespace: self.add(&key.namespace),
+            name: self.add(&key.name),
+        }
+    }
+
+    /// A reference, held here.
+    pub fn reference(&mut self, reference: &ObjectRef) -> Ref {
+        Ref {
+            group: self.add(&reference.group),
+            kind: self.add(&reference.kind),
+            namespace: self.add(&reference.namespace),
+            name: self.add(&reference.name),
+        }
+    }
+}
+
+fn string<'t>(text: &'t str, ends: &[u32], name: Name) -> &'t str {
+    let i = name as usize;
+    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+    &text[start..ends[i] as usize]
+}
+
+/// An object's identity ([`ObjectKey`]) in [`Names`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    api_version: Name,
+    kind: Name,
+    namespace: Name,
+    name: Name,
+}
+
+impl Key {
+    /// The same numbers in other [`Names`]: `to[n]` is the number of `n`.
+    #[must_use]
+    pub fn renumbered(self, to: &[Name]) -> Self {
+        Self {
+            api_version: to[self.api_version as usize],
+            kind: to[self.kind as usize],
+            namespace: to[self.namespace as usize],
+            name: to[self.name as usize],
+        }
+    }
+
+    /// The identity as strings.
+    pub fn get(self, names: &Names) -> ObjectKey {
+        ObjectKey {
+            api_version: names.get(self.api_version).to_owned(),
+            kind: names.get(self.kind).to_owned(),
+            namespace: names.get(self.namespace).to_owned(),
+            name: names.get(self.name).to_owned(),
+        }
+    }
+
+    /// The reference to the object, as [`Parts`].
+    pub fn parts(self, names: &Names) -> Parts<'_> {
+        Parts {
+            name: names.get(self.name),
+            kind: names.get(self.kind),
+            namespace: names.get(self.namespace),
+            group: group_of(names.get(self.api_version)),
+        }
+    }
+}
+
+/// A reference ([`ObjectRef`]) in [`Names`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ref {
+    group: Name,
+    kind: Name,
+    namespace: Name,
+    name: Name,
+}
+
+impl Ref {
+    /// The same numbers in other [`Names`]: `to[n]` is the number of `n`.
+    #[must_use]
+    pub fn renumbered(self, to: &[Name]) -> Self {
+        Self {
+            group: to[self.group as usize],
+            kind: to[self.kind as usize],
+            namespace: to[self.namespace as usize],
+            name: to[self.name as usize],
+        }
+    }
+
+    /// The reference as [`Parts`].
+    pub fn parts(self, names: &Names) -> Parts<'_> {
+        Parts {
+            name: names.get(self.name),
+            kind: names.get(self.kind),
+            namespace: names.get(self.namespace),
+            group: names.get(self.group),
+        }
+    }
+}
+
+/// A reference as strings, in the order references are sorted in: name,
+/// kind, namespace, then group (names tell most objects apart).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Parts<'a> {
+    /// Name.
+    pub name: &'a str,
+    /// Kind.
+    pub kind: &'a str,
+    /// Namespace.
+    pub namespace: &'a str,
+    /// API group.
+    pub group: &'a str,
+}
+
+impl<'a> Parts<'a> {
+    /// The parts of a reference.
+    pub fn of(reference: &'a ObjectRef) -> Self {
+        Self {
+            name: &reference.name,
+            kind: &reference.kind,
+            namespace: &reference.namespace,
+            group: &reference.group,
+        }
+    }
+
+    /// The parts of a reference to an object.
+    pub fn of_key(key: &'a ObjectKey) -> Self {
+        Self {
+            name: &key.name,
+            kind: &key.kind,
+            namespace: &key.namespace,
+            group: key.group(),
+        }
+    }
+
+    /// Orders objects by where they are listed: namespace, kind, then group.
+    pub fn by_listing(self, namespace: &str, group: &str, kind: &str) -> Ordering {
+        (self.namespace, self.kind, self.group).cmp(&(namespace, kind, group))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_string_is_held_once_and_found_again() {
+        let mut names = Names::default();
+        let key = ObjectKey {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            namespace: "shop".into(),
+            name: "shop".into(),
+        };
+        let compact = names.key(&key);
+        assert_eq!(names.len(), 3);
+        assert_eq!(names.add(""), 3);
+        assert_eq!(names.add("apps/v1"), 0);
+        names.freeze();
+        assert_eq!(compact.get(&names), key);
+        assert_eq!(names.get(3), "");
+        let parts = compact.parts(&names);
+        assert_eq!((parts.group, parts.name), ("apps", "shop"));
+        assert_eq!(parts, Parts::of(&key.to_ref()));
+    }
+}
