@@ -364,32 +364,41 @@ fn hpa_documents<'h>(places: &[Place], hpas: &'h [Origin]) -> impl Iterator<Item
     hpas.chunk_by(move |a, b| document(a) == document(b))
 }
 
+/// Files read at once (in parallel): what they kept is put together before
+/// the next are read, so that many small files do not each hold their own
+/// tables until the end of step 1.
+const FILES_AT_ONCE: usize = 256;
+
 /// Step 1: reads every file.
 pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
-    let scans: Vec<FileScan> = sources
-        .par_iter()
-        .enumerate()
-        .map(|(id, source)| scan_file(id, source, settings))
-        .collect();
-
     let mut summary = Summary::default();
     let mut findings = Vec::new();
     let mut input_errors = Vec::new();
     let mut catalog = Catalog::default();
-    for (scan, source) in scans.into_iter().zip(sources) {
-        // Context files only feed the lookups; their problems are not this run's.
-        if !source.context {
-            summary.documents += scan.documents;
-            summary.objects += scan.objects;
-            findings.extend(scan.findings);
-            if let Some(error) = scan.error {
-                summary.unread += 1;
-                input_errors.push(error);
-            } else {
-                summary.files += 1;
+    for (batch, first) in sources
+        .chunks(FILES_AT_ONCE)
+        .zip((0..).step_by(FILES_AT_ONCE))
+    {
+        let scans: Vec<FileScan> = batch
+            .par_iter()
+            .enumerate()
+            .map(|(i, source)| scan_file(first + i, source, settings))
+            .collect();
+        for (scan, source) in scans.into_iter().zip(batch) {
+            // Context files only feed the lookups; their problems are not this run's.
+            if !source.context {
+                summary.documents += scan.documents;
+                summary.objects += scan.objects;
+                findings.extend(scan.findings);
+                if let Some(error) = scan.error {
+                    summary.unread += 1;
+                    input_errors.push(error);
+                } else {
+                    summary.files += 1;
+                }
             }
+            catalog.append(scan.found);
         }
-        catalog.append(scan.found);
     }
     let (index, places, hpas) = catalog.finish();
     Inventory {

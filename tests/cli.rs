@@ -701,3 +701,51 @@ fn context_serves_lookups_without_reporting_on_it() {
         [("target-not-found".to_owned(), "apps/hpa.yaml".to_owned())]
     );
 }
+
+/// Files are read a few hundred at a time, and what each batch keeps for
+/// lookups is put together: objects of the first and the last batch still
+/// find each other, as autoscalers of one target and as an HPA's target.
+#[test]
+fn objects_of_files_read_in_different_batches_find_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let scaling = |name: &str| {
+        HPA_MAX_ZERO
+            .replace("maxReplicas: 1", "maxReplicas: 4")
+            .replace(
+                "metadata: {name: web}",
+                &format!("metadata: {{name: {name}}}"),
+            )
+    };
+    write(dir.path(), "f000.yaml", scaling("first"));
+    for i in 1..299 {
+        write(dir.path(), &format!("f{i:03}.yaml"), CLEAN);
+    }
+    let deployment = TARGET.replace(", resources: {requests: {cpu: 100m}}", "");
+    write(
+        dir.path(),
+        "f299.yaml",
+        format!("{}---\n{deployment}", scaling("last")),
+    );
+    let report = json_output(hpa_lint().arg(dir.path()));
+    let found: Vec<(String, String)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let file = d["file"].as_str().unwrap();
+            let file = Path::new(file).file_name().unwrap().to_string_lossy();
+            (d["rule"].as_str().unwrap().to_owned(), file.into_owned())
+        })
+        .collect();
+    // The Deployment's missing request, once for each HPA that scales it.
+    let expected = [
+        ("duplicate-target", "f000.yaml"),
+        ("duplicate-target", "f299.yaml"),
+        ("target-missing-requests", "f299.yaml"),
+        ("target-missing-requests", "f299.yaml"),
+    ];
+    assert_eq!(
+        found,
+        expected.map(|(rule, file)| (rule.to_owned(), file.to_owned()))
+    );
+}

@@ -183,6 +183,15 @@ impl Entries {
         self.owners.extend(other.owners.into_iter().map(moved));
     }
 
+    /// Lets go of spare room.
+    pub fn shrink_to_fit(&mut self) {
+        self.names.shrink_to_fit();
+        self.keys.shrink_to_fit();
+        self.bodies.shrink_to_fit();
+        self.targets.shrink_to_fit();
+        self.owners.shrink_to_fit();
+    }
+
     /// Gives each object its position as its front-end handle.
     pub fn number(&mut self) {
         for (i, body) in self.bodies.iter_mut().enumerate() {
@@ -204,7 +213,8 @@ impl Entries {
 #[derive(Default)]
 pub struct MemoryIndex {
     names: Arc<Names>,
-    keys: Box<[Key]>,
+    /// Shared with the autoscaler groups.
+    keys: Arc<[Key]>,
     bodies: Box<[Body]>,
     /// The entry each reference resolves to (the first one given), in the
     /// order of [`Parts`].
@@ -323,19 +333,20 @@ impl MemoryIndex {
 
     /// The autoscalers of `scalers[range]`, grouped.
     fn group(&self, range: Range<usize>) -> Autoscalers {
-        let members = self.scalers[range].iter().map(|&(_, i)| {
-            let at = self.owners.partition_point(|(owned, _)| *owned < i);
-            let end = at + self.owners[at..].partition_point(|(owned, _)| *owned == i);
-            let owners: Vec<Ref> = self.owners[at..end].iter().map(|(_, o)| *o).collect();
-            (self.keys[i as usize], owners)
-        });
-        let members: Vec<(Key, Vec<Ref>)> = members.collect();
+        let members: Vec<u32> = self.scalers[range].iter().map(|&(_, i)| i).collect();
+        let owners: Vec<Vec<Ref>> = members.iter().map(|&i| self.owners_of(i)).collect();
         Autoscalers::of(
             Arc::clone(&self.names),
-            members
-                .iter()
-                .map(|(key, owners)| (*key, owners.as_slice())),
+            Arc::clone(&self.keys),
+            members.into_iter().zip(owners.iter().map(Vec::as_slice)),
         )
+    }
+
+    /// The owners of the `i`-th object, when it is an autoscaler.
+    fn owners_of(&self, i: u32) -> Vec<Ref> {
+        let start = self.owners.partition_point(|(owned, _)| *owned < i);
+        let end = start + self.owners[start..].partition_point(|(owned, _)| *owned == i);
+        self.owners[start..end].iter().map(|(_, o)| *o).collect()
     }
 
     /// Number of objects.

@@ -52,11 +52,23 @@ impl Names {
         string(&self.text, &self.ends, name)
     }
 
+    /// Lets go of spare room.
+    pub fn shrink_to_fit(&mut self) {
+        let Self {
+            text,
+            ends,
+            table,
+            hasher,
+        } = self;
+        text.shrink_to_fit();
+        ends.shrink_to_fit();
+        table.shrink_to_fit(|&name| hasher.hash_one(string(text, ends, name)));
+    }
+
     /// Lets go of what adding strings needs, once all are added.
     pub fn freeze(&mut self) {
         self.table = HashTable::new();
-        self.text.shrink_to_fit();
-        self.ends.shrink_to_fit();
+        self.shrink_to_fit();
     }
 
     /// How many strings there are.

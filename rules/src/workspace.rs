@@ -219,6 +219,11 @@ impl<P> Catalog<P> {
 
     /// Adds the objects of `next`, which follows these in the input.
     pub fn append(&mut self, mut next: Catalog<P>) {
+        if self.is_empty() {
+            // Taken whole: one large file is not copied.
+            *self = next;
+            return;
+        }
         let shift = self.origin().0;
         self.hpas
             .extend(next.hpas.iter().map(|origin| Origin(origin.0 + shift)));
@@ -231,6 +236,7 @@ impl<P> Catalog<P> {
     pub fn shrink_to_fit(&mut self) {
         self.places.shrink_to_fit();
         self.hpas.shrink_to_fit();
+        self.entries.shrink_to_fit();
     }
 
     /// The index the rules look objects up in, the places by origin, and the

@@ -94,7 +94,8 @@ pub struct Member {
 /// An autoscaler of a workload, as a group holds it.
 #[derive(Debug)]
 struct Held {
-    key: Key,
+    /// Where its identity is in the group's keys.
+    key: u32,
     /// The listed ScaledObject that created it, if one did: then it is part
     /// of that ScaledObject, not an autoscaler of its own.
     creator: Option<u32>,
@@ -103,10 +104,11 @@ struct Held {
 /// The autoscalers of one workload (HPAs and KEDA ScaledObjects), each once.
 /// Worked out once per workload, so that asking for each autoscaler's peers
 /// costs the same however many there are. Their identities are held in
-/// [`Names`] shared with the index they come from.
+/// [`Names`] and keys shared with the index they come from.
 #[derive(Debug, Default)]
 pub struct Autoscalers {
     names: Arc<Names>,
+    keys: Arc<[Key]>,
     /// Every autoscaler, in input order.
     all: Vec<Held>,
     /// How many are autoscalers of their own.
@@ -132,31 +134,35 @@ impl Autoscalers {
     /// Groups the autoscalers of one workload (one object per reference).
     pub fn new<'o>(objects: impl IntoIterator<Item = &'o Object>) -> Self {
         let mut names = Names::default();
-        let members: Vec<(Key, Vec<Ref>)> = objects
+        let (keys, owners): (Vec<Key>, Vec<Vec<Ref>>) = objects
             .into_iter()
             .map(|object| {
                 let owners = owners(object).map(|o| names.reference(&o)).collect();
                 (names.key(&object.key), owners)
             })
-            .collect();
+            .unzip();
         names.freeze();
-        Self::of(
-            Arc::new(names),
-            members
-                .iter()
-                .map(|(key, owners)| (*key, owners.as_slice())),
-        )
+        let members = owners
+            .iter()
+            .enumerate()
+            .map(|(i, owners)| (position(i), owners.as_slice()));
+        Self::of(Arc::new(names), keys.into(), members)
     }
 
-    /// Groups the autoscalers of one workload, given by identity and owners
-    /// in `names`.
-    pub fn of<'r>(names: Arc<Names>, members: impl IntoIterator<Item = (Key, &'r [Ref])>) -> Self {
-        let (keys, owners): (Vec<Key>, Vec<&[Ref]>) = members.into_iter().unzip();
+    /// Groups the autoscalers of one workload, each given by where its
+    /// identity is in `keys` and its owners, in `names`.
+    pub fn of<'r>(
+        names: Arc<Names>,
+        keys: Arc<[Key]>,
+        members: impl IntoIterator<Item = (u32, &'r [Ref])>,
+    ) -> Self {
+        let (members, owners): (Vec<u32>, Vec<&[Ref]>) = members.into_iter().unzip();
         let mut this = Self {
-            all: keys
+            all: members
                 .into_iter()
                 .map(|key| Held { key, creator: None })
                 .collect(),
+            keys,
             names,
             distinct: 0,
             by_ref: None,
@@ -175,8 +181,12 @@ impl Autoscalers {
         this
     }
 
+    fn key(&self, i: usize) -> Key {
+        self.keys[self.all[i].key as usize]
+    }
+
     fn parts(&self, i: usize) -> Parts<'_> {
-        self.all[i].key.parts(&self.names)
+        self.key(i).parts(&self.names)
     }
 
     fn is_keda(&self, i: usize) -> bool {
@@ -202,7 +212,7 @@ impl Autoscalers {
 
     fn member(&self, i: usize) -> Member {
         Member {
-            key: self.all[i].key.get(&self.names),
+            key: self.key(i).get(&self.names),
             keda: self.is_keda(i),
         }
     }
