@@ -280,11 +280,11 @@ impl MemoryIndex {
         } = entries;
         names.freeze();
         let names = Arc::new(names);
-        let parts = |i: &u32| keys[*i as usize].parts(&names);
+        let order = |a: &u32, b: &u32| keys[*a as usize].cmp_in(keys[*b as usize], &names);
         // Stable: of the entries for one reference, the first given leads.
         let mut by_ref: Vec<u32> = (0..keys.len()).map(position).collect();
-        by_ref.sort_by_key(parts);
-        by_ref.dedup_by(|later, first| parts(later) == parts(first));
+        by_ref.sort_by(order);
+        by_ref.dedup_by(|later, first| order(later, first).is_eq());
         let mut first = vec![false; keys.len()];
         for &i in &by_ref {
             first[i as usize] = !matches!(bodies[i as usize], Body::Unreadable);
@@ -295,9 +295,8 @@ impl MemoryIndex {
             .filter(|&i| first[i as usize])
             .collect();
         by_kind.sort_by(|a, b| {
-            let (a_parts, b_parts) = (parts(a), parts(b));
-            a_parts
-                .by_listing(b_parts.namespace, b_parts.group, b_parts.kind)
+            keys[*a as usize]
+                .cmp_listing(keys[*b as usize], &names)
                 .then(a.cmp(b))
         });
         let mut scalers: Vec<(Ref, u32)> = targets
@@ -306,7 +305,7 @@ impl MemoryIndex {
             .map(|(i, target)| (target, i))
             .collect();
         // Stable: each target's autoscalers stay in the order given.
-        scalers.sort_by_key(|(target, _)| target.parts(&names));
+        scalers.sort_by(|(a, _), (b, _)| a.cmp_in(*b, &names));
         let mut index = Self {
             keys: keys.into(),
             bodies: bodies.into(),

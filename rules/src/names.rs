@@ -145,8 +145,43 @@ impl Key {
             name: names.get(self.name),
             kind: names.get(self.kind),
             namespace: names.get(self.namespace),
-            group: group_of(names.get(self.api_version)),
+            group: Group::Of(names.get(self.api_version)),
         }
+    }
+
+    /// [`Parts`]' order, without reading strings found equal by number.
+    pub fn cmp_in(self, other: Key, names: &Names) -> Ordering {
+        let by = |a, b| compare(names, a, b);
+        by(self.name, other.name)
+            .then_with(|| by(self.kind, other.kind))
+            .then_with(|| by(self.namespace, other.namespace))
+            .then_with(|| self.cmp_group(other, names))
+    }
+
+    /// [`Parts::by_listing`]' order, without reading strings found equal by
+    /// number.
+    pub fn cmp_listing(self, other: Key, names: &Names) -> Ordering {
+        let by = |a, b| compare(names, a, b);
+        by(self.namespace, other.namespace)
+            .then_with(|| by(self.kind, other.kind))
+            .then_with(|| self.cmp_group(other, names))
+    }
+
+    fn cmp_group(self, other: Key, names: &Names) -> Ordering {
+        if self.api_version == other.api_version {
+            return Ordering::Equal;
+        }
+        let group = |key: Key| group_of(names.get(key.api_version));
+        group(self).cmp(group(other))
+    }
+}
+
+/// Two strings of `names` in order; one number is one string.
+fn compare(names: &Names, a: Name, b: Name) -> Ordering {
+    if a == b {
+        Ordering::Equal
+    } else {
+        names.get(a).cmp(names.get(b))
     }
 }
 
@@ -177,14 +212,24 @@ impl Ref {
             name: names.get(self.name),
             kind: names.get(self.kind),
             namespace: names.get(self.namespace),
-            group: names.get(self.group),
+            group: Group::Is(names.get(self.group)),
         }
+    }
+
+    /// [`Parts`]' order, without reading strings found equal by number.
+    pub fn cmp_in(self, other: Ref, names: &Names) -> Ordering {
+        let by = |a, b| compare(names, a, b);
+        by(self.name, other.name)
+            .then_with(|| by(self.kind, other.kind))
+            .then_with(|| by(self.namespace, other.namespace))
+            .then_with(|| by(self.group, other.group))
     }
 }
 
 /// A reference as strings, in the order references are sorted in: name,
-/// kind, namespace, then group (names tell most objects apart).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// kind, namespace, then group (names tell most objects apart; the group is
+/// read out of an `apiVersion` only when the rest is equal).
+#[derive(Clone, Copy, Debug)]
 pub struct Parts<'a> {
     /// Name.
     pub name: &'a str,
@@ -192,8 +237,14 @@ pub struct Parts<'a> {
     pub kind: &'a str,
     /// Namespace.
     pub namespace: &'a str,
-    /// API group.
-    pub group: &'a str,
+    group: Group<'a>,
+}
+
+/// An API group, or the `apiVersion` it is read out of.
+#[derive(Clone, Copy, Debug)]
+enum Group<'a> {
+    Is(&'a str),
+    Of(&'a str),
 }
 
 impl<'a> Parts<'a> {
@@ -203,7 +254,7 @@ impl<'a> Parts<'a> {
             name: &reference.name,
             kind: &reference.kind,
             namespace: &reference.namespace,
-            group: &reference.group,
+            group: Group::Is(&reference.group),
         }
     }
 
@@ -213,15 +264,47 @@ impl<'a> Parts<'a> {
             name: &key.name,
             kind: &key.kind,
             namespace: &key.namespace,
-            group: key.group(),
+            group: Group::Of(&key.api_version),
+        }
+    }
+
+    /// API group.
+    pub fn group(self) -> &'a str {
+        match self.group {
+            Group::Is(group) => group,
+            Group::Of(api_version) => group_of(api_version),
         }
     }
 
     /// Orders objects by where they are listed: namespace, kind, then group.
     pub fn by_listing(self, namespace: &str, group: &str, kind: &str) -> Ordering {
-        (self.namespace, self.kind, self.group).cmp(&(namespace, kind, group))
+        (self.namespace, self.kind)
+            .cmp(&(namespace, kind))
+            .then_with(|| self.group().cmp(group))
     }
 }
+
+impl Ord for Parts<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.name, self.kind, self.namespace)
+            .cmp(&(other.name, other.kind, other.namespace))
+            .then_with(|| self.group().cmp(other.group()))
+    }
+}
+
+impl PartialOrd for Parts<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Parts<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Parts<'_> {}
 
 #[cfg(test)]
 mod tests {
@@ -244,7 +327,14 @@ mod tests {
         assert_eq!(compact.get(&names), key);
         assert_eq!(names.get(3), "");
         let parts = compact.parts(&names);
-        assert_eq!((parts.group, parts.name), ("apps", "shop"));
+        assert_eq!((parts.group(), parts.name), ("apps", "shop"));
         assert_eq!(parts, Parts::of(&key.to_ref()));
+        let other = names.key(&ObjectKey {
+            api_version: "apps/v2".into(),
+            ..key.clone()
+        });
+        // Another version of one group: the same reference.
+        assert!(compact.cmp_in(other, &names).is_eq());
+        assert!(compact.cmp_listing(other, &names).is_eq());
     }
 }

@@ -114,14 +114,15 @@ impl Needs {
         }
     }
 
-    /// Whether rules look objects of this kind up by reference: as scale
-    /// targets (any kind the controller may scale, see
-    /// [`TargetKind::classify`]) or by name. Autoscalers that are not are
-    /// read only as one of their target's autoscalers.
+    /// Whether objects of this kind may be looked up by reference: by name,
+    /// or as scale targets (any kind the controller may scale, see
+    /// [`TargetKind::classify`]; front ends look targets up too, whatever
+    /// the rules). Autoscalers that are not are read only as one of their
+    /// target's autoscalers.
     pub fn is_got(&self, cluster: &Cluster, api_version: &str, kind: &str) -> bool {
         let group = group_of(api_version);
         self.named.iter().any(|k| k.is(group, kind))
-            || (self.scale_targets && TargetKind::classify(cluster, group, kind).is_scalable())
+            || TargetKind::classify(cluster, group, kind).is_scalable()
     }
 
     /// Whether rules look objects of this kind up at all.

@@ -170,7 +170,10 @@ impl Autoscalers {
         if this.all.len() > FEW {
             let mut by_ref: Vec<u32> = (0..this.all.len()).map(position).collect();
             // Stable: of members with one reference, the first leads.
-            by_ref.sort_by_key(|&i| this.parts(i as usize));
+            by_ref.sort_by(|&a, &b| {
+                this.key(a as usize)
+                    .cmp_in(this.key(b as usize), &this.names)
+            });
             this.by_ref = Some(by_ref.into());
         }
         for (i, owners) in owners.into_iter().enumerate() {
@@ -191,7 +194,7 @@ impl Autoscalers {
 
     fn is_keda(&self, i: usize) -> bool {
         let parts = self.parts(i);
-        SCALED_OBJECT.is(parts.group, parts.kind)
+        SCALED_OBJECT.is(parts.group(), parts.kind)
     }
 
     fn position(&self, reference: Parts<'_>) -> Option<usize> {
