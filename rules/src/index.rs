@@ -5,7 +5,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::model::autoscaler::{Autoscalers, Scaler, owners, scale_target};
+use crate::model::autoscaler::{Autoscalers, FEW, Scaler, owners, scale_target};
 use crate::names::{Key, Name, Names, Parts, Ref};
 use crate::object::{Object, ObjectKey, ObjectRef, Origin};
 
@@ -225,9 +225,9 @@ pub struct MemoryIndex {
     /// The autoscalers of `by_kind` with their scale targets, by target and
     /// then in the order given.
     scalers: Box<[(Ref, u32)]>,
-    /// The autoscalers of targets that have two or more, worked out once,
-    /// by where they start in `scalers`. A single one is worked out when
-    /// asked for: most targets have one.
+    /// The autoscalers of targets that have more than a few, worked out
+    /// once, by where they start in `scalers`. A few are worked out when
+    /// asked for, as fast as they are found: most targets have one.
     groups: Box<[(u32, Arc<Autoscalers>)]>,
     /// The owners of autoscalers, by entry.
     owners: Box<[(u32, Ref)]>,
@@ -321,7 +321,7 @@ impl MemoryIndex {
         while start < index.scalers.len() {
             let target = index.scalers[start].0;
             let end = start + index.scalers[start..].partition_point(|(other, _)| *other == target);
-            if end - start > 1 {
+            if end - start > FEW {
                 groups.push((position(start), Arc::new(index.group(start..end))));
             }
             start = end;
@@ -401,14 +401,11 @@ impl Index for MemoryIndex {
         let order = |(other, _): &(Ref, u32)| other.parts(&self.names).cmp(&target);
         let start = self.scalers.partition_point(|s| order(s).is_lt());
         let end = start + self.scalers[start..].partition_point(|s| order(s).is_eq());
-        match end - start {
-            0 => Arc::default(),
-            1 => Arc::new(self.group(start..end)),
-            _ => {
-                let at = self.groups.partition_point(|(s, _)| (*s as usize) < start);
-                Arc::clone(&self.groups[at].1)
-            }
+        if end - start <= FEW {
+            return Arc::new(self.group(start..end));
         }
+        let at = self.groups.partition_point(|(s, _)| (*s as usize) < start);
+        Arc::clone(&self.groups[at].1)
     }
 
     /// Holds every object of the input: a kind not in it has none. A kind

@@ -128,7 +128,7 @@ pub struct Peers {
 }
 
 /// Beyond this many autoscalers, a workload's are found through a sorted list.
-const FEW: usize = 8;
+pub(crate) const FEW: usize = 8;
 
 impl Autoscalers {
     /// Groups the autoscalers of one workload (one object per reference).
