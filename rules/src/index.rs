@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::model::autoscaler::{Autoscalers, FEW, Scaler, owners, scale_target};
-use crate::names::{Key, Name, Names, Parts, Ref};
+use crate::names::{Key, Name, Names, Ref};
 use crate::object::{Object, ObjectKey, ObjectRef, Origin};
 
 /// The answer to a lookup. `Unknown` means the index cannot tell (a cache that is
@@ -217,10 +217,10 @@ pub struct MemoryIndex {
     keys: Arc<[Key]>,
     bodies: Box<[Body]>,
     /// The entry each reference resolves to (the first one given), in the
-    /// order of [`Parts`].
+    /// order of [`Key::cmp_in`].
     by_ref: Box<[u32]>,
     /// The readable entries of `by_ref`, in the order of
-    /// [`Parts::by_listing`] and then in the order given.
+    /// [`Key::cmp_listing`] and then in the order given.
     by_kind: Box<[u32]>,
     /// The autoscalers of `by_kind` with their scale targets, by target and
     /// then in the order given.
@@ -332,12 +332,11 @@ impl MemoryIndex {
 
     /// The autoscalers of `scalers[range]`, grouped.
     fn group(&self, range: Range<usize>) -> Autoscalers {
-        let members: Vec<u32> = self.scalers[range].iter().map(|&(_, i)| i).collect();
-        let owners: Vec<Vec<Ref>> = members.iter().map(|&i| self.owners_of(i)).collect();
         Autoscalers::of(
             Arc::clone(&self.names),
             Arc::clone(&self.keys),
-            members.into_iter().zip(owners.iter().map(Vec::as_slice)),
+            self.scalers[range].iter().map(|&(_, i)| i),
+            |i| self.owners_of(i),
         )
     }
 
@@ -370,17 +369,16 @@ impl MemoryIndex {
         }
     }
 
-    fn parts(&self, i: u32) -> Parts<'_> {
-        self.keys[i as usize].parts(&self.names)
+    fn key(&self, i: u32) -> Key {
+        self.keys[i as usize]
     }
 }
 
 impl Index for MemoryIndex {
     fn get(&self, target: &ObjectRef) -> Lookup<Arc<Object>> {
-        let target = Parts::of(target);
         match self
             .by_ref
-            .binary_search_by(|&i| self.parts(i).cmp(&target))
+            .binary_search_by(|&i| self.key(i).cmp_ref(target, &self.names))
         {
             Err(_) => Lookup::Missing,
             Ok(at) => {
@@ -397,8 +395,7 @@ impl Index for MemoryIndex {
     }
 
     fn scalers_of(&self, target: &ObjectRef) -> Arc<Autoscalers> {
-        let target = Parts::of(target);
-        let order = |(other, _): &(Ref, u32)| other.parts(&self.names).cmp(&target);
+        let order = |(other, _): &(Ref, u32)| other.cmp_ref(target, &self.names);
         let start = self.scalers.partition_point(|s| order(s).is_lt());
         let end = start + self.scalers[start..].partition_point(|s| order(s).is_eq());
         if end - start <= FEW {
@@ -411,7 +408,7 @@ impl Index for MemoryIndex {
     /// Holds every object of the input: a kind not in it has none. A kind
     /// some of whose objects are held by identity only cannot be listed.
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
-        let order = |i: &u32| self.parts(*i).by_listing(namespace, group, kind);
+        let order = |i: &u32| self.key(*i).cmp_listed(namespace, group, kind, &self.names);
         let start = self.by_kind.partition_point(|i| order(i).is_lt());
         let end = start + self.by_kind[start..].partition_point(|i| order(i).is_eq());
         let listed = &self.by_kind[start..end];

@@ -160,13 +160,32 @@ impl Key {
             .then_with(|| self.cmp_group(other, names))
     }
 
-    /// [`Parts::by_listing`]' order, without reading strings found equal by
-    /// number.
+    /// Orders identities by where their objects are listed: namespace,
+    /// kind, then group; strings found equal by number are not read.
     pub fn cmp_listing(self, other: Key, names: &Names) -> Ordering {
         let by = |a, b| compare(names, a, b);
         by(self.namespace, other.namespace)
             .then_with(|| by(self.kind, other.kind))
             .then_with(|| self.cmp_group(other, names))
+    }
+
+    /// [`Parts`]' order against a reference, reading strings only as far
+    /// as they decide.
+    pub fn cmp_ref(self, target: &ObjectRef, names: &Names) -> Ordering {
+        let by = |name: Name, s: &str| names.get(name).cmp(s);
+        by(self.name, &target.name)
+            .then_with(|| by(self.kind, &target.kind))
+            .then_with(|| by(self.namespace, &target.namespace))
+            .then_with(|| group_of(names.get(self.api_version)).cmp(&target.group))
+    }
+
+    /// [`Key::cmp_listing`]'s order against a listing, reading strings only
+    /// as far as they decide.
+    pub fn cmp_listed(self, namespace: &str, group: &str, kind: &str, names: &Names) -> Ordering {
+        let by = |name: Name, s: &str| names.get(name).cmp(s);
+        by(self.namespace, namespace)
+            .then_with(|| by(self.kind, kind))
+            .then_with(|| group_of(names.get(self.api_version)).cmp(group))
     }
 
     fn cmp_group(self, other: Key, names: &Names) -> Ordering {
@@ -216,6 +235,16 @@ impl Ref {
             namespace: names.get(self.namespace),
             group: Group::Is(names.get(self.group)),
         }
+    }
+
+    /// [`Parts`]' order against a reference, reading strings only as far
+    /// as they decide.
+    pub fn cmp_ref(self, target: &ObjectRef, names: &Names) -> Ordering {
+        let by = |name: Name, s: &str| names.get(name).cmp(s);
+        by(self.name, &target.name)
+            .then_with(|| by(self.kind, &target.kind))
+            .then_with(|| by(self.namespace, &target.namespace))
+            .then_with(|| by(self.group, &target.group))
     }
 
     /// [`Parts`]' order, without reading strings found equal by number.
@@ -277,13 +306,6 @@ impl<'a> Parts<'a> {
             Group::Of(api_version) => group_of(api_version),
         }
     }
-
-    /// Orders objects by where they are listed: namespace, kind, then group.
-    pub fn by_listing(self, namespace: &str, group: &str, kind: &str) -> Ordering {
-        (self.namespace, self.kind)
-            .cmp(&(namespace, kind))
-            .then_with(|| self.group().cmp(group))
-    }
 }
 
 impl Ord for Parts<'_> {
@@ -338,5 +360,16 @@ mod tests {
         // Another version of one group: the same reference.
         assert!(compact.cmp_in(other, &names).is_eq());
         assert!(compact.cmp_listing(other, &names).is_eq());
+        assert!(other.cmp_ref(&key.to_ref(), &names).is_eq());
+        assert!(
+            other
+                .cmp_listed("shop", "apps", "Deployment", &names)
+                .is_eq()
+        );
+        assert!(
+            other
+                .cmp_listed("shop", "apps", "StatefulSet", &names)
+                .is_lt()
+        );
     }
 }

@@ -142,21 +142,22 @@ impl Autoscalers {
             })
             .unzip();
         names.freeze();
-        let members = owners
-            .iter()
-            .enumerate()
-            .map(|(i, owners)| (position(i), owners.as_slice()));
-        Self::of(Arc::new(names), keys.into(), members)
+        Self::of(
+            Arc::new(names),
+            keys.into(),
+            (0..owners.len()).map(position),
+            |i| owners[i as usize].clone(),
+        )
     }
 
     /// Groups the autoscalers of one workload, each given by where its
-    /// identity is in `keys` and its owners, in `names`.
-    pub fn of<'r>(
+    /// identity is in `keys`, with their owners, in `names`.
+    pub fn of(
         names: Arc<Names>,
         keys: Arc<[Key]>,
-        members: impl IntoIterator<Item = (u32, &'r [Ref])>,
+        members: impl IntoIterator<Item = u32>,
+        owners: impl Fn(u32) -> Vec<Ref>,
     ) -> Self {
-        let (members, owners): (Vec<u32>, Vec<&[Ref]>) = members.into_iter().unzip();
         let mut this = Self {
             all: members
                 .into_iter()
@@ -176,7 +177,8 @@ impl Autoscalers {
             });
             this.by_ref = Some(by_ref.into());
         }
-        for (i, owners) in owners.into_iter().enumerate() {
+        for i in 0..this.all.len() {
+            let owners = owners(this.all[i].key);
             let creator = this.creator_among(owners.iter().map(|o| o.parts(&this.names)));
             this.all[i].creator = creator.map(position);
         }
