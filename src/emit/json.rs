@@ -8,23 +8,7 @@ use hpa_lint_rules::ObjectKey;
 use hpa_lint_rules::quote::shown;
 use serde::Serialize;
 
-use crate::report::{Finding, Outcome, Position};
-
-#[derive(Serialize)]
-struct Document<'a> {
-    diagnostics: Entries<'a>,
-    summary: Summary<'a>,
-}
-
-/// The findings, each made an [`Entry`] only while it is written: a run's
-/// findings are many, and the entries of all at once would double them.
-struct Entries<'a>(&'a [Finding]);
-
-impl Serialize for Entries<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(Entry::of))
-    }
-}
+use crate::report::{self, Finding, Position};
 
 #[derive(Serialize)]
 struct Entry<'a> {
@@ -140,11 +124,28 @@ struct Summary<'a> {
     hpas: Option<usize>,
 }
 
-pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
-    let summary = &outcome.summary;
-    let document = Document {
-        diagnostics: Entries(&outcome.findings),
-        summary: Summary {
+/// The document, written entry by entry: `{"diagnostics": [...], "summary":
+/// {...}}`, pretty-printed as serde_json prints it whole.
+pub struct Writer {
+    diagnostics: Array,
+}
+
+impl Writer {
+    pub fn start(out: &mut dyn Write) -> io::Result<Self> {
+        out.write_all(b"{\n  \"diagnostics\": ")?;
+        Ok(Self {
+            diagnostics: Array::new(1),
+        })
+    }
+
+    pub fn write(&mut self, finding: &Finding, out: &mut dyn Write) -> io::Result<()> {
+        self.diagnostics.push(&Entry::of(finding), out)
+    }
+
+    pub fn finish(self, summary: &report::Summary, out: &mut dyn Write) -> io::Result<()> {
+        self.diagnostics.close(out)?;
+        out.write_all(b",\n  \"summary\": ")?;
+        let summary = Summary {
             files: summary.files,
             documents: summary.documents,
             objects: summary.objects,
@@ -154,8 +155,76 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
             fixed: summary.fixed,
             context: summary.context.as_deref(),
             hpas: summary.context.is_some().then_some(summary.hpas),
-        },
+        };
+        pretty(&summary, 1, out)?;
+        out.write_all(b"\n}\n")
+    }
+}
+
+/// A pretty-printed JSON array written value by value, as serde_json prints
+/// it `depth` levels into a document (two spaces a level).
+pub struct Array {
+    depth: usize,
+    empty: bool,
+}
+
+impl Array {
+    pub fn new(depth: usize) -> Self {
+        Self { depth, empty: true }
+    }
+
+    pub fn push(&mut self, value: &impl Serialize, out: &mut dyn Write) -> io::Result<()> {
+        out.write_all(if self.empty { b"[\n" } else { b",\n" })?;
+        self.empty = false;
+        out.write_all(&INDENT[..2 * (self.depth + 1)])?;
+        pretty(value, self.depth + 1, out)
+    }
+
+    pub fn close(self, out: &mut dyn Write) -> io::Result<()> {
+        if self.empty {
+            return out.write_all(b"[]");
+        }
+        out.write_all(b"\n")?;
+        out.write_all(&INDENT[..2 * self.depth])?;
+        out.write_all(b"]")
+    }
+}
+
+/// Spaces enough for the deepest level written by [`Array`].
+const INDENT: &[u8] = b"                ";
+
+/// Writes `value` pretty-printed `depth` levels in: each line after the
+/// first is indented (JSON strings hold no raw line breaks).
+fn pretty(value: &impl Serialize, depth: usize, out: &mut dyn Write) -> io::Result<()> {
+    let mut indented = Indented {
+        out,
+        indent: &INDENT[..2 * depth],
     };
-    serde_json::to_writer_pretty(&mut *out, &document)?;
-    writeln!(out)
+    serde_json::to_writer_pretty(&mut indented, value)?;
+    Ok(())
+}
+
+/// A writer that indents every line but the first.
+struct Indented<'a> {
+    out: &'a mut dyn Write,
+    indent: &'a [u8],
+}
+
+impl Write for Indented<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut lines = buf.split(|&b| b == b'\n');
+        if let Some(first) = lines.next() {
+            self.out.write_all(first)?;
+        }
+        for line in lines {
+            self.out.write_all(b"\n")?;
+            self.out.write_all(self.indent)?;
+            self.out.write_all(line)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
 }
