@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::io;
 
 use crate::report::{Excerpt, FileEdit, Finding, Location, Outcome, Position, Summary};
-use crate::spill::{Gather, Sorted, Stage};
+use crate::spill::{Gather, Own, Sorted, Stage};
 use hpa_lint_rules::fix::{Fix, TextEdit};
 use hpa_lint_rules::source::lines::positions;
 use hpa_lint_rules::source::{Chunk, Pos, split_documents};
@@ -210,7 +210,6 @@ fn locate_in(
     diagnostics: Vec<Diagnostic>,
     places: &[Place],
     source: &SourceFile,
-    purpose: Purpose,
 ) -> Vec<Finding> {
     let about: Vec<(&FieldPath, &Diagnostic)> = diagnostics
         .iter()
@@ -246,10 +245,7 @@ fn locate_in(
         .into_iter()
         .zip(located)
         .zip(edits)
-        .map(|((mut d, pos), edits)| {
-            if purpose == Purpose::Report {
-                shed(&mut d);
-            }
+        .map(|((d, pos), edits)| {
             let place = &places[d.subject.origin.0 as usize];
             let edits = place.file_edits(edits, &mut at);
             let mut finding = place.finding(d, &source.name, document, pos);
@@ -269,18 +265,6 @@ pub enum Purpose {
     /// To be fixed (`--fix`, `--diff`): their fixes' edits on field paths
     /// are made again to the fixed text.
     Fix,
-}
-
-/// Lets go of what a located finding no longer needs when it is only
-/// reported: the path it was located by, its fix's edits on field paths
-/// (its text edits are in its location), and its message's spare room. The findings of a large input are
-/// many, and a fix's values are often most of one.
-fn shed(diagnostic: &mut Diagnostic) {
-    diagnostic.source_path = FieldPath::root();
-    diagnostic.message.shrink_to_fit();
-    if let Some(fix) = &mut diagnostic.fix {
-        fix.edits = Vec::new();
-    }
 }
 
 /// Every object of the input (step 1), indexed as the rules see it, with
@@ -368,29 +352,25 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
     }
 }
 
-/// Findings of a plain check held in memory (about 1.3 KB each); those
-/// beyond go to a temporary file, and are read back as they are written.
-const HELD_FINDINGS: usize = 2048;
+/// Bytes of encoded findings a plain check keeps in memory (a finding takes
+/// some 300); those beyond go to a temporary file, read back as they are
+/// written.
+const HELD_BYTES: usize = 1 << 20;
 
 /// Documents linted at once (in parallel) in step 2.
 const BATCH: usize = 512;
 
 /// Runs the whole pipeline. The findings come out in order; a plain check's
-/// beyond [`HELD_FINDINGS`] are spilled to a temporary file.
+/// beyond [`HELD_BYTES`] are spilled to a temporary file.
 pub fn run(
     sources: &[SourceFile],
     settings: &Settings,
     purpose: Purpose,
 ) -> io::Result<Outcome<Sorted>> {
-    let held = match purpose {
-        Purpose::Report => HELD_FINDINGS,
-        // Fixes need what the spill leaves out (see `shed`).
-        Purpose::Fix => usize::MAX,
-    };
-    run_holding(sources, settings, purpose, held)
+    run_holding(sources, settings, purpose, HELD_BYTES)
 }
 
-/// [`run`], holding at most `held` findings of step 2 in memory.
+/// [`run`], holding at most `held` bytes of findings of step 2 in memory.
 fn run_holding(
     sources: &[SourceFile],
     settings: &Settings,
@@ -417,9 +397,7 @@ fn run_holding(
     let in_context = |origin: Origin| sources[places[origin.0 as usize].file].context;
     let lint = |source: &SourceFile, opened: &Opened<'_>, origins: &Vec<Origin>| {
         let place = &places[origins[0].0 as usize];
-        let Some(document) = place.text(opened) else {
-            return Linted::default();
-        };
+        let document = place.text(opened)?;
         let objects = objects_at(&places, origins);
         let here: HashSet<Origin> = origins.iter().copied().collect();
         let (own, others): (Vec<Diagnostic>, Vec<Diagnostic>) =
@@ -427,12 +405,17 @@ fn run_holding(
                 .into_iter()
                 .filter(|d| !(source.context && in_context(d.subject.origin)))
                 .partition(|d| here.contains(&d.subject.origin));
-        let own = locate_in(&document, own, &places, source, purpose);
-        Linted {
+        let own = locate_in(&document, own, &places, source);
+        let own = match purpose {
+            Purpose::Report => Own::reported(own),
+            // Fixes need what records leave out (edits on field paths).
+            Purpose::Fix => Own::Kept(own),
+        };
+        Some(Linted {
             document: (place.file, place.document),
             own,
             others,
-        }
+        })
     };
     let mut by_name: Vec<usize> = (0..sources.len()).collect();
     by_name.sort_by_key(|&file| (&*sources[file].name, file));
@@ -447,7 +430,7 @@ fn run_holding(
             break;
         }
         let files: Vec<&[(usize, &Vec<Origin>)]> = batch.chunk_by(|a, b| a.0 == b.0).collect();
-        let linted: Vec<Vec<Linted>> = files
+        let linted: Vec<Vec<Option<Linted>>> = files
             .into_par_iter()
             .map(|documents| {
                 let source = &sources[documents[0].0];
@@ -464,7 +447,7 @@ fn run_holding(
             document: (input, document),
             own,
             others,
-        } in linted.into_iter().flatten()
+        } in linted.into_iter().flatten().flatten()
         {
             for diagnostic in others {
                 let place = &places[diagnostic.subject.origin.0 as usize];
@@ -482,7 +465,7 @@ fn run_holding(
     // findings about other objects are located.
     let ((), located) = rayon::join(
         || drop(index),
-        || locate_elsewhere(elsewhere, &places, sources, purpose),
+        || locate_elsewhere(elsewhere, &places, sources),
     );
     gathered.hold(located.into_iter().flatten());
     input_errors.sort();
@@ -498,7 +481,6 @@ fn locate_elsewhere(
     elsewhere: BTreeMap<usize, BTreeMap<usize, Vec<(Stage, Diagnostic)>>>,
     places: &[Place],
     sources: &[SourceFile],
-    purpose: Purpose,
 ) -> Vec<Vec<(Stage, Finding)>> {
     elsewhere
         .into_par_iter()
@@ -514,7 +496,7 @@ fn locate_elsewhere(
                         diagnostics.into_iter().unzip();
                     let place = &places[diagnostics[0].subject.origin.0 as usize];
                     let document = place.text(&opened).unwrap_or_default();
-                    let located = locate_in(&document, diagnostics, places, source, purpose);
+                    let located = locate_in(&document, diagnostics, places, source);
                     stages.into_iter().zip(located)
                 })
                 .collect()
@@ -522,13 +504,12 @@ fn locate_elsewhere(
         .collect()
 }
 
-/// What step 2 gives for a document: findings located in it, sorted, and
-/// findings about objects elsewhere.
-#[derive(Default)]
+/// What step 2 gives for a document: findings located in it, and findings
+/// about objects elsewhere.
 struct Linted {
     /// The HPAs' input and document.
     document: (usize, usize),
-    own: Vec<Finding>,
+    own: Own,
     others: Vec<Diagnostic>,
 }
 
@@ -543,8 +524,9 @@ mod tests {
 
     /// The outputs on the examples and the real-world corpus with the
     /// findings of step 2 spilled to the temporary file (all, or all but the
-    /// first few), in every format, are those `tests/golden.rs` recorded (it
-    /// runs the binary, which spills none of these).
+    /// first 2,000 bytes of them), in every format, are those
+    /// `tests/golden.rs` recorded (it runs the binary, which keeps these in
+    /// memory).
     #[test]
     fn spilled_findings_give_the_recorded_outputs() {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -570,7 +552,7 @@ mod tests {
                 let golden = root.join(format!("tests/golden/{corpus}.{run}"));
                 let golden = std::fs::read_to_string(golden).unwrap();
                 let (_, recorded) = golden.split_once("--- stdout\n").unwrap();
-                for held in [0, 3] {
+                for held in [0, 2000] {
                     let outcome =
                         run_holding(&sources, &resolved.settings, Purpose::Report, held).unwrap();
                     let mut summary = outcome.summary;

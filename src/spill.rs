@@ -1,13 +1,14 @@
 //! The findings of a run in the order they are written, without holding them
-//! all: the findings of the linted documents come in order and are kept in
-//! memory up to a bound, beyond it in an unnamed temporary file (in the
-//! system's temporary directory, gone when the run ends), in a compact
-//! encoding; at the end they are read back and merged with the few findings
-//! held in memory ([`Sorted`]).
+//! all. The findings of each linted document (step 2) are encoded compactly
+//! where they were found, and the documents come in the order of the output:
+//! their records are kept in memory up to a bound, beyond it in an unnamed
+//! temporary file (in the system's temporary directory, gone when the run
+//! ends). At the end they are read back and merged with the few findings held
+//! in memory ([`Sorted`]).
 
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Cursor, Read, Seek, Write};
 use std::iter::Peekable;
 use std::sync::Arc;
 
@@ -33,23 +34,75 @@ pub enum Stage {
     Elsewhere(usize, usize),
 }
 
-impl Stage {
-    /// The stage of a finding of step 2: it is in its object's document.
-    fn own(finding: &Finding) -> Self {
-        let location = finding.location.as_ref();
-        Stage::Linted(
-            location.map_or(0, |l| l.input),
-            location.map_or(0, |l| l.document),
-        )
-    }
-}
-
 /// The order findings are written in: by sort key, then stage.
 fn order(finding: &Finding, stage: Stage) -> (SortKey<'_>, Stage) {
     (finding.sort_key(), stage)
 }
 
-/// A run's findings as they are found: those of the linted documents
+/// The findings located in a linted document.
+pub enum Own {
+    /// As they are: all is kept (to be fixed).
+    Kept(Vec<Finding>),
+    /// Only to be reported: sorted and encoded, by the thread that found
+    /// them (a thread that frees what another allocated slows the
+    /// allocator of that other).
+    Records(Records),
+}
+
+impl Own {
+    /// Findings to be reported only.
+    pub fn reported(mut findings: Vec<Finding>) -> Self {
+        sort_findings(&mut findings);
+        let mut records = Records {
+            // Most records are shorter.
+            bytes: Vec::with_capacity(findings.len() * 512),
+            last: 0,
+        };
+        for finding in &findings {
+            records.push(finding);
+        }
+        Own::Records(records)
+    }
+}
+
+/// Findings as records, each after its length.
+#[derive(Default)]
+pub struct Records {
+    bytes: Vec<u8>,
+    /// Where the last record starts.
+    last: usize,
+}
+
+impl Records {
+    fn push(&mut self, finding: &Finding) {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(&[0; 4]);
+        let bytes = std::mem::take(&mut self.bytes);
+        self.bytes = postcard::to_extend(&Record::of(finding), bytes)
+            .expect("postcard writes any record into a vector");
+        let len = u32::try_from(self.bytes.len() - start - 4).expect("a record under 4 GiB");
+        self.bytes[start..start + 4].copy_from_slice(&len.to_le_bytes());
+        self.last = start;
+    }
+
+    /// The records, without their lengths.
+    fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        let mut rest = &self.bytes[..];
+        std::iter::from_fn(move || {
+            let (len, tail) = rest.split_first_chunk::<4>()?;
+            let (record, tail) = tail.split_at(u32::from_le_bytes(*len) as usize);
+            rest = tail;
+            Some(record)
+        })
+    }
+
+    /// The last record, after its length.
+    fn last(&self) -> &[u8] {
+        &self.bytes[self.last..]
+    }
+}
+
+/// A run's findings as they are found: the records of the linted documents
 /// (step 2), which come in order, are spilled; the others are held, and
 /// sorted at the end.
 pub struct Gather {
@@ -58,7 +111,7 @@ pub struct Gather {
 }
 
 impl Gather {
-    /// Holds at most `bound` findings of step 2 in memory.
+    /// Keeps at most `bound` bytes of records in memory.
     pub fn new(bound: usize) -> Self {
         Self {
             spill: Spill::new(bound),
@@ -74,25 +127,20 @@ impl Gather {
     /// Adds the findings located in a linted document (in input `input`).
     /// Documents come in the order of the output: files by name, then by
     /// input, documents in order.
-    pub fn linted(
-        &mut self,
-        input: usize,
-        document: usize,
-        mut own: Vec<Finding>,
-    ) -> io::Result<()> {
-        sort_findings(&mut own);
-        match own.first() {
-            Some(first) if self.spill.follows(first) => {
-                for finding in own {
-                    self.spill.push(finding)?;
-                }
-            }
+    pub fn linted(&mut self, input: usize, document: usize, own: Own) -> io::Result<()> {
+        let stage = Stage::Linted(input, document);
+        match own {
+            Own::Kept(findings) => self.hold(findings.into_iter().map(|f| (stage, f))),
+            Own::Records(records) if records.bytes.is_empty() => {}
+            Own::Records(records) if self.spill.follows(&records)? => self.spill.push(&records)?,
             // Findings that go before some spilled (files share a name, or
             // documents a line) are held.
-            _ => {
-                let stage = Stage::Linted(input, document);
-                self.held
-                    .extend(own.into_iter().map(|finding| (stage, finding)));
+            Own::Records(records) => {
+                let mut names = Names::default();
+                for record in records.iter() {
+                    self.held
+                        .push((stage, Record::read(record)?.finding(&mut names)?));
+                }
             }
         }
         Ok(())
@@ -104,120 +152,97 @@ impl Gather {
     }
 }
 
-/// The findings of step 2, pushed in the order they are written.
+/// The records of step 2, pushed in the order they are written.
 struct Spill {
-    /// At most this many are held in memory.
+    /// At most this many bytes are kept in memory.
     bound: usize,
-    held: Vec<Finding>,
+    memory: Vec<u8>,
     /// Once more than `bound` came, all are here.
     file: Option<BufWriter<File>>,
-    /// The last pushed, once they are in the file.
-    last: Option<Finding>,
-    buf: Vec<u8>,
+    /// The last record pushed, after its length.
+    last: Vec<u8>,
 }
 
 impl Spill {
     fn new(bound: usize) -> Self {
         Self {
             bound,
-            held: Vec::new(),
+            memory: Vec::new(),
             file: None,
-            last: None,
-            buf: Vec::new(),
+            last: Vec::new(),
         }
     }
 
-    /// Whether the findings of a document (sorted) can follow those pushed:
-    /// whether its first comes after the last pushed.
-    fn follows(&self, first: &Finding) -> bool {
-        let last = self.last.as_ref().or(self.held.last());
-        last.is_none_or(|last| order(last, Stage::own(last)) <= order(first, Stage::own(first)))
+    /// Whether a document's records can follow those pushed: whether its
+    /// first comes after the last pushed.
+    fn follows(&self, records: &Records) -> io::Result<bool> {
+        let Some(first) = records.iter().next() else {
+            return Ok(true);
+        };
+        let Some(last) = self.last.get(4..) else {
+            return Ok(true);
+        };
+        let (last, first) = (Record::read(last)?, Record::read(first)?);
+        Ok(last.order()? <= first.order()?)
     }
 
-    /// Adds a finding after those pushed (see [`Spill::follows`]).
-    fn push(&mut self, finding: Finding) -> io::Result<()> {
-        if self.file.is_none() && self.held.len() == self.bound {
+    fn push(&mut self, records: &Records) -> io::Result<()> {
+        self.last.clear();
+        self.last.extend_from_slice(records.last());
+        if self.file.is_none() && self.memory.len() + records.bytes.len() > self.bound {
             let mut file = BufWriter::new(tempfile::tempfile()?);
-            for finding in std::mem::take(&mut self.held) {
-                self.write(&finding, &mut file)?;
-            }
+            file.write_all(&std::mem::take(&mut self.memory))?;
             self.file = Some(file);
         }
-        match self.file.take() {
-            Some(mut file) => {
-                let written = self.write(&finding, &mut file);
-                self.file = Some(file);
-                self.last = Some(finding);
-                written
-            }
+        match &mut self.file {
+            Some(file) => file.write_all(&records.bytes),
             None => {
-                self.held.push(finding);
+                self.memory.extend_from_slice(&records.bytes);
                 Ok(())
             }
         }
     }
 
-    /// Writes a finding's record, after its length.
-    fn write(&mut self, finding: &Finding, file: &mut impl Write) -> io::Result<()> {
-        self.buf.clear();
-        let record = Record::of(finding);
-        self.buf = postcard::to_extend(&record, std::mem::take(&mut self.buf))
-            .map_err(io::Error::other)?;
-        let len = u32::try_from(self.buf.len()).map_err(io::Error::other)?;
-        file.write_all(&len.to_le_bytes())?;
-        file.write_all(&self.buf)
-    }
-
     /// The findings pushed, in order.
     fn read(self) -> io::Result<Spilled> {
-        Ok(match self.file {
-            None => Spilled::Held(self.held.into_iter()),
+        let records: Box<dyn BufRead> = match self.file {
+            None => Box::new(Cursor::new(self.memory)),
             Some(file) => {
                 let mut file = file.into_inner().map_err(|e| e.into_error())?;
                 file.rewind()?;
-                Spilled::File {
-                    file: BufReader::new(file),
-                    buf: Vec::new(),
-                    names: Names::default(),
-                }
+                Box::new(BufReader::new(file))
             }
+        };
+        Ok(Spilled {
+            records,
+            buf: Vec::new(),
+            names: Names::default(),
         })
     }
 }
 
 /// The findings of a [`Spill`], read back.
-enum Spilled {
-    Held(std::vec::IntoIter<Finding>),
-    File {
-        file: BufReader<File>,
-        buf: Vec<u8>,
-        names: Names,
-    },
+struct Spilled {
+    records: Box<dyn BufRead>,
+    buf: Vec<u8>,
+    names: Names,
 }
 
 impl Iterator for Spilled {
     type Item = io::Result<Finding>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        match self {
-            Spilled::Held(findings) => findings.next().map(Ok),
-            Spilled::File { file, buf, names } => {
-                match file.fill_buf() {
-                    Ok([]) => return None,
-                    Ok(_) => {}
-                    Err(error) => return Some(Err(error)),
-                }
-                let mut len = [0; 4];
-                let read = file.read_exact(&mut len).and_then(|()| {
-                    buf.resize(u32::from_le_bytes(len) as usize, 0);
-                    file.read_exact(buf)
-                });
-                Some(read.and_then(|()| {
-                    let record: Record<'_> = postcard::from_bytes(buf).map_err(invalid)?;
-                    record.finding(names)
-                }))
-            }
+        match self.records.fill_buf() {
+            Ok([]) => return None,
+            Ok(_) => {}
+            Err(error) => return Some(Err(error)),
         }
+        let mut len = [0; 4];
+        let read = self.records.read_exact(&mut len).and_then(|()| {
+            self.buf.resize(u32::from_le_bytes(len) as usize, 0);
+            self.records.read_exact(&mut self.buf)
+        });
+        Some(read.and_then(|()| Record::read(&self.buf)?.finding(&mut self.names)))
     }
 }
 
@@ -284,6 +309,17 @@ impl Iterator for Sorted {
     }
 }
 
+impl Stage {
+    /// The stage of a finding of step 2: it is in its object's document.
+    fn own(finding: &Finding) -> Self {
+        let location = finding.location.as_ref();
+        Stage::Linted(
+            location.map_or(0, |l| l.input),
+            location.map_or(0, |l| l.document),
+        )
+    }
+}
+
 impl Outcome<Sorted> {
     /// The outcome with its findings in memory.
     pub fn collect(self) -> io::Result<Outcome> {
@@ -295,9 +331,21 @@ impl Outcome<Sorted> {
     }
 }
 
+fn malformed() -> io::Error {
+    invalid(io::Error::other("a malformed finding"))
+}
+
+/// A [`SortKey`] read from a record: its path's steps order as a path's
+/// segments do.
+type RecordKey<'a> = (
+    (Option<&'a str>, usize, usize),
+    (&'a str, &'a str, &'a str),
+    (&'static str, &'a str, &'a [Step<'a>]),
+);
+
 /// A finding as it is written to the file. The edits of its fix on field
-/// paths, and the path it was located by, are not kept: findings that are
-/// only reported have let go of them ([`crate::check`]'s `shed`).
+/// paths, and the path it was located by, are not kept: a finding that is
+/// only reported does not need them.
 #[derive(Serialize, Deserialize)]
 struct Record<'a> {
     /// Position in [`ALL`].
@@ -319,7 +367,7 @@ struct Record<'a> {
     location: Option<Place<'a>>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 enum Step<'a> {
     Field(&'a str),
     Key(&'a str),
@@ -388,6 +436,29 @@ fn path(steps: &[Step<'_>]) -> FieldPath {
 }
 
 impl<'a> Record<'a> {
+    fn read(bytes: &'a [u8]) -> io::Result<Self> {
+        postcard::from_bytes(bytes).map_err(invalid)
+    }
+
+    /// Where the finding goes in the output, as [`order`] has it.
+    fn order(&self) -> io::Result<(RecordKey<'_>, Stage)> {
+        let rule = ALL.get(usize::from(self.rule)).ok_or_else(malformed)?;
+        let [_, kind, namespace, name] = self.key;
+        let (place, stage) = match &self.location {
+            Some(l) => (
+                (Some(l.file), l.line, l.column),
+                Stage::Linted(l.input, l.document),
+            ),
+            None => ((None, 0, 0), Stage::Linted(0, 0)),
+        };
+        let key = (
+            place,
+            (namespace, name, kind),
+            (rule.name, self.message, &self.path[..]),
+        );
+        Ok((key, stage))
+    }
+
     fn of(finding: &'a Finding) -> Self {
         let d = &finding.diagnostic;
         let key = &d.subject.key;
@@ -431,7 +502,6 @@ impl<'a> Record<'a> {
     }
 
     fn finding(self, names: &mut Names) -> io::Result<Finding> {
-        let malformed = || invalid(io::Error::other("a malformed finding"));
         let rule = *ALL.get(usize::from(self.rule)).ok_or_else(malformed)?;
         let severity = *SEVERITIES
             .get(usize::from(self.severity))
@@ -635,26 +705,15 @@ mod tests {
             findings.push(f);
         }
         let expected = written(&findings);
-        for bound in [0, 5] {
+        let mut records = Records::default();
+        for finding in &findings {
+            records.push(finding);
+        }
+        // Held in memory, and in the file.
+        for bound in [usize::MAX, 0] {
             let mut spill = Spill::new(bound);
-            for finding in findings.iter().map(|f| Finding {
-                diagnostic: f.diagnostic.clone(),
-                location: f.location.as_ref().map(|l| Location {
-                    file: Arc::clone(&l.file),
-                    excerpt: Excerpt {
-                        text: l.excerpt.text.clone(),
-                        highlight: l.excerpt.highlight.clone(),
-                    },
-                    object_path: l.object_path.clone(),
-                    edits: l.edits.clone(),
-                    fix_not_made: l.fix_not_made.clone(),
-                    document_range: l.document_range.clone(),
-                    ..*l
-                }),
-            }) {
-                spill.push(finding).unwrap();
-            }
-            assert!(spill.file.is_some());
+            spill.push(&records).unwrap();
+            assert_eq!(spill.file.is_some(), bound == 0);
             let read: Vec<Finding> = spill.read().unwrap().collect::<io::Result<_>>().unwrap();
             assert_eq!(written(&read), expected, "bound {bound}");
         }
@@ -767,14 +826,19 @@ mod tests {
             all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
             all.dedup_by(|a, b| a.sort_key() == b.sort_key());
 
-            let mut gather = Gather::new(random.below(4));
+            let mut gather = Gather::new([0, 200, usize::MAX][random.below(3)]);
             gather.hold(read.iter().map(|f| (Stage::Read, copy(f))));
             let mut by_name: Vec<usize> = (0..documents.len()).collect();
             by_name.sort_by_key(|&i| (names[documents[i].0], documents[i]));
             for i in by_name {
                 let (input, document) = documents[i];
                 let findings = own[i].iter().map(copy).collect();
-                gather.linted(input, document, findings).unwrap();
+                // Kept as they are (to be fixed), or as records.
+                let own = match random.below(3) {
+                    0 => Own::Kept(findings),
+                    _ => Own::reported(findings),
+                };
+                gather.linted(input, document, own).unwrap();
             }
             gather.hold(elsewhere.iter().map(|(stage, f)| (*stage, copy(f))));
             let sorted: Vec<Finding> = gather.sorted().unwrap().collect::<io::Result<_>>().unwrap();

@@ -156,7 +156,7 @@ impl Writer {
             context: summary.context.as_deref(),
             hpas: summary.context.is_some().then_some(summary.hpas),
         };
-        pretty(&summary, 1, out)?;
+        pretty(&summary, 1, &mut Vec::new(), out)?;
         out.write_all(b"\n}\n")
     }
 }
@@ -166,18 +166,24 @@ impl Writer {
 pub struct Array {
     depth: usize,
     empty: bool,
+    /// A value's text before it is indented.
+    buf: Vec<u8>,
 }
 
 impl Array {
     pub fn new(depth: usize) -> Self {
-        Self { depth, empty: true }
+        Self {
+            depth,
+            empty: true,
+            buf: Vec::new(),
+        }
     }
 
     pub fn push(&mut self, value: &impl Serialize, out: &mut dyn Write) -> io::Result<()> {
         out.write_all(if self.empty { b"[\n" } else { b",\n" })?;
         self.empty = false;
-        out.write_all(&INDENT[..2 * (self.depth + 1)])?;
-        pretty(value, self.depth + 1, out)
+        out.write_all(indent(self.depth + 1))?;
+        pretty(value, self.depth + 1, &mut self.buf, out)
     }
 
     pub fn close(self, out: &mut dyn Write) -> io::Result<()> {
@@ -185,46 +191,33 @@ impl Array {
             return out.write_all(b"[]");
         }
         out.write_all(b"\n")?;
-        out.write_all(&INDENT[..2 * self.depth])?;
+        out.write_all(indent(self.depth))?;
         out.write_all(b"]")
     }
 }
 
-/// Spaces enough for the deepest level written by [`Array`].
-const INDENT: &[u8] = b"                ";
+/// The indentation of a line `depth` levels in.
+fn indent(depth: usize) -> &'static [u8] {
+    const SPACES: &[u8] = b"                ";
+    &SPACES[..2 * depth]
+}
 
 /// Writes `value` pretty-printed `depth` levels in: each line after the
-/// first is indented (JSON strings hold no raw line breaks).
-fn pretty(value: &impl Serialize, depth: usize, out: &mut dyn Write) -> io::Result<()> {
-    let mut indented = Indented {
-        out,
-        indent: &INDENT[..2 * depth],
-    };
-    serde_json::to_writer_pretty(&mut indented, value)?;
-    Ok(())
-}
-
-/// A writer that indents every line but the first.
-struct Indented<'a> {
-    out: &'a mut dyn Write,
-    indent: &'a [u8],
-}
-
-impl Write for Indented<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut lines = buf.split(|&b| b == b'\n');
-        if let Some(first) = lines.next() {
-            self.out.write_all(first)?;
-        }
-        for line in lines {
-            self.out.write_all(b"\n")?;
-            self.out.write_all(self.indent)?;
-            self.out.write_all(line)?;
-        }
-        Ok(buf.len())
+/// first is indented (JSON strings hold no raw line breaks). `buf` holds its
+/// text before.
+fn pretty(
+    value: &impl Serialize,
+    depth: usize,
+    buf: &mut Vec<u8>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    buf.clear();
+    serde_json::to_writer_pretty(&mut *buf, value)?;
+    let mut line = 0;
+    for end in memchr::memchr_iter(b'\n', buf) {
+        out.write_all(&buf[line..=end])?;
+        out.write_all(indent(depth))?;
+        line = end + 1;
     }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
-    }
+    out.write_all(&buf[line..])
 }
