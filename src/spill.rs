@@ -190,7 +190,12 @@ impl Spill {
         self.last.clear();
         self.last.extend_from_slice(records.last());
         if self.file.is_none() && self.memory.len() + records.bytes.len() > self.bound {
-            let mut file = BufWriter::new(tempfile::tempfile()?);
+            let file = tempfile::tempfile().map_err(|error| {
+                let dir = std::env::temp_dir();
+                let why = format!("cannot make a temporary file in {}: {error}", dir.display());
+                io::Error::new(error.kind(), why)
+            })?;
+            let mut file = BufWriter::new(file);
             file.write_all(&std::mem::take(&mut self.memory))?;
             self.file = Some(file);
         }
