@@ -389,9 +389,29 @@ fn walk(
             })
         });
     let (mut walked, walk_errors) = found.into_inner().unwrap_or_else(PoisonError::into_inner);
-    walked.sort();
+    walked.sort_unstable_by(|a, b| by_components(a, b));
     files.extend(walked);
     errors.extend(walk_errors);
+}
+
+/// The order of paths that all start with the same directory (as the
+/// walker's do) and go on below it by plain names: that of [`Path`]'s `Ord`,
+/// component by component, without splitting the paths into components. A
+/// separator sorts before any other byte, as the end of a component does.
+fn by_components(a: &Path, b: &Path) -> std::cmp::Ordering {
+    let (a, b) = (
+        a.as_os_str().as_encoded_bytes(),
+        b.as_os_str().as_encoded_bytes(),
+    );
+    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    // What follows the common start: nothing, a separator, or another byte.
+    let rank = |rest: &[u8]| {
+        rest.first().map(|&byte| match byte {
+            _ if std::path::is_separator(byte.into()) => 0,
+            _ => u16::from(byte) + 1,
+        })
+    };
+    rank(&a[common..]).cmp(&rank(&b[common..]))
 }
 
 /// The order of the files [`collect`] returns.
@@ -489,18 +509,40 @@ fn to_sources(mut files: Vec<PathBuf>, context: bool, order: Order) -> Vec<Sourc
         .map(|mut path| {
             // Held all run, for each of many files: a joined path has spare room.
             path.shrink_to_fit();
+            // `./apps/x.yaml` (from walking `.`) reads better as `apps/x.yaml`.
+            let shown = path.strip_prefix(".").unwrap_or(&path);
+            let name = match shown.to_str() {
+                Some(name) => Arc::from(name),
+                None => Arc::from(shown.display().to_string()),
+            };
             SourceFile {
-                // `./apps/x.yaml` (from walking `.`) reads better as `apps/x.yaml`.
-                name: Arc::from(
-                    path.strip_prefix(".")
-                        .unwrap_or(&path)
-                        .display()
-                        .to_string(),
-                ),
+                name,
                 context,
                 bytes: Bytes::Path(path),
                 fixed: None,
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// Paths under one directory sort as `Path` sorts them.
+        #[test]
+        fn walked_paths_sort_as_paths_do(
+            root in "(\\./|/|)[a-z]{0,2}(/[a-z]{1,2}){0,2}",
+            // Names as a directory lists them: never `.` or `..`.
+            names in proptest::collection::vec("[a-z\\-_ ][a-z.\\-_ ]{0,2}(/[a-z\\-_ ][a-z.\\-_ ]{0,2}){0,3}", 1..20),
+        ) {
+            let walked: Vec<PathBuf> = names.iter().map(|name| Path::new(&root).join(name)).collect();
+            let mut expected = walked.clone();
+            expected.sort();
+            let mut sorted = walked;
+            sorted.sort_by(|a, b| by_components(a, b));
+            proptest::prop_assert_eq!(sorted, expected);
+        }
+    }
 }

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use granit_parser::{Event, Parser, ScalarStyle, ScanError, Tag};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::keep::{ALL, Keep};
 use super::quick::{self, Unsupported};
@@ -236,8 +236,11 @@ struct Frame<'a> {
     /// What its parent keeps of it (differs from `keep` for anchored nodes,
     /// which are built whole for their aliases).
     kept_by_parent: Option<&'static Keep>,
-    map: Option<Map<String, Value>>,
-    items: Vec<Value>,
+    /// Whether it is built (`keep` is set, or it is an anchored node).
+    builds: bool,
+    /// Where its entries (a mapping's) or items (a sequence's) start on the
+    /// composer's stacks of them.
+    built_start: usize,
     /// Where its keys start on the composer's key stack.
     keys_start: usize,
     /// Its keys, once it has many.
@@ -266,6 +269,11 @@ struct Composer<'a, 'c> {
     stop: Option<(usize, Problem)>,
     frames: Vec<Frame<'a>>,
     keys: Keys<'a>,
+    /// The entries of the open mappings that are built, and the items of the
+    /// open sequences, each above its parent's: a node's are gathered first
+    /// and become its map or vector when it ends, made at their size.
+    entries: Vec<(String, Value)>,
+    items: Vec<Value>,
     /// Whether repeated keys are looked for (they are not when a document
     /// is read again: [`compose_again`]).
     finds_repeated_keys: bool,
@@ -334,6 +342,8 @@ impl<'a, 'c> Composer<'a, 'c> {
             stop,
             frames: Vec::new(),
             keys: Keys::default(),
+            entries: Vec::new(),
+            items: Vec::new(),
             finds_repeated_keys: true,
             anchors: Vec::new(),
             alias_nodes: 0,
@@ -474,10 +484,7 @@ impl<'a, 'c> Composer<'a, 'c> {
     fn end(&mut self, at: Pos) -> Result<(), Problem> {
         let frame = self.frames.pop().expect("the parser balances collections");
         self.keys.stack.truncate(frame.keys_start);
-        let value = match frame.map {
-            Some(map) => Some(Value::Object(map)),
-            None => frame.keep.map(|_| Value::Array(frame.items)),
-        };
+        let value = self.built(&frame);
         let nodes = frame.nodes + 1;
         let height = frame.height + 1;
         let value = if frame.anchor != 0 {
@@ -518,24 +525,34 @@ impl<'a, 'c> Composer<'a, 'c> {
     /// Closes the open nodes after a problem, keeping what was built of them.
     fn unwind(&mut self) -> Option<Value> {
         while let Some(frame) = self.frames.pop() {
-            let value = match frame.map {
-                Some(map) => Some(Value::Object(map)),
-                None => frame.keep.map(|_| Value::Array(frame.items)),
-            };
+            let value = self.built(&frame);
             let Some(parent) = self.frames.last_mut() else {
                 return value;
             };
             match (std::mem::replace(&mut parent.pending, Pending::Key), value) {
-                (Pending::Value(key), Some(value)) => {
-                    if let Some(map) = &mut parent.map {
-                        map.insert(key.into_owned(), value);
-                    }
+                (Pending::Value(key), Some(value)) if parent.builds && parent.is_map => {
+                    self.entries.push((key.into_owned(), value));
                 }
-                (Pending::Key, Some(value)) if parent.map.is_none() => parent.items.push(value),
+                (Pending::Key, Some(value)) if parent.builds && !parent.is_map => {
+                    self.items.push(value);
+                }
                 _ => {}
             }
         }
         self.root.take()
+    }
+
+    /// The value of a node that ended, from its entries or items; `None`
+    /// when it is not built.
+    fn built(&mut self, frame: &Frame<'_>) -> Option<Value> {
+        if !frame.builds {
+            return None;
+        }
+        Some(if frame.is_map {
+            Value::Object(self.entries.drain(frame.built_start..).collect())
+        } else {
+            Value::Array(self.items.drain(frame.built_start..).collect())
+        })
     }
 
     fn expects_key(&self) -> bool {
@@ -575,8 +592,12 @@ impl<'a, 'c> Composer<'a, 'c> {
             is_map,
             keep,
             kept_by_parent,
-            map: (is_map && keep.is_some()).then(Map::new),
-            items: Vec::new(),
+            builds: keep.is_some(),
+            built_start: if is_map {
+                self.entries.len()
+            } else {
+                self.items.len()
+            },
             keys_start: self.keys.stack.len(),
             many_keys: None,
             pending: Pending::Key,
@@ -628,23 +649,23 @@ impl<'a, 'c> Composer<'a, 'c> {
         match std::mem::replace(&mut frame.pending, Pending::Key) {
             Pending::Key => {
                 frame.length += 1;
-                if let Some(value) = node.value {
-                    frame.items.push(value);
+                if let (true, Some(value)) = (frame.builds, node.value) {
+                    self.items.push(value);
                 }
             }
             Pending::Value(key) => {
                 if depth == 1 {
                     self.note_identity(&key, node.value.as_ref());
                 }
-                let frame = self.frames.last_mut().expect("checked above");
-                if let (Some(map), Some(value)) = (&mut frame.map, node.value) {
-                    map.insert(key.into_owned(), value);
+                let frame = self.frames.last().expect("checked above");
+                if let (true, Some(value)) = (frame.builds, node.value) {
+                    self.entries.push((key.into_owned(), value));
                 }
             }
             Pending::Merge => {
                 let merged = node.value.expect("merge values are built");
-                let frame = self.frames.last_mut().expect("checked above");
-                merge(frame, merged).map_err(|message| Problem {
+                let frame = self.frames.last().expect("checked above");
+                merge(frame, merged, &mut self.entries).map_err(|message| Problem {
                     kind: ProblemKind::Conversion,
                     message,
                     path: FieldPath::root(),
@@ -745,7 +766,11 @@ fn offset(at: usize) -> Pos {
 
 /// A merge key's value applied to a mapping as go-yaml v2 applies it: entries
 /// overwrite what is there; in a list of mappings, earlier ones win.
-fn merge(frame: &mut Frame<'_>, merged: Value) -> Result<(), String> {
+fn merge(
+    frame: &Frame<'_>,
+    merged: Value,
+    entries: &mut Vec<(String, Value)>,
+) -> Result<(), String> {
     const NEEDS_MAP: &str = "a merge key (`<<`) needs a mapping or a list of mappings as its value";
     let sources = match merged {
         Value::Object(map) => vec![map],
@@ -759,16 +784,14 @@ fn merge(frame: &mut Frame<'_>, merged: Value) -> Result<(), String> {
             .collect::<Result<_, _>>()?,
         _ => return Err(NEEDS_MAP.to_owned()),
     };
+    // A mapping is built when it is kept (merge keys are in mappings only).
     let Some(keep) = frame.keep else {
-        return Ok(());
-    };
-    let Some(map) = &mut frame.map else {
         return Ok(());
     };
     for source in sources {
         for (key, value) in source {
             if let Some(field) = keep.field(&key) {
-                map.insert(key, field.prune(value));
+                entries.push((key, field.prune(value)));
             }
         }
     }
