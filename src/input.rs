@@ -389,29 +389,25 @@ fn walk(
             })
         });
     let (mut walked, walk_errors) = found.into_inner().unwrap_or_else(PoisonError::into_inner);
-    walked.sort_unstable_by(|a, b| by_components(a, b));
+    walked.sort_by_cached_key(|path| component_order(path));
     files.extend(walked);
     errors.extend(walk_errors);
 }
 
-/// The order of paths that all start with the same directory (as the
-/// walker's do) and go on below it by plain names: that of [`Path`]'s `Ord`,
-/// component by component, without splitting the paths into components. A
-/// separator sorts before any other byte, as the end of a component does.
-fn by_components(a: &Path, b: &Path) -> std::cmp::Ordering {
-    let (a, b) = (
-        a.as_os_str().as_encoded_bytes(),
-        b.as_os_str().as_encoded_bytes(),
-    );
-    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    // What follows the common start: nothing, a separator, or another byte.
-    let rank = |rest: &[u8]| {
-        rest.first().map(|&byte| match byte {
+/// What sorts paths that all start with the same directory (as the walker's
+/// do) and go on below it by plain names as [`Path`]'s `Ord` sorts them,
+/// component by component: their bytes, a separator made the least of them
+/// (no name holds a NUL), as the end of a component is. Compared with one
+/// `memcmp`, where `Ord` splits both paths into components on every compare.
+fn component_order(path: &Path) -> Vec<u8> {
+    path.as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .map(|&byte| match byte {
             _ if std::path::is_separator(byte.into()) => 0,
-            _ => u16::from(byte) + 1,
+            _ => byte,
         })
-    };
-    rank(&a[common..]).cmp(&rank(&b[common..]))
+        .collect()
 }
 
 /// The order of the files [`collect`] returns.
@@ -541,7 +537,7 @@ mod tests {
             let mut expected = walked.clone();
             expected.sort();
             let mut sorted = walked;
-            sorted.sort_by(|a, b| by_components(a, b));
+            sorted.sort_by_cached_key(|path| component_order(path));
             proptest::prop_assert_eq!(sorted, expected);
         }
     }
