@@ -3,6 +3,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::path::{get, member};
 use crate::quote::{code, shown};
 
 /// An opaque handle a front end attaches to each object to find its source again
@@ -36,12 +37,12 @@ impl ObjectKey {
     /// The identity of an object; `None` when `value` has no string `apiVersion`
     /// and `kind` (it is not a Kubernetes object).
     pub fn of(value: &Value, default_namespace: &str) -> Option<Self> {
-        let api_version = value.get("apiVersion")?.as_str()?.to_owned();
-        let kind = value.get("kind")?.as_str()?.to_owned();
-        let metadata = value.get("metadata");
+        let api_version = member(value, "apiVersion")?.as_str()?.to_owned();
+        let kind = member(value, "kind")?.as_str()?.to_owned();
+        let metadata = member(value, "metadata");
         let text = |field: &str| {
             metadata
-                .and_then(|m| m.get(field))
+                .and_then(|m| member(m, field))
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
         };
@@ -178,7 +179,7 @@ impl Object {
     }
 
     fn annotations(&self) -> Option<&Map<String, Value>> {
-        self.value.get("metadata")?.get("annotations")?.as_object()
+        get(&self.value, &["metadata", "annotations"])?.as_object()
     }
 
     /// The reason given in `hpa-lint.io/ignore.<rule>` for suppressing a rule.

@@ -16,7 +16,7 @@ use super::keep::{ALL, Keep};
 use super::quick::{self, Unsupported};
 use super::scalar::{self, Scalar};
 use super::{Pos, Problem, ProblemKind, goyaml, lines, pos_of};
-use crate::path::FieldPath;
+use crate::path::{FieldPath, member};
 
 /// Deepest nesting read, counting the levels that aliases add.
 pub const MAX_DEPTH: usize = 100;
@@ -68,7 +68,12 @@ fn quick_compose(text: &str, choose: Choose<'_>) -> Option<Composed> {
     let mut composer = Composer::new(choose, None);
     quick::read(text, &mut composer).ok()?;
     let value = composer.root.take();
-    let last = value.as_ref().map_or(&ALL, |v| keep_of(v, choose));
+    // Without repeated keys (a problem) the identity the keep was chosen by
+    // is the document's, unless a merge key at the root may have changed it.
+    let last = match composer.chosen {
+        Some(chosen) if !composer.merged_at_root => chosen,
+        _ => value.as_ref().map_or(&ALL, |v| keep_of(v, choose)),
+    };
     let rechosen = composer
         .chosen
         .is_some_and(|chosen| !std::ptr::eq(chosen, last));
@@ -166,8 +171,8 @@ fn full_compose(text: &str, choose: Choose<'_>) -> Composed {
 
 fn keep_of(value: &Value, choose: Choose<'_>) -> &'static Keep {
     match (
-        value.get("apiVersion").and_then(Value::as_str),
-        value.get("kind").and_then(Value::as_str),
+        member(value, "apiVersion").and_then(Value::as_str),
+        member(value, "kind").and_then(Value::as_str),
     ) {
         (Some(api_version), Some(kind)) => choose(api_version, kind),
         _ => &ALL,
@@ -282,6 +287,8 @@ struct Composer<'a, 'c> {
     problems: Vec<Problem>,
     /// The keep chosen from the root's `apiVersion` and `kind`, once both were read.
     chosen: Option<&'static Keep>,
+    /// Whether a merge key added entries to the root (its identity among them, maybe).
+    merged_at_root: bool,
     api_version: Option<String>,
     kind: Option<String>,
     root: Option<Value>,
@@ -349,6 +356,7 @@ impl<'a, 'c> Composer<'a, 'c> {
             alias_nodes: 0,
             problems: Vec::new(),
             chosen: None,
+            merged_at_root: false,
             api_version: None,
             kind: None,
             root: None,
@@ -663,6 +671,7 @@ impl<'a, 'c> Composer<'a, 'c> {
                 }
             }
             Pending::Merge => {
+                self.merged_at_root |= depth == 1;
                 let merged = node.value.expect("merge values are built");
                 let frame = self.frames.last().expect("checked above");
                 merge(frame, merged, &mut self.entries).map_err(|message| Problem {
@@ -926,6 +935,17 @@ mod tests {
         );
         assert_eq!(
             changed.value,
+            Some(
+                json!({"apiVersion": "v1", "kind": "Other", "spec": {"replicas": 1, "paused": true}})
+            )
+        );
+        // So does a merge key at the root that changes the `kind`.
+        let merged = compose(
+            "apiVersion: v1\nkind: Deployment\n<<: {kind: Other}\nspec: {replicas: 1, paused: true}\n",
+            &choose,
+        );
+        assert_eq!(
+            merged.value,
             Some(
                 json!({"apiVersion": "v1", "kind": "Other", "spec": {"replicas": 1, "paused": true}})
             )
