@@ -3,7 +3,6 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::path::{get, member};
 use crate::quote::{code, shown};
 
 /// An opaque handle a front end attaches to each object to find its source again
@@ -82,6 +81,16 @@ impl ObjectKey {
             name: self.name.clone(),
         }
     }
+}
+
+/// `value[name]` when `value` is a mapping, found by comparing its keys:
+/// cheaper than hashing the name for the few keys of an object's top level
+/// and metadata.
+fn member<'v>(value: &'v Value, name: &str) -> Option<&'v Value> {
+    value
+        .as_object()?
+        .iter()
+        .find_map(|(key, value)| (key == name).then_some(value))
 }
 
 /// The group part of an `apiVersion` string: `apps/v1` → `apps`, `v1` → `""`.
@@ -179,7 +188,7 @@ impl Object {
     }
 
     fn annotations(&self) -> Option<&Map<String, Value>> {
-        get(&self.value, &["metadata", "annotations"])?.as_object()
+        member(member(&self.value, "metadata")?, "annotations")?.as_object()
     }
 
     /// The reason given in `hpa-lint.io/ignore.<rule>` for suppressing a rule.
