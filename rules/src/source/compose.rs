@@ -826,7 +826,7 @@ fn alias_key(value: Value) -> Result<String, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use serde_json::json;
 
@@ -1088,7 +1088,8 @@ mod tests {
 
     /// Documents made of lines that manifests have, and of the lines where
     /// YAML readers differ.
-    fn manifest_like() -> impl proptest::strategy::Strategy<Value = String> {
+    /// Documents made of lines that manifests (and broken ones) are made of.
+    pub(in crate::source) fn manifest_like() -> impl proptest::strategy::Strategy<Value = String> {
         use proptest::prelude::*;
         let key = prop::sample::select(vec![
             "a",
