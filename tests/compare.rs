@@ -303,6 +303,7 @@ spec:
         "demand at new target",
         "old maxReplicas",
         "new maxReplicas",
+        "minReplicas",
         "old replicas",
         "new replicas",
     ] {

@@ -398,7 +398,7 @@ fn replicas_mode_marks_the_cap_too() {
     assert_eq!(replicas.plotted(capped).len(), 1);
 }
 
-/// `compare --plot` draws `maxReplicas` as `simulate --plot` does.
+/// `compare --plot` draws `maxReplicas` and `minReplicas` as `simulate --plot` does.
 #[test]
 fn compare_draws_the_bounds_as_simulate_does() {
     let dir = tempfile::tempdir().unwrap();
@@ -413,7 +413,7 @@ fn compare_draws_the_bounds_as_simulate_does() {
         &["examples/shop/cart/cart.yaml", &new, "--load", "spike"],
     );
     let title = compared.titles()[0].to_owned();
-    let compare_max = look(&compared.panel(&title).swatch("maxReplicas"));
+    let compared = compared.panel(&title);
     let simulated = plot(
         "simulate",
         &[
@@ -424,8 +424,12 @@ fn compare_draws_the_bounds_as_simulate_does() {
             "40m",
         ],
     );
-    assert_eq!(
-        compare_max,
-        look(&simulated.panel("replicas").swatch("maxReplicas 9"))
-    );
+    let simulated = simulated.panel("replicas");
+    for (bound, value) in [("maxReplicas", 9), ("minReplicas", 3)] {
+        assert_eq!(
+            look(&compared.swatch(bound)),
+            look(&simulated.swatch(&format!("{bound} {value}"))),
+            "{bound}"
+        );
+    }
 }

@@ -13,8 +13,8 @@ use super::{Comparison, Side};
 use crate::loads::per_pod_target;
 use crate::simulate::keys;
 use crate::simulate::plot::{
-    Area, COLORS, DrawResult, Held, Legend, MAX_REPLICAS, STABILIZED, Stroke, Swatch, WIDTH, chart,
-    destination, temporary, x,
+    Area, COLORS, Chart, DrawResult, Held, Legend, MAX_REPLICAS, MIN_REPLICAS, STABILIZED, Stroke,
+    Swatch, WIDTH, chart, destination, temporary, x,
 };
 
 const PANEL: u32 = 300;
@@ -115,6 +115,35 @@ fn observed(comparison: &Comparison) -> Vec<Vec<(f64, f64)>> {
     pieces
 }
 
+/// A bound of both specs: one line where they agree, else one per spec in
+/// its colour.
+fn draw_bound(
+    chart: &mut Chart<'_, '_>,
+    legend: &mut Legend,
+    bound: Stroke,
+    values: [f64; 2],
+    name: &str,
+    labels: [&str; 2],
+    end: f64,
+) -> DrawResult {
+    if values[0] == values[1] {
+        bound.draw(chart, vec![(0.0, values[0]), (end, values[0])])?;
+        legend.add(Swatch::Line(bound), name);
+        return Ok(());
+    }
+    for (i, value) in values.into_iter().enumerate() {
+        let stroke = Stroke {
+            style: SPEC_COLORS[i]
+                .mix(0.7)
+                .stroke_width(bound.style.stroke_width),
+            ..bound
+        };
+        stroke.draw(chart, vec![(0.0, value), (end, value)])?;
+        legend.add(Swatch::Line(stroke), format!("{} {name}", labels[i]));
+    }
+    Ok(())
+}
+
 fn panel(
     area: &Area<'_>,
     sides: [&Side; 2],
@@ -164,18 +193,12 @@ fn panel(
             format!("demand at {} target", labels[1]),
         );
     }
-    if maxima[0] == maxima[1] {
-        MAX_REPLICAS.draw(&mut chart, vec![(0.0, maxima[0]), (end, maxima[0])])?;
-        legend.add(Swatch::Line(MAX_REPLICAS), "maxReplicas");
-    } else {
-        for (i, max) in maxima.into_iter().enumerate() {
-            let stroke = Stroke {
-                style: SPEC_COLORS[i].mix(0.7).stroke_width(1),
-                ..MAX_REPLICAS
-            };
-            stroke.draw(&mut chart, vec![(0.0, max), (end, max)])?;
-            legend.add(Swatch::Line(stroke), format!("{} maxReplicas", labels[i]));
-        }
+    let minima = sides.map(|s| f64::from(s.autoscaler.min_replicas));
+    for (bound, values, name) in [
+        (MAX_REPLICAS, maxima, "maxReplicas"),
+        (MIN_REPLICAS, minima, "minReplicas"),
+    ] {
+        draw_bound(&mut chart, &mut legend, bound, values, name, labels, end)?;
     }
     for (i, line) in lines.iter().enumerate() {
         let stroke = Stroke::new(SPEC_COLORS[i], if i == 0 { 5 } else { 2 }, None);

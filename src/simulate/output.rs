@@ -225,7 +225,9 @@ impl<W: Write> Sink for Text<'_, W> {
                 .metrics
                 .get(m)
                 .map_or_else(|| "-".to_owned(), |r| per_pod(&a.metrics[m], r));
-            line += &format!("  {:>10}  {value:>12}", quantity(demand[column]));
+            // As the trace writes it (`1.2`, `4`): one unit down the column.
+            let demand = thousandths(demand[column]).to_string();
+            line += &format!("  {demand:>10}  {value:>12}");
         }
         let stable = step.outcome.normalized.map(|n| n.stabilized);
         let replicas = if step.outcome.desired == step.current {

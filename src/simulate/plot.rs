@@ -75,7 +75,7 @@ impl Stroke {
 
 /// `maxReplicas`: dark, in long dashes; `minReplicas`: light, dotted.
 pub const MAX_REPLICAS: Stroke = Stroke::new(RGBColor(70, 70, 70), 1, Some((8, 4)));
-const MIN_REPLICAS: Stroke = Stroke::new(RGBColor(150, 150, 150), 2, Some((2, 4)));
+pub const MIN_REPLICAS: Stroke = Stroke::new(RGBColor(150, 150, 150), 2, Some((2, 4)));
 /// A metric's target.
 const TARGET: Stroke = Stroke::new(RGBColor(90, 90, 90), 1, Some((6, 3)));
 /// The metrics' recommendation, before stabilization and limits.
