@@ -16,9 +16,10 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use crate::report::{
-    Excerpt, FileEdit, Finding, Location, Outcome, Position, Summary, sort_findings,
-};
+use std::io;
+
+use crate::report::{Excerpt, FileEdit, Finding, Location, Outcome, Position, Summary};
+use crate::spill::{Gather, Own, Sorted, Stage};
 use hpa_lint_rules::fix::{Fix, TextEdit};
 use hpa_lint_rules::source::lines::positions;
 use hpa_lint_rules::source::{Chunk, Pos, split_documents};
@@ -209,7 +210,6 @@ fn locate_in(
     diagnostics: Vec<Diagnostic>,
     places: &[Place],
     source: &SourceFile,
-    purpose: Purpose,
 ) -> Vec<Finding> {
     let about: Vec<(&FieldPath, &Diagnostic)> = diagnostics
         .iter()
@@ -245,10 +245,7 @@ fn locate_in(
         .into_iter()
         .zip(located)
         .zip(edits)
-        .map(|((mut d, pos), edits)| {
-            if purpose == Purpose::Report {
-                shed(&mut d);
-            }
+        .map(|((d, pos), edits)| {
             let place = &places[d.subject.origin.0 as usize];
             let edits = place.file_edits(edits, &mut at);
             let mut finding = place.finding(d, &source.name, document, pos);
@@ -268,18 +265,6 @@ pub enum Purpose {
     /// To be fixed (`--fix`, `--diff`): their fixes' edits on field paths
     /// are made again to the fixed text.
     Fix,
-}
-
-/// Lets go of what a located finding no longer needs when it is only
-/// reported: the path it was located by, its fix's edits on field paths
-/// (its text edits are in its location), and its message's spare room. The findings of a large input are
-/// many, and a fix's values are often most of one.
-fn shed(diagnostic: &mut Diagnostic) {
-    diagnostic.source_path = FieldPath::root();
-    diagnostic.message.shrink_to_fit();
-    if let Some(fix) = &mut diagnostic.fix {
-        fix.edits = Vec::new();
-    }
 }
 
 /// Every object of the input (step 1), indexed as the rules see it, with
@@ -367,100 +352,136 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
     }
 }
 
-/// Runs the whole pipeline.
-pub fn run(sources: &[SourceFile], settings: &Settings, purpose: Purpose) -> Outcome {
+/// Bytes of encoded findings a plain check keeps in memory (a finding takes
+/// some 300); those beyond go to a temporary file, read back as they are
+/// written.
+const HELD_BYTES: usize = 1 << 20;
+
+/// Documents linted at once (in parallel) in step 2.
+const BATCH: usize = 512;
+
+/// Runs the whole pipeline. The findings come out in order; a plain check's
+/// beyond [`HELD_BYTES`] are spilled to a temporary file.
+pub fn run(
+    sources: &[SourceFile],
+    settings: &Settings,
+    purpose: Purpose,
+) -> io::Result<Outcome<Sorted>> {
+    run_holding(sources, settings, purpose, HELD_BYTES)
+}
+
+/// [`run`], holding at most `held` bytes of findings of step 2 in memory.
+fn run_holding(
+    sources: &[SourceFile],
+    settings: &Settings,
+    purpose: Purpose,
+    held: usize,
+) -> io::Result<Outcome<Sorted>> {
     let Inventory {
         index,
         places,
         hpas,
-        mut findings,
-        mut summary,
-        mut input_errors,
-    } = read(sources, settings);
-
-    // Step 2: lint the HPAs, file by file. A finding counts when it is
-    // located in a linted file, or when a linted file's object (an HPA) caused
-    // it: with `--context`, a new HPA is checked against the workload it
-    // targets, and a changed workload against its HPAs.
-    let in_context = |origin: Origin| sources[places[origin.0 as usize].file].context;
-    let mut by_file: BTreeMap<usize, Vec<Vec<Origin>>> = BTreeMap::new();
-    for ((file, _), origins) in hpas {
-        by_file.entry(file).or_default().push(origins);
-    }
-    let linted: Vec<Linted> = by_file
-        .into_par_iter()
-        .map(|(file, documents)| {
-            let source = &sources[file];
-            let Ok(opened) = source.open() else {
-                return Linted::default();
-            };
-            let lint_one = |linted: Linted, origins: &Vec<Origin>| {
-                let place = &places[origins[0].0 as usize];
-                let Some(document) = place.text(&opened) else {
-                    return linted;
-                };
-                let objects = objects_at(&places, origins);
-                let here: HashSet<Origin> = origins.iter().copied().collect();
-                let (own, others): (Vec<Diagnostic>, Vec<Diagnostic>) =
-                    lint_document(&document, &objects, &index, settings)
-                        .into_iter()
-                        .filter(|d| !(source.context && in_context(d.subject.origin)))
-                        .partition(|d| here.contains(&d.subject.origin));
-                let own = locate_in(&document, own, &places, source, purpose);
-                linted.join(Linted { own, others })
-            };
-            // Gathered as they come: the findings of a large file are many.
-            if documents.len() > 64 {
-                documents
-                    .par_iter()
-                    .fold(Linted::default, lint_one)
-                    .reduce(Linted::default, Linted::join)
-            } else {
-                documents.iter().fold(Linted::default(), lint_one)
-            }
-        })
-        .collect();
-    // The index is not looked in from here on: it is freed while the
-    // findings are gathered, located and sorted.
-    let ((), findings) = rayon::join(
-        || drop(index),
-        || {
-            let mut elsewhere: BTreeMap<usize, BTreeMap<usize, Vec<Diagnostic>>> = BTreeMap::new();
-            for linted in linted {
-                concat(&mut findings, linted.own);
-                for diagnostic in linted.others {
-                    let place = &places[diagnostic.subject.origin.0 as usize];
-                    elsewhere
-                        .entry(place.file)
-                        .or_default()
-                        .entry(place.document)
-                        .or_default()
-                        .push(diagnostic);
-                }
-            }
-            for located in locate_elsewhere(elsewhere, &places, sources, purpose) {
-                concat(&mut findings, located);
-            }
-            sort_findings(&mut findings);
-            findings
-        },
-    );
-    summary.count(&findings);
-    input_errors.sort();
-    Outcome {
         findings,
         summary,
-        input_errors,
+        mut input_errors,
+    } = read(sources, settings);
+    let mut gathered = Gather::new(held);
+    gathered.hold(findings.into_iter().map(|f| (Stage::Read, f)));
+
+    // Step 2: lint the HPAs in the order of the output (files by name,
+    // documents in order), a batch at a time, in parallel within a batch.
+    // A finding counts when it is located in a linted file, or when a linted
+    // file's object (an HPA) caused it: with `--context`, a new HPA is
+    // checked against the workload it targets, and a changed workload
+    // against its HPAs.
+    let in_context = |origin: Origin| sources[places[origin.0 as usize].file].context;
+    let lint = |source: &SourceFile, opened: &Opened<'_>, origins: &Vec<Origin>| {
+        let place = &places[origins[0].0 as usize];
+        let document = place.text(opened)?;
+        let objects = objects_at(&places, origins);
+        let here: HashSet<Origin> = origins.iter().copied().collect();
+        let (own, others): (Vec<Diagnostic>, Vec<Diagnostic>) =
+            lint_document(&document, &objects, &index, settings)
+                .into_iter()
+                .filter(|d| !(source.context && in_context(d.subject.origin)))
+                .partition(|d| here.contains(&d.subject.origin));
+        let own = locate_in(&document, own, &places, source);
+        let own = match purpose {
+            Purpose::Report => Own::reported(own),
+            // Fixes need what records leave out (edits on field paths).
+            Purpose::Fix => Own::Kept(own),
+        };
+        Some(Linted {
+            document: (place.file, place.document),
+            own,
+            others,
+        })
+    };
+    let mut by_name: Vec<usize> = (0..sources.len()).collect();
+    by_name.sort_by_key(|&file| (&*sources[file].name, file));
+    let mut documents = by_name.into_iter().flat_map(|file| {
+        hpas.range((file, 0)..(file + 1, 0))
+            .map(move |(_, o)| (file, o))
+    });
+    let mut elsewhere: BTreeMap<usize, BTreeMap<usize, Vec<(Stage, Diagnostic)>>> = BTreeMap::new();
+    loop {
+        let batch: Vec<(usize, &Vec<Origin>)> = documents.by_ref().take(BATCH).collect();
+        if batch.is_empty() {
+            break;
+        }
+        let files: Vec<&[(usize, &Vec<Origin>)]> = batch.chunk_by(|a, b| a.0 == b.0).collect();
+        let linted: Vec<Vec<Option<Linted>>> = files
+            .into_par_iter()
+            .map(|documents| {
+                let source = &sources[documents[0].0];
+                let Ok(opened) = source.open() else {
+                    return Vec::new();
+                };
+                documents
+                    .par_iter()
+                    .map(|(_, origins)| lint(source, &opened, origins))
+                    .collect()
+            })
+            .collect();
+        for Linted {
+            document: (input, document),
+            own,
+            others,
+        } in linted.into_iter().flatten().flatten()
+        {
+            for diagnostic in others {
+                let place = &places[diagnostic.subject.origin.0 as usize];
+                elsewhere
+                    .entry(place.file)
+                    .or_default()
+                    .entry(place.document)
+                    .or_default()
+                    .push((Stage::Elsewhere(input, document), diagnostic));
+            }
+            gathered.linted(input, document, own)?;
+        }
     }
+    // The index is not looked in from here on: it is freed while the
+    // findings about other objects are located.
+    let ((), located) = rayon::join(
+        || drop(index),
+        || locate_elsewhere(elsewhere, &places, sources),
+    );
+    gathered.hold(located.into_iter().flatten());
+    input_errors.sort();
+    Ok(Outcome {
+        findings: gathered.sorted()?,
+        summary,
+        input_errors,
+    })
 }
 
 /// Step 3: locates the findings about other objects, document by document.
 fn locate_elsewhere(
-    elsewhere: BTreeMap<usize, BTreeMap<usize, Vec<Diagnostic>>>,
+    elsewhere: BTreeMap<usize, BTreeMap<usize, Vec<(Stage, Diagnostic)>>>,
     places: &[Place],
     sources: &[SourceFile],
-    purpose: Purpose,
-) -> Vec<Vec<Finding>> {
+) -> Vec<Vec<(Stage, Finding)>> {
     elsewhere
         .into_par_iter()
         .map(|(file, documents)| {
@@ -471,39 +492,79 @@ fn locate_elsewhere(
             documents
                 .into_values()
                 .flat_map(|diagnostics| {
+                    let (stages, diagnostics): (Vec<Stage>, Vec<Diagnostic>) =
+                        diagnostics.into_iter().unzip();
                     let place = &places[diagnostics[0].subject.origin.0 as usize];
                     let document = place.text(&opened).unwrap_or_default();
-                    locate_in(&document, diagnostics, places, source, purpose)
+                    let located = locate_in(&document, diagnostics, places, source);
+                    stages.into_iter().zip(located)
                 })
                 .collect()
         })
         .collect()
 }
 
-/// What step 2 gives for some documents: findings located in them, and
-/// findings about objects elsewhere.
-#[derive(Default)]
+/// What step 2 gives for a document: findings located in it, and findings
+/// about objects elsewhere.
 struct Linted {
-    own: Vec<Finding>,
+    /// The HPAs' input and document.
+    document: (usize, usize),
+    own: Own,
     others: Vec<Diagnostic>,
 }
 
-impl Linted {
-    /// These, then `next`'s, in order.
-    fn join(mut self, next: Linted) -> Linted {
-        concat(&mut self.own, next.own);
-        concat(&mut self.others, next.others);
-        self
-    }
-}
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
 
-/// Appends `back` to `front`, in the larger of their buffers: a large buffer
-/// grows in place (or is remapped), where copying it would hold it twice.
-fn concat<T>(front: &mut Vec<T>, mut back: Vec<T>) {
-    if back.capacity() > front.capacity() {
-        back.splice(0..0, front.drain(..));
-        *front = back;
-    } else {
-        front.append(&mut back);
+    use super::*;
+    use crate::input::{Order, collect};
+    use crate::options::{Format, LintArgs};
+    use crate::{emit, settings};
+
+    /// The outputs on the examples and the real-world corpus with the
+    /// findings of step 2 spilled to the temporary file (all, or all but the
+    /// first 2,000 bytes of them), in every format, are those
+    /// `tests/golden.rs` recorded (it runs the binary, which keeps these in
+    /// memory).
+    #[test]
+    fn spilled_findings_give_the_recorded_outputs() {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let resolved = settings::resolve(&LintArgs::default(), None, None).unwrap();
+        for (corpus, dir) in [
+            ("examples", "examples"),
+            ("realworld", "tests/corpus/realworld"),
+        ] {
+            let (sources, errors) = collect(
+                &[PathBuf::from(dir)],
+                &[],
+                &resolved.ignore_paths,
+                &resolved.config_dir,
+                Order::Sorted,
+            )
+            .unwrap();
+            for (format, run) in [
+                (Format::Text, "text"),
+                (Format::Json, "json"),
+                (Format::Sarif, "sarif"),
+                (Format::Github, "github"),
+            ] {
+                let golden = root.join(format!("tests/golden/{corpus}.{run}"));
+                let golden = std::fs::read_to_string(golden).unwrap();
+                let (_, recorded) = golden.split_once("--- stdout\n").unwrap();
+                for held in [0, 2000] {
+                    let outcome =
+                        run_holding(&sources, &resolved.settings, Purpose::Report, held).unwrap();
+                    let mut summary = outcome.summary;
+                    summary.unread = errors.len() + outcome.input_errors.len();
+                    let mut out = Vec::new();
+                    emit::emit(format, false, summary, outcome.findings, &mut out).unwrap();
+                    let out = String::from_utf8(out)
+                        .unwrap()
+                        .replace(env!("CARGO_PKG_VERSION"), "[version]");
+                    assert!(out == recorded, "{corpus}.{run}, {held} held:\n{out}");
+                }
+            }
+        }
     }
 }

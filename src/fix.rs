@@ -86,15 +86,19 @@ impl Made {
 /// passes made fixes); `sources` read the fixed text from then on. A fix
 /// that cannot be made is not tried again. Returns the last lint's outcome,
 /// its findings marked where their fix could not be made, and what was made.
-pub fn fix(sources: &mut [SourceFile], settings: &Settings, unsafe_fixes: bool) -> (Outcome, Made) {
+pub fn fix(
+    sources: &mut [SourceFile],
+    settings: &Settings,
+    unsafe_fixes: bool,
+) -> io::Result<(Outcome, Made)> {
     let mut made = Made::default();
     let mut passes = 0;
     loop {
-        let mut outcome = check::run(sources, settings, check::Purpose::Fix);
+        let mut outcome = check::run(sources, settings, check::Purpose::Fix)?.collect()?;
         let fixes = by_document(&outcome, unsafe_fixes, &made.unmade);
         if fixes.is_empty() || passes == MAX_PASSES {
             made.mark(&mut outcome);
-            return (outcome, made);
+            return Ok((outcome, made));
         }
         passes += 1;
         for (input, documents) in fixes {

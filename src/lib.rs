@@ -2,7 +2,8 @@
 //! the options every lint run takes ([`options`]), their resolution with the
 //! configuration file into rule settings ([`settings`]), the findings of a run
 //! ([`report`]) and their output formats ([`emit`]); the manifests read and
-//! linted ([`input`], [`check`]) and the HPAs picked from them ([`hpas`]);
+//! linted ([`input`], [`check`]), their findings kept in order without
+//! holding them all ([`spill`]), and the HPAs picked from them ([`hpas`]);
 //! the simulation of the HPA controller with its outputs ([`simulate`]), on
 //! standard loads ([`loads`]) or Prometheus' history ([`prometheus`]), and
 //! two specs compared on one demand ([`compare`]); and the proxy a
@@ -24,3 +25,4 @@ pub mod proxy;
 pub mod report;
 pub mod settings;
 pub mod simulate;
+pub mod spill;

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Parser;
 use hpa_lint::check::Purpose;
-use hpa_lint::report::{FINDINGS, Outcome, TROUBLE};
+use hpa_lint::report::{FINDINGS, Finding, Outcome, Summary, TROUBLE};
 use hpa_lint::{check, compare, emit, input, report, settings, simulate};
 use hpa_lint_rules::Settings;
 
@@ -49,34 +49,59 @@ fn check(args: &CheckArgs) -> Result<u8> {
         return diff(&mut sources, settings, args.unsafe_fixes, input_errors);
     }
     let stdin = sources.iter().position(|s| s.path().is_none());
-    let (mut outcome, unwritten) = if args.fix {
-        fix_files(&mut sources, settings, args.unsafe_fixes, stdin)?
-    } else {
-        (check::run(&sources, settings, Purpose::Report), false)
-    };
-    let input_errors = unread(input_errors, &outcome);
-    outcome.summary.unread = input_errors.len();
-    outcome.summary.unsafe_fixes = args.unsafe_fixes;
-    // With `--fix -`, standard output carries the fixed text.
-    if args.fix && stdin.is_some() {
-        emit::eprint(&args.lint, &outcome)?;
-    } else {
-        emit::print(&args.lint, &outcome)?;
+    if args.fix {
+        let (outcome, unwritten) = fix_files(&mut sources, settings, args.unsafe_fixes, stdin)?;
+        let Outcome {
+            findings,
+            summary,
+            input_errors: more_errors,
+        } = outcome;
+        let input_errors = unread(input_errors, more_errors);
+        // With `--fix -`, standard output carries the fixed text.
+        let code = report(
+            args,
+            summary,
+            findings.into_iter().map(Ok),
+            &input_errors,
+            stdin.is_some(),
+        )?;
+        return Ok(if unwritten { TROUBLE } else { code });
     }
-    for error in &input_errors {
+    let Outcome {
+        findings,
+        summary,
+        input_errors: more_errors,
+    } = check::run(&sources, settings, Purpose::Report)?;
+    let input_errors = unread(input_errors, more_errors);
+    report(args, summary, findings, &input_errors, false)
+}
+
+/// Writes the findings and the summary (on standard error with `to_stderr`),
+/// then the inputs that could not be read; returns the exit code.
+fn report(
+    args: &CheckArgs,
+    mut summary: Summary,
+    findings: impl IntoIterator<Item = io::Result<Finding>>,
+    input_errors: &[String],
+    to_stderr: bool,
+) -> Result<u8> {
+    summary.unread = input_errors.len();
+    summary.unsafe_fixes = args.unsafe_fixes;
+    let summary = if to_stderr {
+        emit::eprint(&args.lint, summary, findings)?
+    } else {
+        emit::print(&args.lint, summary, findings)?
+    };
+    for error in input_errors {
         eprintln!("hpa-lint: {error}");
     }
-    let code = outcome.exit_code(args.lint.deny_warnings);
-    // The process ends here: freeing the findings one by one would only
-    // take time (a large input's are many).
-    std::mem::forget(outcome);
-    Ok(if unwritten { TROUBLE } else { code })
+    Ok(summary.exit_code(args.lint.deny_warnings))
 }
 
 /// The inputs that could not be read: while looking for them, and while
 /// linting.
-fn unread(mut errors: Vec<String>, outcome: &Outcome) -> Vec<String> {
-    errors.extend(outcome.input_errors.iter().cloned());
+fn unread(mut errors: Vec<String>, more: Vec<String>) -> Vec<String> {
+    errors.extend(more);
     errors.sort();
     errors
 }
@@ -90,7 +115,7 @@ fn fix_files(
     unsafe_fixes: bool,
     stdin: Option<usize>,
 ) -> Result<(Outcome, bool)> {
-    let (mut outcome, made) = fix::fix(sources, settings, unsafe_fixes);
+    let (mut outcome, made) = fix::fix(sources, settings, unsafe_fixes)?;
     let mut fixed = 0;
     let mut unwritten = Vec::new();
     for (input, _, count) in fix::changes(sources, &made) {
@@ -121,7 +146,7 @@ fn fix_files(
         for &input in &unwritten {
             sources[input].set_fixed(None);
         }
-        outcome = check::run(sources, settings, Purpose::Report);
+        outcome = check::run(sources, settings, Purpose::Report)?.collect()?;
         made.mark(&mut outcome);
     }
     outcome.summary.fixed = Some(fixed);
@@ -136,7 +161,7 @@ fn diff(
     unsafe_fixes: bool,
     input_errors: Vec<String>,
 ) -> Result<u8> {
-    let (outcome, made) = fix::fix(sources, settings, unsafe_fixes);
+    let (outcome, made) = fix::fix(sources, settings, unsafe_fixes)?;
     for finding in &outcome.findings {
         if let (Some(note), Some(location)) = (finding.fix_not_made(), &finding.location) {
             eprintln!(
@@ -160,7 +185,7 @@ fn diff(
             emit::plural(files, "file")
         );
     }
-    let input_errors = unread(input_errors, &outcome);
+    let input_errors = unread(input_errors, outcome.input_errors);
     for error in &input_errors {
         eprintln!("hpa-lint: {error}");
     }

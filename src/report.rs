@@ -17,6 +17,7 @@ pub const FINDINGS: u8 = 1;
 pub const TROUBLE: u8 = 2;
 
 /// A diagnostic, and where it is in the input when the input is text.
+#[derive(Debug)]
 pub struct Finding {
     pub diagnostic: Diagnostic,
     /// `None` for objects read from a cluster: the diagnostic's object names them.
@@ -24,6 +25,7 @@ pub struct Finding {
 }
 
 /// A place in a file.
+#[derive(Debug)]
 pub struct Location {
     pub file: Arc<str>,
     /// Index of the file among the inputs of the run.
@@ -69,6 +71,7 @@ const EXCERPT_REACH: usize = 80;
 
 /// A finding's source line, cut around the finding when it is long (one-line
 /// JSON would otherwise put the whole file into every finding).
+#[derive(Debug)]
 pub struct Excerpt {
     /// The text shown: the line, or a window of it marked with `…` where cut.
     pub text: String,
@@ -110,7 +113,8 @@ impl Excerpt {
     }
 }
 
-/// Counts for the summary line.
+/// Counts for the summary line (those by severity are made as the findings
+/// are written).
 #[derive(Default)]
 pub struct Summary {
     /// Fixes `--fix` made (`None` when it was not given).
@@ -132,9 +136,10 @@ pub struct Summary {
     pub unread: usize,
 }
 
-/// The outcome of a run.
-pub struct Outcome {
-    pub findings: Vec<Finding>,
+/// The outcome of a run: its findings in order (in a vector, or read back
+/// as they are written: [`crate::spill::Sorted`]).
+pub struct Outcome<F = Vec<Finding>> {
+    pub findings: F,
     pub summary: Summary,
     /// Inputs that could not be read.
     pub input_errors: Vec<String>,
@@ -165,14 +170,16 @@ pub fn exit(program: &str, result: anyhow::Result<u8>) -> ExitCode {
 /// Findings on missing fields share their parent's position (and API-server
 /// messages such as `Required value` name no field): the path tells them apart.
 pub fn sort_findings(findings: &mut Vec<Finding>) {
-    let key = Finding::sort_key;
-    // Stable: findings equal in every key part stay in their order. The
-    // positions are sorted, not the findings: sorting these large values
-    // would take a scratch copy of half of them.
-    let mut order: Vec<usize> = (0..findings.len()).collect();
-    order.sort_by(|&a, &b| key(&findings[a]).cmp(&key(&findings[b])));
-    permute(findings, &mut order);
-    findings.dedup_by(|a, b| key(a) == key(b));
+    sort_by(findings, |a, b| a.sort_key().cmp(&b.sort_key()));
+    findings.dedup_by(|a, b| a.sort_key() == b.sort_key());
+}
+
+/// Sorts `items` stably. The positions are sorted, not the items: sorting
+/// large values would take a scratch copy of half of them.
+pub fn sort_by<T>(items: &mut [T], compare: impl Fn(&T, &T) -> std::cmp::Ordering) {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|&a, &b| compare(&items[a], &items[b]));
+    permute(items, &mut order);
 }
 
 /// Puts `items[order[i]]` at `i`, in place, cycle by cycle (`order` is
@@ -194,7 +201,7 @@ fn permute<T>(items: &mut [T], order: &mut [usize]) {
 
 /// The parts of a finding it is sorted by, in order: its place (file, line
 /// and column), its object (namespace, name and kind), and what it says.
-type SortKey<'a> = (
+pub type SortKey<'a> = (
     (Option<&'a str>, usize, usize),
     (&'a str, &'a str, &'a str),
     (&'static str, &'a str, &'a FieldPath),
@@ -202,7 +209,7 @@ type SortKey<'a> = (
 
 impl Finding {
     /// Borrowed: a key made for every finding at once would copy them all.
-    fn sort_key(&self) -> SortKey<'_> {
+    pub fn sort_key(&self) -> SortKey<'_> {
         let (file, line, column) = self
             .location
             .as_ref()
@@ -238,30 +245,21 @@ impl Finding {
 }
 
 impl Summary {
-    /// Counts the findings by severity.
-    pub fn count(&mut self, findings: &[Finding]) {
-        for finding in findings {
-            match finding.diagnostic.severity {
-                Severity::Error => self.errors += 1,
-                Severity::Warning => self.warnings += 1,
-                Severity::Info => self.infos += 1,
-            }
+    /// Counts a finding by severity.
+    pub fn count(&mut self, finding: &Finding) {
+        match finding.diagnostic.severity {
+            Severity::Error => self.errors += 1,
+            Severity::Warning => self.warnings += 1,
+            Severity::Info => self.infos += 1,
         }
     }
-}
 
-impl Outcome {
     /// The exit code: [`TROUBLE`] when some input was not read, else
     /// [`FINDINGS`] for an error (or a warning, with `deny_warnings`), else 0.
     pub fn exit_code(&self, deny_warnings: bool) -> u8 {
-        let fails = |f: &Finding| match f.diagnostic.severity {
-            Severity::Error => true,
-            Severity::Warning => deny_warnings,
-            Severity::Info => false,
-        };
-        if self.summary.unread > 0 {
+        if self.unread > 0 {
             TROUBLE
-        } else if self.findings.iter().any(fails) {
+        } else if self.errors > 0 || (deny_warnings && self.warnings > 0) {
             FINDINGS
         } else {
             0

@@ -61,8 +61,12 @@ async fn run(args: &Args) -> Result<u8> {
                 .unwrap_or_else(|| cluster.namespace.clone())
         });
         let outcome = reports::read(&cluster, namespace.as_deref(), &args.names).await?;
-        emit::print(&args.lint, &outcome)?;
-        return Ok(outcome.exit_code(args.lint.deny_warnings));
+        let summary = emit::print(
+            &args.lint,
+            outcome.summary,
+            outcome.findings.into_iter().map(Ok),
+        )?;
+        return Ok(summary.exit_code(args.lint.deny_warnings));
     }
     let scope = Scope {
         namespace: (!args.all_namespaces).then(|| {
@@ -83,14 +87,18 @@ async fn run(args: &Args) -> Result<u8> {
         .await?;
     let outcome = audit(&inventory, &settings, &cluster.context);
 
-    emit::print(&args.lint, &outcome)?;
+    let summary = emit::print(
+        &args.lint,
+        outcome.summary,
+        outcome.findings.into_iter().map(Ok),
+    )?;
     for unread in &inventory.unread {
         eprintln!(
             "kubectl hpa-lint: cannot read {}: {}; {}",
             unread.resource, unread.error, unread.consequence
         );
     }
-    Ok(outcome.exit_code(args.lint.deny_warnings))
+    Ok(summary.exit_code(args.lint.deny_warnings))
 }
 
 /// Lints every HPA read, as a create at the cluster's release.
@@ -106,14 +114,13 @@ fn audit(inventory: &Inventory, settings: &hpa_lint_rules::Settings, context: &s
         })
         .collect();
     sort_findings(&mut findings);
-    let mut summary = Summary {
+    let summary = Summary {
         context: Some(context.to_owned()),
         hpas: inventory.hpas.len(),
         objects: inventory.objects,
         unread: inventory.unread.len(),
         ..Summary::default()
     };
-    summary.count(&findings);
     Outcome {
         findings,
         summary,

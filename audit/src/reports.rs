@@ -125,13 +125,12 @@ pub async fn read(cluster: &Cluster, namespace: Option<&str>, names: &[String]) 
         }
     }
     sort_findings(&mut findings);
-    let mut summary = Summary {
+    let summary = Summary {
         context: Some(cluster.context.clone()),
         hpas: hpas.len(),
         objects: reports.len(),
         ..Summary::default()
     };
-    summary.count(&findings);
     Ok(Outcome {
         findings,
         summary,

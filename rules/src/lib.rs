@@ -35,5 +35,5 @@ pub use fix::PatchOp;
 pub use index::{Index, Lookup, MemoryIndex};
 pub use lint::lint;
 pub use object::{Object, ObjectKey, ObjectRef, Origin};
-pub use path::FieldPath;
+pub use path::{FieldPath, Segment};
 pub use settings::Settings;

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use hpa_lint_rules::Severity;
 
 use crate::emit::text::{message, object_field, summary_line};
-use crate::report::Outcome;
+use crate::report::{Finding, Summary};
 
 /// Escapes a workflow command's message.
 fn escape_data(text: &str) -> String {
@@ -20,35 +20,38 @@ fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
-    for finding in &outcome.findings {
-        let command = match finding.diagnostic.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Info => "notice",
-        };
-        let mut message = message(finding);
-        // An object read from a cluster has no file: name it in the message.
-        let place = match &finding.location {
-            Some(l) => format!(
-                "file={},line={},col={},",
-                escape_property(&l.file),
-                l.line,
-                l.column
-            ),
-            None => {
-                message = format!("{}: {message}", object_field(finding));
-                String::new()
-            }
-        };
-        writeln!(
-            out,
-            "::{command} {place}title={}::{}",
-            escape_property(&format!("hpa-lint {}", finding.diagnostic.rule.name)),
-            escape_data(&message),
-        )?;
-    }
-    writeln!(out, "{}", summary_line(&outcome.summary))
+/// A finding as a workflow command.
+pub fn write(finding: &Finding, out: &mut dyn Write) -> io::Result<()> {
+    let command = match finding.diagnostic.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "notice",
+    };
+    let mut message = message(finding);
+    // An object read from a cluster has no file: name it in the message.
+    let place = match &finding.location {
+        Some(l) => format!(
+            "file={},line={},col={},",
+            escape_property(&l.file),
+            l.line,
+            l.column
+        ),
+        None => {
+            message = format!("{}: {message}", object_field(finding));
+            String::new()
+        }
+    };
+    writeln!(
+        out,
+        "::{command} {place}title={}::{}",
+        escape_property(&format!("hpa-lint {}", finding.diagnostic.rule.name)),
+        escape_data(&message),
+    )
+}
+
+/// The summary line, after the findings.
+pub fn finish(summary: &Summary, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "{}", summary_line(summary))
 }
 
 #[cfg(test)]

@@ -8,23 +8,7 @@ use hpa_lint_rules::ObjectKey;
 use hpa_lint_rules::quote::shown;
 use serde::Serialize;
 
-use crate::report::{Finding, Outcome, Position};
-
-#[derive(Serialize)]
-struct Document<'a> {
-    diagnostics: Entries<'a>,
-    summary: Summary<'a>,
-}
-
-/// The findings, each made an [`Entry`] only while it is written: a run's
-/// findings are many, and the entries of all at once would double them.
-struct Entries<'a>(&'a [Finding]);
-
-impl Serialize for Entries<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(Entry::of))
-    }
-}
+use crate::report::{self, Finding, Position};
 
 #[derive(Serialize)]
 struct Entry<'a> {
@@ -140,11 +124,28 @@ struct Summary<'a> {
     hpas: Option<usize>,
 }
 
-pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
-    let summary = &outcome.summary;
-    let document = Document {
-        diagnostics: Entries(&outcome.findings),
-        summary: Summary {
+/// The document, written entry by entry: `{"diagnostics": [...], "summary":
+/// {...}}`, pretty-printed as serde_json prints it whole.
+pub struct Writer {
+    diagnostics: Array,
+}
+
+impl Writer {
+    pub fn start(out: &mut dyn Write) -> io::Result<Self> {
+        out.write_all(b"{\n  \"diagnostics\": ")?;
+        Ok(Self {
+            diagnostics: Array::new(1),
+        })
+    }
+
+    pub fn write(&mut self, finding: &Finding, out: &mut dyn Write) -> io::Result<()> {
+        self.diagnostics.push(&Entry::of(finding), out)
+    }
+
+    pub fn finish(self, summary: &report::Summary, out: &mut dyn Write) -> io::Result<()> {
+        self.diagnostics.close(out)?;
+        out.write_all(b",\n  \"summary\": ")?;
+        let summary = Summary {
             files: summary.files,
             documents: summary.documents,
             objects: summary.objects,
@@ -154,8 +155,69 @@ pub fn emit(outcome: &Outcome, out: &mut dyn Write) -> io::Result<()> {
             fixed: summary.fixed,
             context: summary.context.as_deref(),
             hpas: summary.context.is_some().then_some(summary.hpas),
-        },
-    };
-    serde_json::to_writer_pretty(&mut *out, &document)?;
-    writeln!(out)
+        };
+        pretty(&summary, 1, &mut Vec::new(), out)?;
+        out.write_all(b"\n}\n")
+    }
+}
+
+/// A pretty-printed JSON array written value by value, as serde_json prints
+/// it `depth` levels into a document (two spaces a level).
+pub struct Array {
+    depth: usize,
+    empty: bool,
+    /// A value's text before it is indented.
+    buf: Vec<u8>,
+}
+
+impl Array {
+    pub fn new(depth: usize) -> Self {
+        Self {
+            depth,
+            empty: true,
+            buf: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, value: &impl Serialize, out: &mut dyn Write) -> io::Result<()> {
+        out.write_all(if self.empty { b"[\n" } else { b",\n" })?;
+        self.empty = false;
+        out.write_all(indent(self.depth + 1))?;
+        pretty(value, self.depth + 1, &mut self.buf, out)
+    }
+
+    pub fn close(self, out: &mut dyn Write) -> io::Result<()> {
+        if self.empty {
+            return out.write_all(b"[]");
+        }
+        out.write_all(b"\n")?;
+        out.write_all(indent(self.depth))?;
+        out.write_all(b"]")
+    }
+}
+
+/// The indentation of a line `depth` levels in.
+fn indent(depth: usize) -> &'static [u8] {
+    const SPACES: &[u8] = b"                ";
+    &SPACES[..2 * depth]
+}
+
+/// Writes `value` pretty-printed `depth` levels in: each line after the
+/// first is indented (JSON strings hold no raw line breaks). `buf` holds its
+/// text before.
+fn pretty(
+    value: &impl Serialize,
+    depth: usize,
+    buf: &mut Vec<u8>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    buf.clear();
+    serde_json::to_writer_pretty(&mut *buf, value)?;
+    let mut line = 0;
+    for end in memchr::memchr_iter(b'\n', buf) {
+        out.write_all(&buf[line..=end])?;
+        out.write_all(indent(depth))?;
+        line = end + 1;
+    }
+    out.write_all(&buf[line..])
 }

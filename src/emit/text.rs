@@ -8,7 +8,7 @@ use hpa_lint_rules::Severity;
 use hpa_lint_rules::fix::Applicability;
 use hpa_lint_rules::quote::shown;
 
-use crate::report::{Finding, Location, Outcome, Summary};
+use crate::report::{Finding, Location, Summary};
 
 fn level(severity: Severity) -> Level<'static> {
     match severity {
@@ -159,16 +159,38 @@ fn render(renderer: &Renderer, group: Group<'_>, location: Option<&Location>) ->
     rendered.replacen(&place(shown), &place(location.column), 1)
 }
 
-pub fn emit(outcome: &Outcome, color: bool, out: &mut dyn Write) -> io::Result<()> {
-    let renderer = if color {
-        Renderer::styled()
-    } else {
-        Renderer::plain()
-    };
-    for finding in &outcome.findings {
+/// Findings as rustc-like snippets, then the summary line and what `--fix`
+/// can make of them.
+pub struct Writer {
+    renderer: Renderer,
+    /// Fixes of the findings written, safe and unsafe.
+    safe: usize,
+    unsafe_: usize,
+}
+
+impl Writer {
+    pub fn new(color: bool) -> Self {
+        let renderer = if color {
+            Renderer::styled()
+        } else {
+            Renderer::plain()
+        };
+        Self {
+            renderer,
+            safe: 0,
+            unsafe_: 0,
+        }
+    }
+
+    pub fn write(
+        &mut self,
+        finding: &Finding,
+        summary: &Summary,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
         let diagnostic = &finding.diagnostic;
         // ruff's mark of what `--fix` makes.
-        let title = match finding.applicable_fix(outcome.summary.unsafe_fixes) {
+        let title = match finding.applicable_fix(summary.unsafe_fixes) {
             Some(_) => format!("[*] {}", title(finding)),
             None => title(finding),
         };
@@ -186,52 +208,57 @@ pub fn emit(outcome: &Outcome, color: bool, out: &mut dyn Write) -> io::Result<(
         }
         if let Some((fix, _)) = finding.fix() {
             let name = match fix.applicability {
-                Applicability::Safe => "fix",
-                Applicability::Unsafe => "unsafe fix",
+                Applicability::Safe => {
+                    self.safe += 1;
+                    "fix"
+                }
+                Applicability::Unsafe => {
+                    self.unsafe_ += 1;
+                    "unsafe fix"
+                }
             };
             group = group.element(Level::HELP.with_name(name).message(fix.title.as_ref()));
         }
         if let Some(note) = finding.fix_not_made() {
             group = group.element(Level::NOTE.message(note));
         }
-        let rendered = render(&renderer, group, finding.location.as_ref());
-        writeln!(out, "{rendered}\n")?;
+        let rendered = render(&self.renderer, group, finding.location.as_ref());
+        writeln!(out, "{rendered}\n")
     }
-    writeln!(out, "{}", summary_line(&outcome.summary))?;
-    for line in fix_lines(outcome) {
-        writeln!(out, "{line}")?;
-    }
-    Ok(())
-}
 
-/// What `--fix` made, and what it can make of the findings shown.
-fn fix_lines(outcome: &Outcome) -> Vec<String> {
-    let summary = &outcome.summary;
-    let mut lines: Vec<String> = summary
-        .fixed
-        .map(|n| format!("Fixed {}.", plural(n, "finding")))
-        .into_iter()
-        .collect();
-    let fixes = outcome.findings.iter().filter_map(Finding::fix);
-    let (safe, unsafe_): (Vec<_>, Vec<_>) =
-        fixes.partition(|(fix, _)| fix.applicability == Applicability::Safe);
-    let (now, more) = if summary.unsafe_fixes {
-        (safe.len() + unsafe_.len(), 0)
-    } else {
-        (safe.len(), unsafe_.len())
-    };
-    let command = if summary.unsafe_fixes {
-        "`--fix --unsafe-fixes`"
-    } else {
-        "`--fix`"
-    };
-    lines.extend(match (now, more) {
-        (0, 0) => None,
-        (0, more) => Some(format!("{more} fixable with `--fix --unsafe-fixes`.")),
-        (now, 0) => Some(format!("[*] {now} fixable with {command}.")),
-        (now, more) => Some(format!(
-            "[*] {now} fixable with `--fix` ({more} more with `--unsafe-fixes`)."
-        )),
-    });
-    lines
+    pub fn finish(self, summary: &Summary, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "{}", summary_line(summary))?;
+        for line in self.fix_lines(summary) {
+            writeln!(out, "{line}")?;
+        }
+        Ok(())
+    }
+
+    /// What `--fix` made, and what it can make of the findings shown.
+    fn fix_lines(&self, summary: &Summary) -> Vec<String> {
+        let mut lines: Vec<String> = summary
+            .fixed
+            .map(|n| format!("Fixed {}.", plural(n, "finding")))
+            .into_iter()
+            .collect();
+        let (now, more) = if summary.unsafe_fixes {
+            (self.safe + self.unsafe_, 0)
+        } else {
+            (self.safe, self.unsafe_)
+        };
+        let command = if summary.unsafe_fixes {
+            "`--fix --unsafe-fixes`"
+        } else {
+            "`--fix`"
+        };
+        lines.extend(match (now, more) {
+            (0, 0) => None,
+            (0, more) => Some(format!("{more} fixable with `--fix --unsafe-fixes`.")),
+            (now, 0) => Some(format!("[*] {now} fixable with {command}.")),
+            (now, more) => Some(format!(
+                "[*] {now} fixable with `--fix` ({more} more with `--unsafe-fixes`)."
+            )),
+        });
+        lines
+    }
 }

@@ -1,0 +1,853 @@
+//! The findings of a run in the order they are written, without holding them
+//! all. The findings of each linted document (step 2) are encoded compactly
+//! where they were found, and the documents come in the order of the output:
+//! their records are kept in memory up to a bound, beyond it in an unnamed
+//! temporary file (in the system's temporary directory, gone when the run
+//! ends). At the end they are read back and merged with the few findings held
+//! in memory ([`Sorted`]).
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Cursor, Read, Seek, Write};
+use std::iter::Peekable;
+use std::sync::Arc;
+
+use hpa_lint_rules::fix::{Applicability, Fix};
+use hpa_lint_rules::rules::ALL;
+use hpa_lint_rules::{
+    Diagnostic, FieldPath, ObjectKey, Origin, Reason, Segment, Severity, Subject,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::report::{
+    Excerpt, FileEdit, Finding, Location, Outcome, Position, SortKey, sort_findings,
+};
+
+/// Which part of the run a finding comes from. Of findings equal in their
+/// sort key, the first in this order is kept: reading (step 1), linting an
+/// HPA's document (step 2; by input and document), and locating a finding
+/// about another object (step 3; by the input and document of the HPA).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    Read,
+    Linted(usize, usize),
+    Elsewhere(usize, usize),
+}
+
+/// The order findings are written in: by sort key, then stage.
+fn order(finding: &Finding, stage: Stage) -> (SortKey<'_>, Stage) {
+    (finding.sort_key(), stage)
+}
+
+/// The findings located in a linted document.
+pub enum Own {
+    /// As they are: all is kept (to be fixed).
+    Kept(Vec<Finding>),
+    /// Only to be reported: sorted and encoded, by the thread that found
+    /// them (a thread that frees what another allocated slows the
+    /// allocator of that other).
+    Records(Records),
+}
+
+impl Own {
+    /// Findings to be reported only.
+    pub fn reported(mut findings: Vec<Finding>) -> Self {
+        sort_findings(&mut findings);
+        let mut records = Records {
+            // Most records are shorter.
+            bytes: Vec::with_capacity(findings.len() * 512),
+            last: 0,
+        };
+        for finding in &findings {
+            records.push(finding);
+        }
+        Own::Records(records)
+    }
+}
+
+/// Findings as records, each after its length.
+#[derive(Default)]
+pub struct Records {
+    bytes: Vec<u8>,
+    /// Where the last record starts.
+    last: usize,
+}
+
+impl Records {
+    fn push(&mut self, finding: &Finding) {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(&[0; 4]);
+        let bytes = std::mem::take(&mut self.bytes);
+        self.bytes = postcard::to_extend(&Record::of(finding), bytes)
+            .expect("postcard writes any record into a vector");
+        let len = u32::try_from(self.bytes.len() - start - 4).expect("a record under 4 GiB");
+        self.bytes[start..start + 4].copy_from_slice(&len.to_le_bytes());
+        self.last = start;
+    }
+
+    /// The records, without their lengths.
+    fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        let mut rest = &self.bytes[..];
+        std::iter::from_fn(move || {
+            let (len, tail) = rest.split_first_chunk::<4>()?;
+            let (record, tail) = tail.split_at(u32::from_le_bytes(*len) as usize);
+            rest = tail;
+            Some(record)
+        })
+    }
+
+    /// The last record, after its length.
+    fn last(&self) -> &[u8] {
+        &self.bytes[self.last..]
+    }
+}
+
+/// A run's findings as they are found: the records of the linted documents
+/// (step 2), which come in order, are spilled; the others are held, and
+/// sorted at the end.
+pub struct Gather {
+    spill: Spill,
+    held: Vec<(Stage, Finding)>,
+}
+
+impl Gather {
+    /// Keeps at most `bound` bytes of records in memory.
+    pub fn new(bound: usize) -> Self {
+        Self {
+            spill: Spill::new(bound),
+            held: Vec::new(),
+        }
+    }
+
+    /// Holds findings till the end.
+    pub fn hold(&mut self, findings: impl IntoIterator<Item = (Stage, Finding)>) {
+        self.held.extend(findings);
+    }
+
+    /// Adds the findings located in a linted document (in input `input`).
+    /// Documents come in the order of the output: files by name, then by
+    /// input, documents in order.
+    pub fn linted(&mut self, input: usize, document: usize, own: Own) -> io::Result<()> {
+        let stage = Stage::Linted(input, document);
+        match own {
+            Own::Kept(findings) => self.hold(findings.into_iter().map(|f| (stage, f))),
+            Own::Records(records) if records.bytes.is_empty() => {}
+            Own::Records(records) if self.spill.follows(&records)? => self.spill.push(&records)?,
+            // Findings that go before some spilled (files share a name, or
+            // documents a line) are held.
+            Own::Records(records) => {
+                let mut names = Names::default();
+                for record in records.iter() {
+                    self.held
+                        .push((stage, Record::read(record)?.finding(&mut names)?));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// All, in order.
+    pub fn sorted(self) -> io::Result<Sorted> {
+        Sorted::new(self.spill, self.held)
+    }
+}
+
+/// The records of step 2, pushed in the order they are written.
+struct Spill {
+    /// At most this many bytes are kept in memory.
+    bound: usize,
+    memory: Vec<u8>,
+    /// Once more than `bound` came, all are here.
+    file: Option<BufWriter<File>>,
+    /// The last record pushed, after its length.
+    last: Vec<u8>,
+}
+
+impl Spill {
+    fn new(bound: usize) -> Self {
+        Self {
+            bound,
+            memory: Vec::new(),
+            file: None,
+            last: Vec::new(),
+        }
+    }
+
+    /// Whether a document's records can follow those pushed: whether its
+    /// first comes after the last pushed.
+    fn follows(&self, records: &Records) -> io::Result<bool> {
+        let Some(first) = records.iter().next() else {
+            return Ok(true);
+        };
+        let Some(last) = self.last.get(4..) else {
+            return Ok(true);
+        };
+        let (last, first) = (Record::read(last)?, Record::read(first)?);
+        Ok(last.order()? <= first.order()?)
+    }
+
+    fn push(&mut self, records: &Records) -> io::Result<()> {
+        self.last.clear();
+        self.last.extend_from_slice(records.last());
+        if self.file.is_none() && self.memory.len() + records.bytes.len() > self.bound {
+            let file = tempfile::tempfile().map_err(|error| {
+                let dir = std::env::temp_dir();
+                let why = format!("cannot make a temporary file in {}: {error}", dir.display());
+                io::Error::new(error.kind(), why)
+            })?;
+            let mut file = BufWriter::new(file);
+            file.write_all(&std::mem::take(&mut self.memory))?;
+            self.file = Some(file);
+        }
+        match &mut self.file {
+            Some(file) => file.write_all(&records.bytes),
+            None => {
+                self.memory.extend_from_slice(&records.bytes);
+                Ok(())
+            }
+        }
+    }
+
+    /// The findings pushed, in order.
+    fn read(self) -> io::Result<Spilled> {
+        let records: Box<dyn BufRead> = match self.file {
+            None => Box::new(Cursor::new(self.memory)),
+            Some(file) => {
+                let mut file = file.into_inner().map_err(|e| e.into_error())?;
+                file.rewind()?;
+                Box::new(BufReader::new(file))
+            }
+        };
+        Ok(Spilled {
+            records,
+            buf: Vec::new(),
+            names: Names::default(),
+        })
+    }
+}
+
+/// The findings of a [`Spill`], read back.
+struct Spilled {
+    records: Box<dyn BufRead>,
+    buf: Vec<u8>,
+    names: Names,
+}
+
+impl Iterator for Spilled {
+    type Item = io::Result<Finding>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.records.fill_buf() {
+            Ok([]) => return None,
+            Ok(_) => {}
+            Err(error) => return Some(Err(error)),
+        }
+        let mut len = [0; 4];
+        let read = self.records.read_exact(&mut len).and_then(|()| {
+            self.buf.resize(u32::from_le_bytes(len) as usize, 0);
+            self.records.read_exact(&mut self.buf)
+        });
+        Some(read.and_then(|()| Record::read(&self.buf)?.finding(&mut self.names)))
+    }
+}
+
+fn invalid(error: impl std::error::Error + Send + Sync + 'static) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, error)
+}
+
+/// A run's findings in the order they are written, repeats (equal sort
+/// keys) dropped: those of step 2, spilled in order, merged with the others,
+/// sorted in memory. Ties go as a stable sort of all would put them.
+pub struct Sorted {
+    spilled: Peekable<Spilled>,
+    held: Peekable<std::vec::IntoIter<(Stage, Finding)>>,
+    /// The next finding, read while looking for repeats.
+    ahead: Option<io::Result<Finding>>,
+}
+
+impl Sorted {
+    /// `spill`'s findings merged with `held` (in any order).
+    fn new(spill: Spill, mut held: Vec<(Stage, Finding)>) -> io::Result<Self> {
+        crate::report::sort_by(&mut held, |(a_stage, a), (b_stage, b)| {
+            order(a, *a_stage).cmp(&order(b, *b_stage))
+        });
+        Ok(Self {
+            spilled: spill.read()?.peekable(),
+            held: held.into_iter().peekable(),
+            ahead: None,
+        })
+    }
+
+    /// The next finding of either, repeats included.
+    fn merged(&mut self) -> Option<io::Result<Finding>> {
+        let held_first = match (self.spilled.peek(), self.held.peek()) {
+            (Some(Ok(spilled)), Some((stage, held))) => {
+                order(held, *stage) < order(spilled, Stage::own(spilled))
+            }
+            (_, held) => self.spilled.peek().is_none() && held.is_some(),
+        };
+        if held_first {
+            self.held.next().map(|(_, finding)| Ok(finding))
+        } else {
+            self.spilled.next()
+        }
+    }
+}
+
+impl Iterator for Sorted {
+    type Item = io::Result<Finding>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let current = match self.ahead.take().or_else(|| self.merged())? {
+            Ok(finding) => finding,
+            Err(error) => return Some(Err(error)),
+        };
+        loop {
+            match self.merged() {
+                Some(Ok(next)) if next.sort_key() == current.sort_key() => {}
+                next => {
+                    self.ahead = next;
+                    return Some(Ok(current));
+                }
+            }
+        }
+    }
+}
+
+impl Stage {
+    /// The stage of a finding of step 2: it is in its object's document.
+    fn own(finding: &Finding) -> Self {
+        let location = finding.location.as_ref();
+        Stage::Linted(
+            location.map_or(0, |l| l.input),
+            location.map_or(0, |l| l.document),
+        )
+    }
+}
+
+impl Outcome<Sorted> {
+    /// The outcome with its findings in memory.
+    pub fn collect(self) -> io::Result<Outcome> {
+        Ok(Outcome {
+            findings: self.findings.collect::<io::Result<_>>()?,
+            summary: self.summary,
+            input_errors: self.input_errors,
+        })
+    }
+}
+
+fn malformed() -> io::Error {
+    invalid(io::Error::other("a malformed finding"))
+}
+
+/// A [`SortKey`] read from a record: its path's steps order as a path's
+/// segments do.
+type RecordKey<'a> = (
+    (Option<&'a str>, usize, usize),
+    (&'a str, &'a str, &'a str),
+    (&'static str, &'a str, &'a [Step<'a>]),
+);
+
+/// A finding as it is written to the file. The edits of its fix on field
+/// paths, and the path it was located by, are not kept: a finding that is
+/// only reported does not need them.
+#[derive(Serialize, Deserialize)]
+struct Record<'a> {
+    /// Position in [`ALL`].
+    rule: u16,
+    severity: u8,
+    #[serde(borrow)]
+    key: [&'a str; 4],
+    origin: u32,
+    #[serde(borrow)]
+    path: Vec<Step<'a>>,
+    reason: Option<u8>,
+    message: &'a str,
+    #[serde(borrow)]
+    help: Option<&'a str>,
+    /// Title, and whether it is safe.
+    #[serde(borrow)]
+    fix: Option<(&'a str, bool)>,
+    #[serde(borrow)]
+    location: Option<Place<'a>>,
+}
+
+#[derive(PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+enum Step<'a> {
+    Field(&'a str),
+    Key(&'a str),
+    Index(usize),
+}
+
+#[derive(Serialize, Deserialize)]
+struct Place<'a> {
+    file: &'a str,
+    input: usize,
+    document: usize,
+    line: usize,
+    column: usize,
+    excerpt: &'a str,
+    highlight: (usize, usize),
+    document_range: (usize, usize),
+    #[serde(borrow)]
+    object_path: Vec<Step<'a>>,
+    #[serde(borrow)]
+    edits: Vec<Edit<'a>>,
+    #[serde(borrow)]
+    fix_not_made: Option<&'a str>,
+}
+
+/// A [`FileEdit`]: where it starts and ends (line and column), and the new text.
+#[derive(Serialize, Deserialize)]
+struct Edit<'a>((usize, usize), (usize, usize), &'a str);
+
+const SEVERITIES: [Severity; 3] = [Severity::Error, Severity::Warning, Severity::Info];
+const REASONS: [Reason; 6] = [
+    Reason::Required,
+    Reason::Invalid,
+    Reason::NotSupported,
+    Reason::Forbidden,
+    Reason::TooLong,
+    Reason::BadRequest,
+];
+
+/// Position of `item` in `all` (each list names every value of its type).
+fn code<T: PartialEq>(all: &[T], item: &T) -> u8 {
+    all.iter().position(|x| x == item).expect("listed") as u8
+}
+
+fn steps(path: &FieldPath) -> Vec<Step<'_>> {
+    path.segments()
+        .iter()
+        .map(|segment| match segment {
+            Segment::Field(name) => Step::Field(name),
+            Segment::Key(key) => Step::Key(key),
+            Segment::Index(i) => Step::Index(*i),
+        })
+        .collect()
+}
+
+fn path(steps: &[Step<'_>]) -> FieldPath {
+    FieldPath::from_segments(
+        steps
+            .iter()
+            .map(|step| match *step {
+                Step::Field(name) => Segment::Field(name.into()),
+                Step::Key(key) => Segment::Key(key.into()),
+                Step::Index(i) => Segment::Index(i),
+            })
+            .collect(),
+    )
+}
+
+impl<'a> Record<'a> {
+    fn read(bytes: &'a [u8]) -> io::Result<Self> {
+        postcard::from_bytes(bytes).map_err(invalid)
+    }
+
+    /// Where the finding goes in the output, as [`order`] has it.
+    fn order(&self) -> io::Result<(RecordKey<'_>, Stage)> {
+        let rule = ALL.get(usize::from(self.rule)).ok_or_else(malformed)?;
+        let [_, kind, namespace, name] = self.key;
+        let (place, stage) = match &self.location {
+            Some(l) => (
+                (Some(l.file), l.line, l.column),
+                Stage::Linted(l.input, l.document),
+            ),
+            None => ((None, 0, 0), Stage::Linted(0, 0)),
+        };
+        let key = (
+            place,
+            (namespace, name, kind),
+            (rule.name, self.message, &self.path[..]),
+        );
+        Ok((key, stage))
+    }
+
+    fn of(finding: &'a Finding) -> Self {
+        let d = &finding.diagnostic;
+        let key = &d.subject.key;
+        Record {
+            rule: ALL
+                .iter()
+                .position(|r| *r == d.rule)
+                .expect("every rule is in ALL") as u16,
+            severity: code(&SEVERITIES, &d.severity),
+            key: [&key.api_version, &key.kind, &key.namespace, &key.name],
+            origin: d.subject.origin.0,
+            path: steps(&d.path),
+            reason: d.reason.map(|r| code(&REASONS, &r)),
+            message: &d.message,
+            help: d.help.as_deref(),
+            fix: d
+                .fix
+                .as_ref()
+                .map(|f| (&*f.title, f.applicability == Applicability::Safe)),
+            location: finding.location.as_ref().map(|l| Place {
+                file: &l.file,
+                input: l.input,
+                document: l.document,
+                line: l.line,
+                column: l.column,
+                excerpt: &l.excerpt.text,
+                highlight: (l.excerpt.highlight.start, l.excerpt.highlight.end),
+                document_range: (l.document_range.start, l.document_range.end),
+                object_path: steps(&l.object_path),
+                edits: l
+                    .edits
+                    .iter()
+                    .map(|e| {
+                        let at = |p: Position| (p.line, p.column);
+                        Edit(at(e.start), at(e.end), &e.content)
+                    })
+                    .collect(),
+                fix_not_made: l.fix_not_made.as_deref(),
+            }),
+        }
+    }
+
+    fn finding(self, names: &mut Names) -> io::Result<Finding> {
+        let rule = *ALL.get(usize::from(self.rule)).ok_or_else(malformed)?;
+        let severity = *SEVERITIES
+            .get(usize::from(self.severity))
+            .ok_or_else(malformed)?;
+        let reason = match self.reason {
+            Some(code) => Some(*REASONS.get(usize::from(code)).ok_or_else(malformed)?),
+            None => None,
+        };
+        let [api_version, kind, namespace, name] = self.key;
+        let diagnostic = Diagnostic {
+            rule,
+            severity,
+            subject: Subject {
+                key: names.key([api_version, kind, namespace, name]),
+                origin: Origin(self.origin),
+            },
+            path: path(&self.path),
+            source_path: FieldPath::root(),
+            reason,
+            message: self.message.to_owned(),
+            help: self.help.map(|help| Cow::Owned(help.to_owned())),
+            fix: self.fix.map(|(title, safe)| Fix {
+                title: Cow::Owned(title.to_owned()),
+                applicability: if safe {
+                    Applicability::Safe
+                } else {
+                    Applicability::Unsafe
+                },
+                edits: Vec::new(),
+            }),
+        };
+        let location = self.location.map(|l| Location {
+            file: names.file(l.file),
+            input: l.input,
+            document: l.document,
+            line: l.line,
+            column: l.column,
+            excerpt: Excerpt {
+                text: l.excerpt.to_owned(),
+                highlight: l.highlight.0..l.highlight.1,
+            },
+            document_range: l.document_range.0..l.document_range.1,
+            object_path: path(&l.object_path),
+            edits: l
+                .edits
+                .into_iter()
+                .map(|Edit(start, end, content)| {
+                    let at = |(line, column)| Position { line, column };
+                    FileEdit {
+                        start: at(start),
+                        end: at(end),
+                        content: content.to_owned(),
+                    }
+                })
+                .collect(),
+            fix_not_made: l.fix_not_made.map(str::to_owned),
+        });
+        Ok(Finding {
+            diagnostic,
+            location,
+        })
+    }
+}
+
+/// The file and object of the last finding read: the next is most often in
+/// the same, and shares them.
+#[derive(Default)]
+struct Names {
+    file: Option<Arc<str>>,
+    key: Option<Arc<ObjectKey>>,
+}
+
+impl Names {
+    fn file(&mut self, name: &str) -> Arc<str> {
+        match &self.file {
+            Some(file) if **file == *name => Arc::clone(file),
+            _ => Arc::clone(self.file.insert(name.into())),
+        }
+    }
+
+    fn key(&mut self, [api_version, kind, namespace, name]: [&str; 4]) -> Arc<ObjectKey> {
+        let same = |k: &ObjectKey| {
+            (&*k.api_version, &*k.kind, &*k.namespace, &*k.name)
+                == (api_version, kind, namespace, name)
+        };
+        match &self.key {
+            Some(key) if same(key) => Arc::clone(key),
+            _ => Arc::clone(self.key.insert(Arc::new(ObjectKey {
+                api_version: api_version.to_owned(),
+                kind: kind.to_owned(),
+                namespace: namespace.to_owned(),
+                name: name.to_owned(),
+            }))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A finding of `rule` about `name`, placed at `line` of `file`; its help
+    /// line tells it apart.
+    fn finding(
+        rule: usize,
+        file: &str,
+        (input, document): (usize, usize),
+        line: usize,
+        name: &str,
+        help: &str,
+    ) -> Finding {
+        Finding {
+            diagnostic: Diagnostic {
+                rule: ALL[rule],
+                severity: Severity::Warning,
+                subject: Subject {
+                    key: Arc::new(ObjectKey {
+                        api_version: "autoscaling/v2".into(),
+                        kind: "HorizontalPodAutoscaler".into(),
+                        namespace: "default".into(),
+                        name: name.into(),
+                    }),
+                    origin: Origin(7),
+                },
+                path: FieldPath::fields("spec.maxReplicas"),
+                source_path: FieldPath::root(),
+                reason: None,
+                message: "too many".into(),
+                help: Some(Cow::Owned(help.into())),
+                fix: None,
+            },
+            location: Some(Location {
+                file: file.into(),
+                input,
+                document,
+                line,
+                column: 3,
+                excerpt: Excerpt::at("  maxReplicas: 300\n", 2, 11),
+                document_range: 10..40,
+                object_path: FieldPath::root(),
+                edits: Vec::new(),
+                fix_not_made: None,
+            }),
+        }
+    }
+
+    fn written(findings: &[Finding]) -> Vec<String> {
+        findings.iter().map(|f| format!("{f:?}")).collect()
+    }
+
+    #[test]
+    fn findings_come_back_from_the_file_as_they_went_in() {
+        let mut findings = Vec::new();
+        // Every rule, severity and reason; fixes of both kinds, with edits
+        // and without; a path of every kind of step; findings without a place.
+        for rule in 0..ALL.len() {
+            let mut f = finding(
+                rule,
+                "dir/ä.yaml",
+                (rule, rule * 3),
+                rule + 1,
+                "web",
+                "help",
+            );
+            let d = &mut f.diagnostic;
+            d.severity = SEVERITIES[rule % 3];
+            d.reason = (rule % 7 < 6).then(|| REASONS[rule % 7]);
+            d.path = FieldPath::fields("spec.metrics")
+                .index(rule)
+                .key("a.b/c")
+                .field("name");
+            d.help = (rule % 2 == 0).then_some(Cow::Borrowed("a fixed help line"));
+            d.fix = (rule % 3 > 0).then(|| Fix {
+                title: Cow::Owned(format!("set it to {rule}")),
+                applicability: if rule % 3 == 1 {
+                    Applicability::Safe
+                } else {
+                    Applicability::Unsafe
+                },
+                edits: Vec::new(),
+            });
+            let location = f.location.as_mut().unwrap();
+            location.object_path = FieldPath::root().field("items").index(rule);
+            if rule % 3 > 0 {
+                location.edits = vec![FileEdit {
+                    start: Position {
+                        line: 4,
+                        column: 16,
+                    },
+                    end: Position {
+                        line: 4,
+                        column: 19,
+                    },
+                    content: "100\n€".into(),
+                }];
+            }
+            location.fix_not_made = (rule % 4 == 0).then(|| "overlaps another fix".to_owned());
+            if rule % 5 == 0 {
+                f.location = None;
+            }
+            findings.push(f);
+        }
+        let expected = written(&findings);
+        let mut records = Records::default();
+        for finding in &findings {
+            records.push(finding);
+        }
+        // Held in memory, and in the file.
+        for bound in [usize::MAX, 0] {
+            let mut spill = Spill::new(bound);
+            spill.push(&records).unwrap();
+            assert_eq!(spill.file.is_some(), bound == 0);
+            let read: Vec<Finding> = spill.read().unwrap().collect::<io::Result<_>>().unwrap();
+            assert_eq!(written(&read), expected, "bound {bound}");
+        }
+    }
+
+    /// A pseudo-random sequence (a linear congruential generator).
+    struct Random(u64);
+
+    impl Random {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 33) as usize % n
+        }
+
+        /// A finding in document `at` (input and document) of an input named
+        /// `names[input]`, from few rules, lines, objects and messages: many
+        /// share a sort key.
+        fn finding(&mut self, names: &[&str], at: (usize, usize), id: usize) -> Finding {
+            let name = ["x", "y"][self.below(2)];
+            let mut f = finding(
+                self.below(2),
+                names[at.0],
+                at,
+                1 + self.below(3),
+                name,
+                &id.to_string(),
+            );
+            f.diagnostic.message = ["m", "n"][self.below(2)].into();
+            f
+        }
+    }
+
+    /// A finding's copy.
+    fn copy(f: &Finding) -> Finding {
+        Finding {
+            diagnostic: f.diagnostic.clone(),
+            location: f.location.as_ref().map(|l| Location {
+                file: Arc::clone(&l.file),
+                excerpt: Excerpt {
+                    text: l.excerpt.text.clone(),
+                    highlight: l.excerpt.highlight.clone(),
+                },
+                object_path: l.object_path.clone(),
+                edits: l.edits.clone(),
+                fix_not_made: l.fix_not_made.clone(),
+                document_range: l.document_range.clone(),
+                ..*l
+            }),
+        }
+    }
+
+    /// Which findings these are.
+    fn ids<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Vec<&'a str> {
+        findings
+            .into_iter()
+            .map(|f| f.diagnostic.help.as_deref().unwrap())
+            .collect()
+    }
+
+    /// The findings of a run come out as a stable sort of all would put them
+    /// (step 1's, each linted document's in order of input and document,
+    /// those located elsewhere), repeats dropped, wherever they were held:
+    /// for documents linted in any order of file names, names that repeat,
+    /// and any bound.
+    #[test]
+    fn findings_come_out_as_a_stable_sort_of_all_orders_them() {
+        for seed in 0..500 {
+            let mut random = Random(seed);
+            let mut id = 0..;
+            // Four inputs, with two names.
+            let names: Vec<&str> = (0..4)
+                .map(|_| ["a.yaml", "b.yaml"][random.below(2)])
+                .collect();
+            let mut documents = Vec::new();
+            for input in 0..4 {
+                for document in 0..random.below(3) {
+                    documents.push((input, document));
+                }
+            }
+            let read: Vec<Finding> = (0..random.below(4))
+                .map(|_| {
+                    let at = (random.below(4), 0);
+                    random.finding(&names, at, id.next().unwrap())
+                })
+                .collect();
+            let own: Vec<Vec<Finding>> = documents
+                .iter()
+                .map(|&at| {
+                    (0..random.below(4))
+                        .map(|_| random.finding(&names, at, id.next().unwrap()))
+                        .collect()
+                })
+                .collect();
+            // Located in any document, caused by a linted one.
+            let mut elsewhere = Vec::new();
+            for _ in 0..random.below(4).min(documents.len()) {
+                let (input, document) = documents[random.below(documents.len())];
+                let at = (random.below(4), 1);
+                let found = random.finding(&names, at, id.next().unwrap());
+                elsewhere.push((Stage::Elsewhere(input, document), found));
+            }
+
+            let mut all: Vec<&Finding> = read.iter().chain(own.iter().flatten()).collect();
+            let mut located: Vec<&(Stage, Finding)> = elsewhere.iter().collect();
+            located.sort_by_key(|(stage, _)| *stage);
+            all.extend(located.iter().map(|(_, f)| f));
+            all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+            all.dedup_by(|a, b| a.sort_key() == b.sort_key());
+
+            let mut gather = Gather::new([0, 200, usize::MAX][random.below(3)]);
+            gather.hold(read.iter().map(|f| (Stage::Read, copy(f))));
+            let mut by_name: Vec<usize> = (0..documents.len()).collect();
+            by_name.sort_by_key(|&i| (names[documents[i].0], documents[i]));
+            for i in by_name {
+                let (input, document) = documents[i];
+                let findings = own[i].iter().map(copy).collect();
+                // Kept as they are (to be fixed), or as records.
+                let own = match random.below(3) {
+                    0 => Own::Kept(findings),
+                    _ => Own::reported(findings),
+                };
+                gather.linted(input, document, own).unwrap();
+            }
+            gather.hold(elsewhere.iter().map(|(stage, f)| (*stage, copy(f))));
+            let sorted: Vec<Finding> = gather.sorted().unwrap().collect::<io::Result<_>>().unwrap();
+            assert_eq!(ids(&sorted), ids(all), "seed {seed}");
+        }
+    }
+}
