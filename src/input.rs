@@ -389,9 +389,25 @@ fn walk(
             })
         });
     let (mut walked, walk_errors) = found.into_inner().unwrap_or_else(PoisonError::into_inner);
-    walked.sort();
+    walked.sort_by_cached_key(|path| component_order(path));
     files.extend(walked);
     errors.extend(walk_errors);
+}
+
+/// What sorts paths that all start with the same directory (as the walker's
+/// do) and go on below it by plain names as [`Path`]'s `Ord` sorts them,
+/// component by component: their bytes, a separator made the least of them
+/// (no name holds a NUL), as the end of a component is. Compared with one
+/// `memcmp`, where `Ord` splits both paths into components on every compare.
+fn component_order(path: &Path) -> Vec<u8> {
+    path.as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .map(|&byte| match byte {
+            _ if std::path::is_separator(byte.into()) => 0,
+            _ => byte,
+        })
+        .collect()
 }
 
 /// The order of the files [`collect`] returns.
@@ -489,18 +505,40 @@ fn to_sources(mut files: Vec<PathBuf>, context: bool, order: Order) -> Vec<Sourc
         .map(|mut path| {
             // Held all run, for each of many files: a joined path has spare room.
             path.shrink_to_fit();
+            // `./apps/x.yaml` (from walking `.`) reads better as `apps/x.yaml`.
+            let shown = path.strip_prefix(".").unwrap_or(&path);
+            let name = match shown.to_str() {
+                Some(name) => Arc::from(name),
+                None => Arc::from(shown.display().to_string()),
+            };
             SourceFile {
-                // `./apps/x.yaml` (from walking `.`) reads better as `apps/x.yaml`.
-                name: Arc::from(
-                    path.strip_prefix(".")
-                        .unwrap_or(&path)
-                        .display()
-                        .to_string(),
-                ),
+                name,
                 context,
                 bytes: Bytes::Path(path),
                 fixed: None,
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// Paths under one directory sort as `Path` sorts them.
+        #[test]
+        fn walked_paths_sort_as_paths_do(
+            root in "(\\./|/|)[a-z]{0,2}(/[a-z]{1,2}){0,2}",
+            // Names as a directory lists them: never `.` or `..`.
+            names in proptest::collection::vec("[a-z\\-_ ][a-z.\\-_ ]{0,2}(/[a-z\\-_ ][a-z.\\-_ ]{0,2}){0,3}", 1..20),
+        ) {
+            let walked: Vec<PathBuf> = names.iter().map(|name| Path::new(&root).join(name)).collect();
+            let mut expected = walked.clone();
+            expected.sort();
+            let mut sorted = walked;
+            sorted.sort_by_cached_key(|path| component_order(path));
+            proptest::prop_assert_eq!(sorted, expected);
+        }
+    }
 }

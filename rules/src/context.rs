@@ -218,7 +218,7 @@ impl<'a> Context<'a> {
                 rule,
                 severity: rule.severity,
                 pinned: false,
-                subject: &subject(self.object),
+                subject: &Subjects::of(self.object),
                 hpa: Some(self.hpa),
                 meant: self.meant,
                 findings: &mut findings,
@@ -235,7 +235,7 @@ pub struct Report<'a> {
     /// Whether the configuration set the severity (see [`Report::report_at`]).
     pub(crate) pinned: bool,
     /// The object being linted.
-    pub(crate) subject: &'a Subject,
+    pub(crate) subject: &'a Subjects<'a>,
     /// The object decoded, when it is an HPA: findings on its fields are
     /// located where the fields are written (see [`Hpa::source_path`]).
     pub(crate) hpa: Option<&'a Hpa>,
@@ -287,6 +287,32 @@ pub(crate) fn subject(object: &Object) -> Subject {
     }
 }
 
+/// The subject of the findings on the object being linted, made with its
+/// first finding: most objects have none.
+pub(crate) struct Subjects<'a> {
+    object: &'a Object,
+    made: OnceCell<Subject>,
+}
+
+impl<'a> Subjects<'a> {
+    pub(crate) fn of(object: &'a Object) -> Self {
+        Self {
+            object,
+            made: OnceCell::new(),
+        }
+    }
+
+    /// The subject, made now if it was not.
+    pub(crate) fn get(&self) -> &Subject {
+        self.made.get_or_init(|| subject(self.object))
+    }
+
+    /// The subject, if a finding was made.
+    pub(crate) fn made(&self) -> Option<&Subject> {
+        self.made.get()
+    }
+}
+
 impl Report<'_> {
     /// Reports a finding on a field of the object being linted.
     pub fn report(&mut self, path: FieldPath, message: impl Into<String>) -> &mut Diagnostic {
@@ -294,7 +320,12 @@ impl Report<'_> {
             Some(hpa) => hpa.source_path(&path),
             None => path.clone(),
         };
-        let diagnostic = self.diagnostic(self.subject.clone(), path, source_path, message.into());
+        let diagnostic = self.diagnostic(
+            self.subject.get().clone(),
+            path,
+            source_path,
+            message.into(),
+        );
         self.findings.keep(diagnostic)
     }
 
@@ -338,7 +369,7 @@ impl Report<'_> {
     pub fn decode_error(&mut self, error: &DecodeError) -> &mut Diagnostic {
         // Decoding comes before conversion: the path is the one written.
         let (path, message) = (error.path.clone(), error.message.clone());
-        let diagnostic = self.diagnostic(self.subject.clone(), path.clone(), path, message);
+        let diagnostic = self.diagnostic(self.subject.get().clone(), path.clone(), path, message);
         let diagnostic = self.findings.keep(diagnostic);
         diagnostic.reason = Some(Reason::BadRequest);
         diagnostic

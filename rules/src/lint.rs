@@ -5,8 +5,8 @@
 use std::cell::OnceCell;
 use std::sync::Arc;
 
-use crate::context::{Check, Context, Findings, MeantTarget, Operation, Report, subject};
-use crate::diagnostic::{Diagnostic, Severity, Subject};
+use crate::context::{Check, Context, Findings, MeantTarget, Operation, Report, Subjects};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::Edit;
 use crate::index::{Index, Lookup};
 use crate::model::autoscaler::Autoscalers;
@@ -66,22 +66,27 @@ pub fn lint_hpa(
     findings.kept
 }
 
-/// The enabled rules with their checks and severities.
-fn enabled(settings: &Settings) -> impl Iterator<Item = (&'static Rule, Check, Severity)> + '_ {
+/// The enabled rules whose checks are of a stage (`stage` says which), with
+/// their checks and severities.
+fn enabled(
+    settings: &Settings,
+    stage: fn(&Check) -> bool,
+) -> impl Iterator<Item = (&'static Rule, Check, Severity)> + '_ {
     CHECKS
         .iter()
+        .filter(move |(_, check)| stage(check))
         .filter_map(|&(rule, check)| Some((rule, check, settings.severity(rule)?)))
 }
 
 fn run_object_checks(object: &Object, settings: &Settings, findings: &mut Findings) {
-    let object_subject = subject(object);
+    let object_subject = Subjects::of(object);
     let linted = Linted {
         settings,
         subject: &object_subject,
         hpa: None,
         meant: None,
     };
-    for (rule, check, severity) in enabled(settings) {
+    for (rule, check, severity) in enabled(settings, |check| matches!(check, Check::Object(_))) {
         if let Check::Object(check) = check {
             check(object, &mut linted.report(rule, severity, findings));
         }
@@ -91,7 +96,7 @@ fn run_object_checks(object: &Object, settings: &Settings, findings: &mut Findin
 /// What the findings of the rules on one object share.
 struct Linted<'a> {
     settings: &'a Settings,
-    subject: &'a Subject,
+    subject: &'a Subjects<'a>,
     hpa: Option<&'a Hpa>,
     meant: Option<&'a MeantTarget>,
 }
@@ -138,7 +143,7 @@ fn run_hpa_checks(
     };
     let target_ref = hpa.target(&object.key.namespace);
     let meant = MeantTarget::of(&target_ref, &settings.cluster);
-    let hpa_subject = subject(object);
+    let hpa_subject = Subjects::of(object);
     let cx = Context {
         object,
         hpa: &hpa,
@@ -154,9 +159,11 @@ fn run_hpa_checks(
     // The HPA's annotation suppresses a rule, whichever object its findings
     // are about.
     let suppressed: Vec<&str> = object.suppressions().map(|(rule, _)| rule).collect();
-    let rules: Vec<_> = enabled(settings)
-        .filter(|(rule, _, _)| !suppressed.contains(&rule.name))
-        .collect();
+    let rules: Vec<_> = enabled(settings, |check| {
+        matches!(check, Check::Decode(_) | Check::Hpa(_))
+    })
+    .filter(|(rule, _, _)| !suppressed.contains(&rule.name))
+    .collect();
     let linted = Linted {
         settings,
         subject: &hpa_subject,
@@ -187,7 +194,10 @@ fn run_hpa_checks(
         check(&cx, &mut linted.report(rule, severity, findings));
     }
     for diagnostic in &mut findings.kept[first..] {
-        if Arc::ptr_eq(&diagnostic.subject.key, &hpa_subject.key) {
+        if hpa_subject
+            .made()
+            .is_some_and(|hpa| Arc::ptr_eq(&diagnostic.subject.key, &hpa.key))
+        {
             hold_back_beside_unknown_fields(diagnostic, object, &hpa);
         }
     }

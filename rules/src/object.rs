@@ -36,12 +36,12 @@ impl ObjectKey {
     /// The identity of an object; `None` when `value` has no string `apiVersion`
     /// and `kind` (it is not a Kubernetes object).
     pub fn of(value: &Value, default_namespace: &str) -> Option<Self> {
-        let api_version = value.get("apiVersion")?.as_str()?.to_owned();
-        let kind = value.get("kind")?.as_str()?.to_owned();
-        let metadata = value.get("metadata");
+        let api_version = member(value, "apiVersion")?.as_str()?.to_owned();
+        let kind = member(value, "kind")?.as_str()?.to_owned();
+        let metadata = member(value, "metadata");
         let text = |field: &str| {
             metadata
-                .and_then(|m| m.get(field))
+                .and_then(|m| member(m, field))
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
         };
@@ -81,6 +81,16 @@ impl ObjectKey {
             name: self.name.clone(),
         }
     }
+}
+
+/// `value[name]` when `value` is a mapping, found by comparing its keys:
+/// cheaper than hashing the name for the few keys of an object's top level
+/// and metadata.
+fn member<'v>(value: &'v Value, name: &str) -> Option<&'v Value> {
+    value
+        .as_object()?
+        .iter()
+        .find_map(|(key, value)| (key == name).then_some(value))
 }
 
 /// The group part of an `apiVersion` string: `apps/v1` → `apps`, `v1` → `""`.
@@ -178,7 +188,7 @@ impl Object {
     }
 
     fn annotations(&self) -> Option<&Map<String, Value>> {
-        self.value.get("metadata")?.get("annotations")?.as_object()
+        member(member(&self.value, "metadata")?, "annotations")?.as_object()
     }
 
     /// The reason given in `hpa-lint.io/ignore.<rule>` for suppressing a rule.

@@ -97,34 +97,42 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(template) = PodTemplate::of(&target) else {
         return;
     };
-    let all = template.all_containers();
-    let counted: Vec<String> = template
-        .counted_containers()
-        .iter()
-        .map(|c| code(c.name))
-        .collect();
-    let counted = if counted.is_empty() {
-        "none".to_owned()
-    } else {
-        counted.join(", ")
-    };
+    // Most HPAs name no container: the containers are listed for those that do.
+    let mut all = None;
     for metric in cx.hpa.resource_metrics() {
         let Some(name) = metric.container().filter(|name| !name.is_empty()) else {
             continue;
         };
-        let same_name = all.iter().find(|c| c.name == name);
+        let same_name = all
+            .get_or_insert_with(|| template.all_containers())
+            .iter()
+            .find(|c| c.name == name);
+        let counted = || {
+            let counted: Vec<String> = template
+                .counted_containers()
+                .iter()
+                .map(|c| code(c.name))
+                .collect();
+            if counted.is_empty() {
+                "none".to_owned()
+            } else {
+                counted.join(", ")
+            }
+        };
         let message = match same_name {
             Some(c) if !c.is_init || c.is_sidecar() => continue,
             Some(_) => format!(
                 "container {} of {} is an init container that runs to completion, not a \
-                 native sidecar: the HPA controller measures only {counted}",
+                 native sidecar: the HPA controller measures only {}",
                 code(name),
-                target.key.describe()
+                target.key.describe(),
+                counted()
             ),
             None => format!(
-                "{} has no container {}; its containers are {counted}",
+                "{} has no container {}; its containers are {}",
                 target.key.describe(),
-                code(name)
+                code(name),
+                counted()
             ),
         };
         out.report(metric.path("container"), message).help(

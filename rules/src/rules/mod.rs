@@ -83,7 +83,7 @@ pub fn by_name(name: &str) -> Option<&'static Rule> {
 pub fn reads(settings: &Settings) -> Needs {
     Needs::of(
         ALL.iter()
-            .filter(|rule| settings.severity(rule).is_some())
+            .filter(|rule| !rule.reads.is_empty() && settings.severity(rule).is_some())
             .flat_map(|rule| rule.reads),
     )
 }

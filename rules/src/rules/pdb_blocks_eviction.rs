@@ -112,7 +112,6 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(floor) = cx.hpa.min_replicas.map(i64::from).filter(|m| *m >= 1) else {
         return;
     };
-    let workload = target.key.describe();
     for pdb in cx.list(&target.key.namespace, PDB) {
         if !selects(&pdb, labels) {
             continue;
@@ -122,6 +121,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                 continue;
             }
             let field = code(&format!("{}: {}", blocking.field, blocking.value));
+            let workload = target.key.describe();
             let (message, help) = match blocking.block {
                 Block::Always => (
                     format!(

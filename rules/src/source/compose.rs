@@ -10,13 +10,13 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use granit_parser::{Event, Parser, ScalarStyle, ScanError, Tag};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::keep::{ALL, Keep};
 use super::quick::{self, Unsupported};
 use super::scalar::{self, Scalar};
 use super::{Pos, Problem, ProblemKind, goyaml, lines, pos_of};
-use crate::path::FieldPath;
+use crate::path::{FieldPath, member};
 
 /// Deepest nesting read, counting the levels that aliases add.
 pub const MAX_DEPTH: usize = 100;
@@ -68,7 +68,12 @@ fn quick_compose(text: &str, choose: Choose<'_>) -> Option<Composed> {
     let mut composer = Composer::new(choose, None);
     quick::read(text, &mut composer).ok()?;
     let value = composer.root.take();
-    let last = value.as_ref().map_or(&ALL, |v| keep_of(v, choose));
+    // Without repeated keys (a problem) the identity the keep was chosen by
+    // is the document's, unless a merge key at the root may have changed it.
+    let last = match composer.chosen {
+        Some(chosen) if !composer.merged_at_root => chosen,
+        _ => value.as_ref().map_or(&ALL, |v| keep_of(v, choose)),
+    };
     let rechosen = composer
         .chosen
         .is_some_and(|chosen| !std::ptr::eq(chosen, last));
@@ -166,8 +171,8 @@ fn full_compose(text: &str, choose: Choose<'_>) -> Composed {
 
 fn keep_of(value: &Value, choose: Choose<'_>) -> &'static Keep {
     match (
-        value.get("apiVersion").and_then(Value::as_str),
-        value.get("kind").and_then(Value::as_str),
+        member(value, "apiVersion").and_then(Value::as_str),
+        member(value, "kind").and_then(Value::as_str),
     ) {
         (Some(api_version), Some(kind)) => choose(api_version, kind),
         _ => &ALL,
@@ -236,8 +241,11 @@ struct Frame<'a> {
     /// What its parent keeps of it (differs from `keep` for anchored nodes,
     /// which are built whole for their aliases).
     kept_by_parent: Option<&'static Keep>,
-    map: Option<Map<String, Value>>,
-    items: Vec<Value>,
+    /// Whether it is built (`keep` is set, or it is an anchored node).
+    builds: bool,
+    /// Where its entries (a mapping's) or items (a sequence's) start on the
+    /// composer's stacks of them.
+    built_start: usize,
     /// Where its keys start on the composer's key stack.
     keys_start: usize,
     /// Its keys, once it has many.
@@ -266,6 +274,11 @@ struct Composer<'a, 'c> {
     stop: Option<(usize, Problem)>,
     frames: Vec<Frame<'a>>,
     keys: Keys<'a>,
+    /// The entries of the open mappings that are built, and the items of the
+    /// open sequences, each above its parent's: a node's are gathered first
+    /// and become its map or vector when it ends, made at their size.
+    entries: Vec<(String, Value)>,
+    items: Vec<Value>,
     /// Whether repeated keys are looked for (they are not when a document
     /// is read again: [`compose_again`]).
     finds_repeated_keys: bool,
@@ -274,6 +287,8 @@ struct Composer<'a, 'c> {
     problems: Vec<Problem>,
     /// The keep chosen from the root's `apiVersion` and `kind`, once both were read.
     chosen: Option<&'static Keep>,
+    /// Whether a merge key added entries to the root (its identity among them, maybe).
+    merged_at_root: bool,
     api_version: Option<String>,
     kind: Option<String>,
     root: Option<Value>,
@@ -334,11 +349,14 @@ impl<'a, 'c> Composer<'a, 'c> {
             stop,
             frames: Vec::new(),
             keys: Keys::default(),
+            entries: Vec::new(),
+            items: Vec::new(),
             finds_repeated_keys: true,
             anchors: Vec::new(),
             alias_nodes: 0,
             problems: Vec::new(),
             chosen: None,
+            merged_at_root: false,
             api_version: None,
             kind: None,
             root: None,
@@ -474,10 +492,7 @@ impl<'a, 'c> Composer<'a, 'c> {
     fn end(&mut self, at: Pos) -> Result<(), Problem> {
         let frame = self.frames.pop().expect("the parser balances collections");
         self.keys.stack.truncate(frame.keys_start);
-        let value = match frame.map {
-            Some(map) => Some(Value::Object(map)),
-            None => frame.keep.map(|_| Value::Array(frame.items)),
-        };
+        let value = self.built(&frame);
         let nodes = frame.nodes + 1;
         let height = frame.height + 1;
         let value = if frame.anchor != 0 {
@@ -518,24 +533,34 @@ impl<'a, 'c> Composer<'a, 'c> {
     /// Closes the open nodes after a problem, keeping what was built of them.
     fn unwind(&mut self) -> Option<Value> {
         while let Some(frame) = self.frames.pop() {
-            let value = match frame.map {
-                Some(map) => Some(Value::Object(map)),
-                None => frame.keep.map(|_| Value::Array(frame.items)),
-            };
+            let value = self.built(&frame);
             let Some(parent) = self.frames.last_mut() else {
                 return value;
             };
             match (std::mem::replace(&mut parent.pending, Pending::Key), value) {
-                (Pending::Value(key), Some(value)) => {
-                    if let Some(map) = &mut parent.map {
-                        map.insert(key.into_owned(), value);
-                    }
+                (Pending::Value(key), Some(value)) if parent.builds && parent.is_map => {
+                    self.entries.push((key.into_owned(), value));
                 }
-                (Pending::Key, Some(value)) if parent.map.is_none() => parent.items.push(value),
+                (Pending::Key, Some(value)) if parent.builds && !parent.is_map => {
+                    self.items.push(value);
+                }
                 _ => {}
             }
         }
         self.root.take()
+    }
+
+    /// The value of a node that ended, from its entries or items; `None`
+    /// when it is not built.
+    fn built(&mut self, frame: &Frame<'_>) -> Option<Value> {
+        if !frame.builds {
+            return None;
+        }
+        Some(if frame.is_map {
+            Value::Object(self.entries.drain(frame.built_start..).collect())
+        } else {
+            Value::Array(self.items.drain(frame.built_start..).collect())
+        })
     }
 
     fn expects_key(&self) -> bool {
@@ -575,8 +600,12 @@ impl<'a, 'c> Composer<'a, 'c> {
             is_map,
             keep,
             kept_by_parent,
-            map: (is_map && keep.is_some()).then(Map::new),
-            items: Vec::new(),
+            builds: keep.is_some(),
+            built_start: if is_map {
+                self.entries.len()
+            } else {
+                self.items.len()
+            },
             keys_start: self.keys.stack.len(),
             many_keys: None,
             pending: Pending::Key,
@@ -628,23 +657,24 @@ impl<'a, 'c> Composer<'a, 'c> {
         match std::mem::replace(&mut frame.pending, Pending::Key) {
             Pending::Key => {
                 frame.length += 1;
-                if let Some(value) = node.value {
-                    frame.items.push(value);
+                if let (true, Some(value)) = (frame.builds, node.value) {
+                    self.items.push(value);
                 }
             }
             Pending::Value(key) => {
                 if depth == 1 {
                     self.note_identity(&key, node.value.as_ref());
                 }
-                let frame = self.frames.last_mut().expect("checked above");
-                if let (Some(map), Some(value)) = (&mut frame.map, node.value) {
-                    map.insert(key.into_owned(), value);
+                let frame = self.frames.last().expect("checked above");
+                if let (true, Some(value)) = (frame.builds, node.value) {
+                    self.entries.push((key.into_owned(), value));
                 }
             }
             Pending::Merge => {
+                self.merged_at_root |= depth == 1;
                 let merged = node.value.expect("merge values are built");
-                let frame = self.frames.last_mut().expect("checked above");
-                merge(frame, merged).map_err(|message| Problem {
+                let frame = self.frames.last().expect("checked above");
+                merge(frame, merged, &mut self.entries).map_err(|message| Problem {
                     kind: ProblemKind::Conversion,
                     message,
                     path: FieldPath::root(),
@@ -745,7 +775,11 @@ fn offset(at: usize) -> Pos {
 
 /// A merge key's value applied to a mapping as go-yaml v2 applies it: entries
 /// overwrite what is there; in a list of mappings, earlier ones win.
-fn merge(frame: &mut Frame<'_>, merged: Value) -> Result<(), String> {
+fn merge(
+    frame: &Frame<'_>,
+    merged: Value,
+    entries: &mut Vec<(String, Value)>,
+) -> Result<(), String> {
     const NEEDS_MAP: &str = "a merge key (`<<`) needs a mapping or a list of mappings as its value";
     let sources = match merged {
         Value::Object(map) => vec![map],
@@ -759,16 +793,14 @@ fn merge(frame: &mut Frame<'_>, merged: Value) -> Result<(), String> {
             .collect::<Result<_, _>>()?,
         _ => return Err(NEEDS_MAP.to_owned()),
     };
+    // A mapping is built when it is kept (merge keys are in mappings only).
     let Some(keep) = frame.keep else {
-        return Ok(());
-    };
-    let Some(map) = &mut frame.map else {
         return Ok(());
     };
     for source in sources {
         for (key, value) in source {
             if let Some(field) = keep.field(&key) {
-                map.insert(key, field.prune(value));
+                entries.push((key, field.prune(value)));
             }
         }
     }
@@ -794,7 +826,7 @@ fn alias_key(value: Value) -> Result<String, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use serde_json::json;
 
@@ -903,6 +935,17 @@ mod tests {
         );
         assert_eq!(
             changed.value,
+            Some(
+                json!({"apiVersion": "v1", "kind": "Other", "spec": {"replicas": 1, "paused": true}})
+            )
+        );
+        // So does a merge key at the root that changes the `kind`.
+        let merged = compose(
+            "apiVersion: v1\nkind: Deployment\n<<: {kind: Other}\nspec: {replicas: 1, paused: true}\n",
+            &choose,
+        );
+        assert_eq!(
+            merged.value,
             Some(
                 json!({"apiVersion": "v1", "kind": "Other", "spec": {"replicas": 1, "paused": true}})
             )
@@ -1045,7 +1088,8 @@ mod tests {
 
     /// Documents made of lines that manifests have, and of the lines where
     /// YAML readers differ.
-    fn manifest_like() -> impl proptest::strategy::Strategy<Value = String> {
+    /// Documents made of lines that manifests (and broken ones) are made of.
+    pub(in crate::source) fn manifest_like() -> impl proptest::strategy::Strategy<Value = String> {
         use proptest::prelude::*;
         let key = prop::sample::select(vec![
             "a",

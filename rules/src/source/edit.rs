@@ -3,6 +3,7 @@
 //! order, quoting, indentation, flow or block style and line breaks outside the
 //! edited spans stay as they were.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use granit_parser::{Event, Parser, ScalarStyle};
@@ -12,6 +13,7 @@ use super::compose::parser_options;
 use super::goyaml;
 use super::lines::{LineStarts, line_around};
 use super::pos_of;
+use super::quick;
 use super::scalar::{self, Scalar};
 use crate::path::{FieldPath, Segment};
 
@@ -170,7 +172,7 @@ pub enum EditError {
 }
 
 /// A node of a document, with where it is.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 struct Node {
     /// The node's own bytes: for a block scalar from its `|` or `>` to the
     /// end of its last line with content, for a block collection up to its
@@ -182,7 +184,7 @@ struct Node {
     kind: Kind,
 }
 
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 enum Kind {
     Scalar,
     /// A literal (`|`) or folded (`>`) scalar.
@@ -197,7 +199,7 @@ enum Kind {
     },
 }
 
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 struct Entry {
     key: String,
     key_span: Range<usize>,
@@ -279,8 +281,200 @@ fn header_end(text: &str, header: usize) -> usize {
             .len()
 }
 
-/// Reads a document into its tree of spans.
+/// Reads a document into its tree of spans: with the quick reader where it
+/// reads the document and places its nodes as granit-parser does, else with
+/// granit-parser.
 fn read_tree(text: &str) -> Result<Node, EditError> {
+    quick_tree(text).map_or_else(|| full_tree(text), Ok)
+}
+
+/// The tree as the quick reader reads it; `None` where it leaves the
+/// document to the full reader, or meets a node that granit-parser places
+/// elsewhere than the quick reader (a block scalar at its content, an empty
+/// value after it) or that kubectl cannot read (a collection as a key).
+fn quick_tree(text: &str) -> Option<Node> {
+    let mut tree = QuickTree {
+        text,
+        starts: LineStarts::new(text),
+        stack: Vec::new(),
+        root: None,
+    };
+    quick::read(text, &mut tree).ok()?;
+    tree.root
+}
+
+/// A collection being read by [`QuickTree`].
+enum OpenNode {
+    Map {
+        flow: bool,
+        start: usize,
+        entries: Vec<Entry>,
+        key: Option<(String, Range<usize>)>,
+    },
+    Seq {
+        flow: bool,
+        start: usize,
+        /// A block sequence whose `-` are in the column of its mapping's
+        /// keys: granit-parser places it at its first item.
+        indentless: bool,
+        items: Vec<Node>,
+    },
+}
+
+struct QuickTree<'t> {
+    text: &'t str,
+    starts: LineStarts,
+    stack: Vec<OpenNode>,
+    root: Option<Node>,
+}
+
+impl QuickTree<'_> {
+    /// Whether the open collection waits for a key.
+    fn expects_key(&self) -> bool {
+        matches!(self.stack.last(), Some(OpenNode::Map { key: None, .. }))
+    }
+
+    /// Hands a finished node to the open collection (or makes it the root).
+    fn add(&mut self, node: Node) -> Result<(), quick::Unsupported> {
+        match self.stack.last_mut() {
+            None => self.root = Some(node),
+            Some(OpenNode::Seq { items, .. }) => items.push(node),
+            Some(OpenNode::Map { entries, key, .. }) => {
+                let (key, key_span) = key.take().ok_or(quick::Unsupported)?;
+                let start = entry_start(self.text, key_span.start);
+                let indent = start - self.starts.start_of(start);
+                entries.push(Entry {
+                    key,
+                    key_span,
+                    start,
+                    indent,
+                    value: node,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'t> quick::Sink<'t> for QuickTree<'t> {
+    fn on_scalar(
+        &mut self,
+        value: Cow<'t, str>,
+        style: ScalarStyle,
+        at: Range<usize>,
+    ) -> Result<(), quick::Unsupported> {
+        if self.expects_key() {
+            let name = scalar::resolve(value.clone(), style, None)
+                .ok()
+                .and_then(|s| match s {
+                    Scalar::Merge => None,
+                    s => scalar::key_text(s).ok().map(|k| k.into_owned()),
+                })
+                .unwrap_or_else(|| value.into_owned());
+            if let Some(OpenNode::Map { key, .. }) = self.stack.last_mut() {
+                *key = Some((name, at));
+            }
+            return Ok(());
+        }
+        if at.is_empty() || matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+            return Err(quick::Unsupported);
+        }
+        let node = Node {
+            props: props_start(self.text, at.start),
+            span: at,
+            kind: Kind::Scalar,
+        };
+        self.add(node)
+    }
+
+    fn on_open(&mut self, is_map: bool, at: usize) -> Result<(), quick::Unsupported> {
+        if self.expects_key() {
+            return Err(quick::Unsupported);
+        }
+        let flow = matches!(self.text.as_bytes()[at], b'[' | b'{');
+        let column = |offset: usize| offset - self.starts.start_of(offset);
+        let indentless = !is_map
+            && !flow
+            && matches!(
+                self.stack.last(),
+                Some(OpenNode::Map { flow: false, key: Some((_, key)), .. })
+                    if column(key.start) == column(at)
+            );
+        self.stack.push(if is_map {
+            OpenNode::Map {
+                flow,
+                start: at,
+                entries: Vec::new(),
+                key: None,
+            }
+        } else {
+            OpenNode::Seq {
+                flow,
+                start: at,
+                indentless,
+                items: Vec::new(),
+            }
+        });
+        Ok(())
+    }
+
+    fn on_close(&mut self, at: usize) -> Result<(), quick::Unsupported> {
+        let node = match self.stack.pop().ok_or(quick::Unsupported)? {
+            OpenNode::Map {
+                flow,
+                start,
+                entries,
+                key: None,
+            } => {
+                let end = if flow {
+                    at
+                } else {
+                    entries.last().ok_or(quick::Unsupported)?.value.span.end
+                };
+                Node {
+                    span: start..end,
+                    props: if flow {
+                        props_start(self.text, start)
+                    } else {
+                        start
+                    },
+                    kind: Kind::Map { flow, entries },
+                }
+            }
+            OpenNode::Seq {
+                flow,
+                start,
+                indentless,
+                items,
+            } => {
+                let end = if flow {
+                    at
+                } else {
+                    items.last().ok_or(quick::Unsupported)?.span.end
+                };
+                let start = if indentless {
+                    items.first().ok_or(quick::Unsupported)?.span.start
+                } else {
+                    start
+                };
+                Node {
+                    span: start..end,
+                    props: if flow {
+                        props_start(self.text, start)
+                    } else {
+                        start
+                    },
+                    kind: Kind::Seq { flow, items },
+                }
+            }
+            OpenNode::Map { key: Some(_), .. } => return Err(quick::Unsupported),
+        };
+        self.add(node)
+    }
+}
+
+/// Reads a document into its tree of spans with granit-parser.
+fn full_tree(text: &str) -> Result<Node, EditError> {
     enum Open {
         Map {
             flow: bool,
@@ -1017,6 +1211,37 @@ pub fn apply(text: &str, edits: &[TextEdit]) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// Where the quick reader reads a document, its tree is granit-parser's.
+    fn quick_tree_is_full_tree(text: &str) -> bool {
+        let mut compared = false;
+        for chunk in super::super::split_documents(text) {
+            if let Some(quick) = quick_tree(chunk.text) {
+                assert_eq!(Ok(quick), full_tree(chunk.text), "{}", chunk.text);
+                compared = true;
+            }
+        }
+        compared
+    }
+
+    #[test]
+    fn the_quick_tree_is_the_full_one_on_real_manifests() {
+        let files = crate::testing::manifest_files();
+        let compared = files
+            .iter()
+            .filter(|file| quick_tree_is_full_tree(&std::fs::read_to_string(file).unwrap()))
+            .count();
+        assert!(compared * 2 > files.len(), "{compared} of {}", files.len());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+
+        #[test]
+        fn the_quick_tree_is_the_full_one(text in super::super::compose::tests::manifest_like()) {
+            quick_tree_is_full_tree(&text);
+        }
+    }
     use super::*;
     use crate::source::{ALL, read_document};
     use serde_json::json;

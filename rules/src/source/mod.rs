@@ -38,7 +38,7 @@ pub use quick::count_events as quick_event_count;
 pub use split::{Chunk, split_documents};
 pub use template::find_action;
 
-use crate::path::FieldPath;
+use crate::path::{FieldPath, member};
 
 /// A position in a document: 1-based line and column (in characters), and the
 /// byte range of the node.
@@ -142,7 +142,7 @@ pub fn read_again(text: &str) -> Vec<(Value, FieldPath)> {
 fn objects(value: Option<Value>, choose: Choose<'_>) -> Vec<(Value, FieldPath)> {
     let is_list = value
         .as_ref()
-        .and_then(|v| v.get("kind"))
+        .and_then(|v| member(v, "kind"))
         .and_then(Value::as_str)
         .is_some_and(|kind| kind.ends_with("List"));
     match value {
@@ -157,8 +157,8 @@ fn objects(value: Option<Value>, choose: Choose<'_>) -> Vec<(Value, FieldPath)> 
                 .enumerate()
                 .map(|(i, item)| {
                     let keep = match (
-                        item.get("apiVersion").and_then(Value::as_str),
-                        item.get("kind").and_then(Value::as_str),
+                        member(&item, "apiVersion").and_then(Value::as_str),
+                        member(&item, "kind").and_then(Value::as_str),
                     ) {
                         (Some(api_version), Some(kind)) => choose(api_version, kind),
                         _ => &ALL,
