@@ -321,6 +321,54 @@ enum OpenNode {
     },
 }
 
+impl OpenNode {
+    /// Adds a finished node: an item, or the value of the key read last;
+    /// `None` when a mapping has no key waiting.
+    fn add(&mut self, node: Node, text: &str, starts: &LineStarts) -> Option<()> {
+        match self {
+            OpenNode::Seq { items, .. } => items.push(node),
+            OpenNode::Map { entries, key, .. } => {
+                let (key, key_span) = key.take()?;
+                let start = entry_start(text, key_span.start);
+                entries.push(Entry {
+                    key,
+                    key_span,
+                    start,
+                    indent: start - starts.start_of(start),
+                    value: node,
+                });
+            }
+        }
+        Some(())
+    }
+}
+
+/// A collection's node from `start` to `end`: a flow collection's
+/// properties (anchor, tag) come before its bracket.
+fn collection(text: &str, flow: bool, span: Range<usize>, kind: Kind) -> Node {
+    Node {
+        props: if flow {
+            props_start(text, span.start)
+        } else {
+            span.start
+        },
+        span,
+        kind,
+    }
+}
+
+/// A mapping key as written to a field path: its resolved text, or the
+/// scalar as written when it does not resolve to a key (a merge key `<<`).
+fn key_name(value: Cow<'_, str>, style: ScalarStyle, tag: Option<&granit_parser::Tag>) -> String {
+    scalar::resolve(value.clone(), style, tag)
+        .ok()
+        .and_then(|s| match s {
+            Scalar::Merge => None,
+            s => scalar::key_text(s).ok().map(|k| k.into_owned()),
+        })
+        .unwrap_or_else(|| value.into_owned())
+}
+
 struct QuickTree<'t> {
     text: &'t str,
     starts: LineStarts,
@@ -338,19 +386,9 @@ impl QuickTree<'_> {
     fn add(&mut self, node: Node) -> Result<(), quick::Unsupported> {
         match self.stack.last_mut() {
             None => self.root = Some(node),
-            Some(OpenNode::Seq { items, .. }) => items.push(node),
-            Some(OpenNode::Map { entries, key, .. }) => {
-                let (key, key_span) = key.take().ok_or(quick::Unsupported)?;
-                let start = entry_start(self.text, key_span.start);
-                let indent = start - self.starts.start_of(start);
-                entries.push(Entry {
-                    key,
-                    key_span,
-                    start,
-                    indent,
-                    value: node,
-                });
-            }
+            Some(open) => open
+                .add(node, self.text, &self.starts)
+                .ok_or(quick::Unsupported)?,
         }
         Ok(())
     }
@@ -364,13 +402,7 @@ impl<'t> quick::Sink<'t> for QuickTree<'t> {
         at: Range<usize>,
     ) -> Result<(), quick::Unsupported> {
         if self.expects_key() {
-            let name = scalar::resolve(value.clone(), style, None)
-                .ok()
-                .and_then(|s| match s {
-                    Scalar::Merge => None,
-                    s => scalar::key_text(s).ok().map(|k| k.into_owned()),
-                })
-                .unwrap_or_else(|| value.into_owned());
+            let name = key_name(value, style, None);
             if let Some(OpenNode::Map { key, .. }) = self.stack.last_mut() {
                 *key = Some((name, at));
             }
@@ -431,15 +463,7 @@ impl<'t> quick::Sink<'t> for QuickTree<'t> {
                 } else {
                     entries.last().ok_or(quick::Unsupported)?.value.span.end
                 };
-                Node {
-                    span: start..end,
-                    props: if flow {
-                        props_start(self.text, start)
-                    } else {
-                        start
-                    },
-                    kind: Kind::Map { flow, entries },
-                }
+                collection(self.text, flow, start..end, Kind::Map { flow, entries })
             }
             OpenNode::Seq {
                 flow,
@@ -457,15 +481,7 @@ impl<'t> quick::Sink<'t> for QuickTree<'t> {
                 } else {
                     start
                 };
-                Node {
-                    span: start..end,
-                    props: if flow {
-                        props_start(self.text, start)
-                    } else {
-                        start
-                    },
-                    kind: Kind::Seq { flow, items },
-                }
+                collection(self.text, flow, start..end, Kind::Seq { flow, items })
             }
             OpenNode::Map { key: Some(_), .. } => return Err(quick::Unsupported),
         };
@@ -475,23 +491,9 @@ impl<'t> quick::Sink<'t> for QuickTree<'t> {
 
 /// Reads a document into its tree of spans with granit-parser.
 fn full_tree(text: &str) -> Result<Node, EditError> {
-    enum Open {
-        Map {
-            flow: bool,
-            start: usize,
-            entries: Vec<Entry>,
-            key: Option<(String, Range<usize>)>,
-        },
-        Seq {
-            flow: bool,
-            start: usize,
-            items: Vec<Node>,
-        },
-    }
-    let mut stack: Vec<Open> = Vec::new();
+    let mut stack: Vec<OpenNode> = Vec::new();
     let mut root = None;
     let starts = LineStarts::new(text);
-    let column = |offset: usize| offset - starts.start_of(offset);
     // Read as kubectl reads it (comments right after a token, long tags).
     let (readable, _) = goyaml::as_kubectl_reads(text);
     // The end of the last event read: what a block scalar's header follows.
@@ -503,7 +505,7 @@ fn full_tree(text: &str) -> Result<Node, EditError> {
         let before = std::mem::replace(&mut last_end, range.end);
         let node = match event {
             Event::MappingStart(style, ..) => {
-                stack.push(Open::Map {
+                stack.push(OpenNode::Map {
                     flow: style == granit_parser::StructureStyle::Flow,
                     start: range.start,
                     entries: Vec::new(),
@@ -512,15 +514,16 @@ fn full_tree(text: &str) -> Result<Node, EditError> {
                 continue;
             }
             Event::SequenceStart(style, ..) => {
-                stack.push(Open::Seq {
+                stack.push(OpenNode::Seq {
                     flow: style == granit_parser::StructureStyle::Flow,
                     start: range.start,
+                    indentless: false,
                     items: Vec::new(),
                 });
                 continue;
             }
             Event::MappingEnd => match stack.pop() {
-                Some(Open::Map {
+                Some(OpenNode::Map {
                     flow,
                     start,
                     entries,
@@ -531,50 +534,29 @@ fn full_tree(text: &str) -> Result<Node, EditError> {
                     } else {
                         entries.last().map_or(range.start, |e| e.value.span.end)
                     };
-                    Node {
-                        span: start..end,
-                        props: if flow {
-                            props_start(text, start)
-                        } else {
-                            start
-                        },
-                        kind: Kind::Map { flow, entries },
-                    }
+                    collection(text, flow, start..end, Kind::Map { flow, entries })
                 }
                 _ => return Err(EditError::Unreadable),
             },
             Event::SequenceEnd => match stack.pop() {
-                Some(Open::Seq { flow, start, items }) => {
+                Some(OpenNode::Seq {
+                    flow, start, items, ..
+                }) => {
                     let end = if flow {
                         range.end
                     } else {
                         items.last().map_or(range.start, |i| i.span.end)
                     };
-                    Node {
-                        span: start..end,
-                        props: if flow {
-                            props_start(text, start)
-                        } else {
-                            start
-                        },
-                        kind: Kind::Seq { flow, items },
-                    }
+                    collection(text, flow, start..end, Kind::Seq { flow, items })
                 }
                 _ => return Err(EditError::Unreadable),
             },
             Event::Scalar(value, style, _, tag) => {
-                if let Some(Open::Map {
+                if let Some(OpenNode::Map {
                     key: key @ None, ..
                 }) = stack.last_mut()
                 {
-                    let name = scalar::resolve(value.clone(), style, tag.as_deref())
-                        .ok()
-                        .and_then(|s| match s {
-                            Scalar::Merge => None,
-                            s => scalar::key_text(s).ok().map(|k| k.into_owned()),
-                        })
-                        .unwrap_or_else(|| value.into_owned());
-                    *key = Some((name, range));
+                    *key = Some((key_name(value, style, tag.as_deref()), range));
                     continue;
                 }
                 if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
@@ -605,19 +587,7 @@ fn full_tree(text: &str) -> Result<Node, EditError> {
         };
         match stack.last_mut() {
             None => root = Some(node),
-            Some(Open::Seq { items, .. }) => items.push(node),
-            Some(Open::Map { entries, key, .. }) => {
-                let (key, key_span) = key.take().ok_or(EditError::Unreadable)?;
-                let start = entry_start(text, key_span.start);
-                let indent = column(start);
-                entries.push(Entry {
-                    key,
-                    key_span,
-                    start,
-                    indent,
-                    value: node,
-                });
-            }
+            Some(open) => open.add(node, text, &starts).ok_or(EditError::Unreadable)?,
         }
     }
     root.ok_or(EditError::Unreadable)
