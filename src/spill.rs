@@ -190,14 +190,16 @@ impl Spill {
         self.last.clear();
         self.last.extend_from_slice(records.last());
         if self.file.is_none() && self.memory.len() + records.bytes.len() > self.bound {
-            let file = tempfile::tempfile().map_err(|error| {
-                let dir = std::env::temp_dir();
-                let why = format!("cannot make a temporary file in {}: {error}", dir.display());
-                io::Error::new(error.kind(), why)
-            })?;
-            let mut file = BufWriter::new(file);
-            file.write_all(&std::mem::take(&mut self.memory))?;
-            self.file = Some(file);
+            match tempfile::tempfile() {
+                Ok(file) => {
+                    let mut file = BufWriter::new(file);
+                    file.write_all(&std::mem::take(&mut self.memory))?;
+                    self.file = Some(file);
+                }
+                // Without a temporary directory to write in, the records stay
+                // in memory, as standard input does: the run still works.
+                Err(_) => self.bound = usize::MAX,
+            }
         }
         match &mut self.file {
             Some(file) => file.write_all(&records.bytes),

@@ -749,3 +749,39 @@ fn objects_of_files_read_in_different_batches_find_each_other() {
         expected.map(|(rule, file)| (rule.to_owned(), file.to_owned()))
     );
 }
+
+/// A run with more findings than are held in memory spills them to a
+/// temporary file; without a temporary directory to write in, it keeps them
+/// in memory and gives the same output (as standard input is kept).
+#[test]
+fn a_run_that_cannot_spill_keeps_its_findings_and_gives_the_same_output() {
+    let stream: String = (0..3000)
+        .map(|i| {
+            HPA_MAX_ZERO.replace(
+                "metadata: {name: web}",
+                &format!("metadata: {{name: web-{i}}}"),
+            ) + "---\n"
+        })
+        .collect();
+    let run = |tmpdir: &Path| {
+        hpa_lint()
+            .args(["--format", "json", "-"])
+            .env("TMPDIR", tmpdir)
+            .write_stdin(stream.clone())
+            .output()
+            .unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let spilled = run(dir.path());
+    let kept = run(&dir.path().join("missing"));
+    assert_eq!(
+        (kept.status.code(), String::from_utf8_lossy(&kept.stderr)),
+        (Some(1), "".into())
+    );
+    assert_eq!(spilled.status.code(), Some(1));
+    assert!(kept.stdout == spilled.stdout, "the outputs differ");
+    let report: Value = serde_json::from_slice(&kept.stdout).unwrap();
+    // Each HPA: maxReplicas below minReplicas, its target missing, and the
+    // target shared with the others: more than the 1 MiB held.
+    assert!(report["diagnostics"].as_array().unwrap().len() >= 3 * 3000);
+}
