@@ -76,8 +76,8 @@ fn check(args: &CheckArgs) -> Result<u8> {
     report(args, summary, findings, &input_errors, false)
 }
 
-/// Writes the findings and the summary (on standard error with `to_stderr`),
-/// then the inputs that could not be read; returns the exit code.
+/// Writes the inputs that could not be read, then the findings and the
+/// summary (on standard error with `to_stderr`); returns the exit code.
 fn report(
     args: &CheckArgs,
     mut summary: Summary,
@@ -87,14 +87,16 @@ fn report(
 ) -> Result<u8> {
     summary.unread = input_errors.len();
     summary.unsafe_fixes = args.unsafe_fixes;
+    // Before the findings: a reader that stops early (`| head`) ends the run
+    // while they are written, and these must not be lost with it.
+    for error in input_errors {
+        eprintln!("hpa-lint: {error}");
+    }
     let summary = if to_stderr {
         emit::eprint(&args.lint, summary, findings)?
     } else {
         emit::print(&args.lint, summary, findings)?
     };
-    for error in input_errors {
-        eprintln!("hpa-lint: {error}");
-    }
     Ok(summary.exit_code(args.lint.deny_warnings))
 }
 

@@ -3,8 +3,8 @@
 //! where they were found, and the documents come in the order of the output:
 //! their records are kept in memory up to a bound, beyond it in an unnamed
 //! temporary file (in the system's temporary directory, gone when the run
-//! ends). At the end they are read back and merged with the few findings held
-//! in memory ([`Sorted`]).
+//! ends). At the end they are read back and merged with the findings held in
+//! memory ([`Sorted`]).
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -136,7 +136,7 @@ impl Gather {
             // Findings that go before some spilled (files share a name, or
             // documents a line) are held.
             Own::Records(records) => {
-                let mut names = Names::default();
+                let mut names = LastRead::default();
                 for record in records.iter() {
                     self.held
                         .push((stage, Record::read(record)?.finding(&mut names)?));
@@ -223,7 +223,7 @@ impl Spill {
         Ok(Spilled {
             records,
             buf: Vec::new(),
-            names: Names::default(),
+            names: LastRead::default(),
         })
     }
 }
@@ -232,7 +232,7 @@ impl Spill {
 struct Spilled {
     records: Box<dyn BufRead>,
     buf: Vec<u8>,
-    names: Names,
+    names: LastRead,
 }
 
 impl Iterator for Spilled {
@@ -508,7 +508,7 @@ impl<'a> Record<'a> {
         }
     }
 
-    fn finding(self, names: &mut Names) -> io::Result<Finding> {
+    fn finding(self, names: &mut LastRead) -> io::Result<Finding> {
         let rule = *ALL.get(usize::from(self.rule)).ok_or_else(malformed)?;
         let severity = *SEVERITIES
             .get(usize::from(self.severity))
@@ -576,12 +576,12 @@ impl<'a> Record<'a> {
 /// The file and object of the last finding read: the next is most often in
 /// the same, and shares them.
 #[derive(Default)]
-struct Names {
+struct LastRead {
     file: Option<Arc<str>>,
     key: Option<Arc<ObjectKey>>,
 }
 
-impl Names {
+impl LastRead {
     fn file(&mut self, name: &str) -> Arc<str> {
         match &self.file {
             Some(file) if **file == *name => Arc::clone(file),

@@ -785,3 +785,37 @@ fn a_run_that_cannot_spill_keeps_its_findings_and_gives_the_same_output() {
     // target shared with the others: more than the 1 MiB held.
     assert!(report["diagnostics"].as_array().unwrap().len() >= 3 * 3000);
 }
+
+/// A reader that stops early (`hpa-lint … | head -1`) ends the run while
+/// findings are written; the inputs that could not be read are still told.
+#[test]
+fn a_reader_that_stops_early_still_gets_the_unread_inputs_told() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("latin1.yaml"), b"name: caf\xe9\n").unwrap();
+    // Far more findings than a pipe holds.
+    for i in 0..400 {
+        let hpa = HPA_MAX_ZERO.replace(
+            "metadata: {name: web}",
+            &format!("metadata: {{name: web-{i}}}"),
+        );
+        write(dir.path(), &format!("hpa-{i:03}.yaml"), hpa);
+    }
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hpa-lint"))
+        .args(["--isolated", "--format", "json"])
+        .arg(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The read end is closed here, as `head` closes it.
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("latin1.yaml: file is not valid UTF-8"),
+        "{stderr}"
+    );
+}
