@@ -21,6 +21,8 @@ use std::io;
 use crate::report::{Excerpt, FileEdit, Finding, Location, Outcome, Position, Summary};
 use crate::spill::{Gather, Own, Sorted, Stage};
 use hpa_lint_rules::fix::{Fix, TextEdit};
+use hpa_lint_rules::reads::Needs;
+use hpa_lint_rules::rules::reads;
 use hpa_lint_rules::source::lines::positions;
 use hpa_lint_rules::source::{Chunk, Pos, split_documents};
 use hpa_lint_rules::workspace::{
@@ -149,19 +151,21 @@ struct FileScan {
 /// Blocks with at least this many documents have them read in parallel.
 const PARALLEL_DOCUMENTS: usize = 8;
 
-/// Step 1 for one document.
+/// Step 1 for one document; `needs`: what the enabled rules read
+/// ([`reads`]), worked out once for a run.
 fn scan_chunk<'t>(
-    file: usize,
-    document: usize,
+    (file, document): (usize, usize),
     chunk: &Chunk<'t>,
     settings: &Settings,
+    needs: &Needs,
 ) -> (Place, &'t str, Scan) {
     let place = Place::new(file, document, chunk);
-    (place, chunk.text, scan_document(chunk.text, settings))
+    let scan = scan_document(chunk.text, settings, needs);
+    (place, chunk.text, scan)
 }
 
 /// Step 1 for one file, block by block.
-fn scan_file(id: usize, source: &SourceFile, settings: &Settings) -> FileScan {
+fn scan_file(id: usize, source: &SourceFile, settings: &Settings, needs: &Needs) -> FileScan {
     let mut file = FileScan::default();
     let mut template = None;
     let read = source.blocks(|block| {
@@ -178,7 +182,7 @@ fn scan_file(id: usize, source: &SourceFile, settings: &Settings) -> FileScan {
             .collect();
         let first = file.documents;
         file.documents += chunks.len();
-        let read = |(i, chunk)| scan_chunk(id, first + i, chunk, settings);
+        let read = |(i, chunk)| scan_chunk((id, first + i), chunk, settings, needs);
         let scans: Vec<_> = if chunks.len() >= PARALLEL_DOCUMENTS {
             chunks.par_iter().enumerate().map(read).collect()
         } else {
@@ -372,6 +376,7 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
     let mut findings = Vec::new();
     let mut input_errors = Vec::new();
     let mut catalog = Catalog::default();
+    let needs = reads(settings);
     for (batch, first) in sources
         .chunks(FILES_AT_ONCE)
         .zip((0..).step_by(FILES_AT_ONCE))
@@ -379,7 +384,7 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
         let scans: Vec<FileScan> = batch
             .par_iter()
             .enumerate()
-            .map(|(i, source)| scan_file(first + i, source, settings))
+            .map(|(i, source)| scan_file(first + i, source, settings, &needs))
             .collect();
         for (scan, source) in scans.into_iter().zip(batch) {
             // Context files only feed the lookups; their problems are not this run's.

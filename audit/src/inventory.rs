@@ -94,7 +94,7 @@ pub struct Unread {
 
 /// What was read.
 pub struct Inventory {
-    /// The HPAs to lint, in the server's order, as compact JSON: thousands
+    /// The HPAs to lint, in the server's order, held compact: thousands
     /// of HPAs held parsed, status and all, would take ten times the memory.
     pub hpas: Vec<Stored>,
     /// Everything the rules look up.
@@ -262,7 +262,7 @@ pub async fn read(
         Some(Hpa {
             trouble: shows_metric_trouble(&hpa),
             target: scale_target(&hpa),
-            stored: Stored::text(&hpa),
+            stored: Stored::compact(&hpa),
             key: hpa.key,
         })
     };
@@ -397,7 +397,7 @@ pub async fn read(
                 // listed for every HPA of its namespace: parsed.
                 let target = scale_target(&object);
                 let stored = if role == Role::Targets {
-                    Stored::text(&object)
+                    Stored::compact(&object)
                 } else {
                     Stored::Parsed(Arc::new(object))
                 };

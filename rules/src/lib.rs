@@ -18,6 +18,7 @@ pub mod model;
 pub mod mutate;
 pub mod names;
 pub mod object;
+mod packed;
 mod path;
 pub mod quote;
 pub mod reads;

@@ -41,9 +41,10 @@ pub(crate) fn lint_yaml(text: &str, settings: &Settings) -> Vec<Finding> {
 /// [`lint_yaml`], with the fixes the findings carry.
 fn lint_with_fixes(text: &str, settings: &Settings) -> (Vec<Finding>, Vec<Fixable>) {
     let chunks = split_documents(text);
+    let needs = crate::rules::reads(settings);
     let scans: Vec<_> = chunks
         .iter()
-        .map(|c| scan_document(c.text, settings))
+        .map(|c| scan_document(c.text, settings, &needs))
         .collect();
     let line_of = |i: usize, line: usize| chunks[i].line_offset + line;
     if let Some((i, at)) = scans

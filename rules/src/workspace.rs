@@ -24,7 +24,8 @@ use crate::lint::{lint_hpa, lint_object};
 use crate::model::autoscaler::Scaler;
 use crate::object::{Object, ObjectKey, Origin};
 use crate::path::FieldPath;
-use crate::rules::{CHECKS, reads};
+use crate::reads::Needs;
+use crate::rules::CHECKS;
 use crate::settings::Settings;
 use crate::source::{self, ALL, Pos, Problem, ProblemKind};
 
@@ -65,9 +66,10 @@ fn read_subject(key: ObjectKey) -> Subject {
     }
 }
 
-/// Reads one document (a [`source::Chunk`]'s text).
-pub fn scan_document(text: &str, settings: &Settings) -> Scan {
-    let needs = reads(settings);
+/// Reads one document (a [`source::Chunk`]'s text). `needs` is what the
+/// rules enabled in `settings` read ([`crate::rules::reads`]), worked out
+/// once for all the documents of a run.
+pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
     let choose =
         |api_version: &str, kind: &str| needs.keep_for(&settings.cluster, api_version, kind);
     let document = source::read_document(text, &choose);
@@ -116,7 +118,7 @@ pub fn scan_document(text: &str, settings: &Settings) -> Scan {
         let stored = if needs.is_listed(api_version, kind) {
             Stored::Parsed(object.into())
         } else if needs.is_got(&settings.cluster, api_version, kind) {
-            Stored::text(&object)
+            Stored::compact(&object)
         } else {
             // An autoscaler read only with its target's others: its
             // identity is all that is read of it (its document is read
@@ -579,13 +581,17 @@ impl Taken {
 
 #[cfg(test)]
 mod tests {
-    use super::{Unmade, fix_document, scan_document};
+    use super::{Scan, Unmade, fix_document};
     use crate::cluster::GroupKind;
     use crate::fix::{Edit, Fix};
     use crate::index::Stored;
     use crate::path::FieldPath;
-    use crate::rules::{by_name, select};
+    use crate::rules::{by_name, reads, select};
     use crate::settings::{Level, Settings};
+
+    fn scan_document(text: &str, settings: &Settings) -> Scan {
+        super::scan_document(text, settings, &reads(settings))
+    }
 
     /// The kinds of the objects a document's scan keeps for lookups.
     fn kept(text: &str, settings: &Settings) -> Vec<String> {
@@ -621,14 +627,14 @@ mod tests {
             group: "autoscaling".into(),
             kind: "HorizontalPodAutoscaler".into(),
         });
-        assert!(matches!(hpa(&scaling_hpas), Stored::Text { .. }));
+        assert!(matches!(hpa(&scaling_hpas), Stored::Compact { .. }));
         let vpa = |settings: &Settings| scan_document(text, settings).found.remove(2).stored;
         // Listed for every HPA of its namespace: parsed once.
         assert!(matches!(vpa(&settings), Stored::Parsed(_)));
         // Without `vpa-conflict`, only as a custom kind that may be a scale
         // target: compact.
         settings.set_level(by_name("vpa-conflict").unwrap(), Level::Off);
-        assert!(matches!(vpa(&settings), Stored::Text { .. }));
+        assert!(matches!(vpa(&settings), Stored::Compact { .. }));
         // No rule looks anything up: only the HPAs, which are linted.
         select(&mut settings, &["min-equals-max".to_owned()]).unwrap();
         assert_eq!(kept(text, &settings), ["HorizontalPodAutoscaler"]);

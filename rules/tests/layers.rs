@@ -13,7 +13,7 @@ use std::path::Path;
 /// Top-level modules of `rules/src`, lowest layer first.
 const LAYERS: &[&[&str]] = &[
     &["quote", "suggest"],
-    &["path", "object"],
+    &["path", "object", "packed"],
     &["names"],
     &["source"],
     &["cluster"],

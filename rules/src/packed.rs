@@ -1,0 +1,196 @@
+//! A JSON value packed into bytes, for objects held long and read seldom
+//! (the workloads of a repository, looked up once by the HPA that targets
+//! them): about the size of its JSON text, but written and read back without
+//! quoting, escaping or parsing numbers. The bytes are only ever read by
+//! [`unpack`], in the same run: there is no format to keep stable.
+//!
+//! Each value is a tag byte and what it holds: a number as its 8 bytes, a
+//! string as its length (LEB128) and bytes, an array or a mapping as its
+//! length and then its items (a mapping's each as a string and a value).
+
+use serde_json::{Map, Number, Value};
+
+const NULL: u8 = 0;
+const FALSE: u8 = 1;
+const TRUE: u8 = 2;
+const UNSIGNED: u8 = 3;
+const NEGATIVE: u8 = 4;
+const FLOAT: u8 = 5;
+const STRING: u8 = 6;
+const ARRAY: u8 = 7;
+const OBJECT: u8 = 8;
+
+/// `value`, packed.
+pub fn pack(value: &Value) -> Box<[u8]> {
+    let mut bytes = Vec::new();
+    write(value, &mut bytes);
+    bytes.into_boxed_slice()
+}
+
+/// The value [`pack`] packed into `bytes`.
+pub fn unpack(bytes: &[u8]) -> Value {
+    Reader { bytes, at: 0 }.value()
+}
+
+fn write(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Null => out.push(NULL),
+        Value::Bool(false) => out.push(FALSE),
+        Value::Bool(true) => out.push(TRUE),
+        Value::Number(n) => {
+            // serde_json's own order: unsigned, then negative, then float.
+            let (tag, bytes) = if let Some(n) = n.as_u64() {
+                (UNSIGNED, n.to_le_bytes())
+            } else if let Some(n) = n.as_i64() {
+                (NEGATIVE, n.to_le_bytes())
+            } else {
+                (FLOAT, n.as_f64().unwrap_or_default().to_le_bytes())
+            };
+            out.push(tag);
+            out.extend_from_slice(&bytes);
+        }
+        Value::String(s) => {
+            out.push(STRING);
+            write_str(s, out);
+        }
+        Value::Array(items) => {
+            out.push(ARRAY);
+            write_len(items.len(), out);
+            for item in items {
+                write(item, out);
+            }
+        }
+        Value::Object(map) => {
+            out.push(OBJECT);
+            write_len(map.len(), out);
+            for (key, value) in map {
+                write_str(key, out);
+                write(value, out);
+            }
+        }
+    }
+}
+
+fn write_str(s: &str, out: &mut Vec<u8>) {
+    write_len(s.len(), out);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// LEB128: seven bits a byte, the high bit set on all but the last.
+fn write_len(len: usize, out: &mut Vec<u8>) {
+    let mut rest = len;
+    while rest >= 0x80 {
+        out.push((rest & 0x7f) as u8 | 0x80);
+        rest >>= 7;
+    }
+    out.push(rest as u8);
+}
+
+struct Reader<'b> {
+    bytes: &'b [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> &[u8] {
+        let taken = &self.bytes[self.at..self.at + n];
+        self.at += n;
+        taken
+    }
+
+    fn byte(&mut self) -> u8 {
+        self.take(1)[0]
+    }
+
+    fn eight(&mut self) -> [u8; 8] {
+        let mut eight = [0; 8];
+        eight.copy_from_slice(self.take(8));
+        eight
+    }
+
+    fn len(&mut self) -> usize {
+        let mut len = 0;
+        let mut shift = 0;
+        loop {
+            let byte = self.byte();
+            len |= usize::from(byte & 0x7f) << shift;
+            if byte < 0x80 {
+                return len;
+            }
+            shift += 7;
+        }
+    }
+
+    fn string(&mut self) -> String {
+        let len = self.len();
+        // Written from a `str` by `pack`: valid UTF-8.
+        String::from_utf8_lossy(self.take(len)).into_owned()
+    }
+
+    fn value(&mut self) -> Value {
+        match self.byte() {
+            NULL => Value::Null,
+            FALSE => Value::Bool(false),
+            TRUE => Value::Bool(true),
+            UNSIGNED => u64::from_le_bytes(self.eight()).into(),
+            NEGATIVE => i64::from_le_bytes(self.eight()).into(),
+            // Finite: it was a JSON number.
+            FLOAT => Number::from_f64(f64::from_le_bytes(self.eight()))
+                .map_or(Value::Null, Value::Number),
+            STRING => Value::String(self.string()),
+            ARRAY => {
+                let len = self.len();
+                Value::Array((0..len).map(|_| self.value()).collect())
+            }
+            tag => {
+                debug_assert_eq!(tag, OBJECT);
+                let len = self.len();
+                let mut map = Map::with_capacity(len);
+                for _ in 0..len {
+                    let key = self.string();
+                    map.insert(key, self.value());
+                }
+                Value::Object(map)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{pack, unpack};
+    use serde_json::{Value, json};
+
+    #[test]
+    fn values_come_back_as_they_were_packed() {
+        let long = "é".repeat(100);
+        let value = json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "labels": {"z": "1", "a": "2", "m": ""}},
+            "spec": {
+                "replicas": 3, "paused": false, "progress": true, "none": null,
+                "numbers": [0, 1, u64::MAX, -1, i64::MIN, 0.5, -2.5e-300, 1e300, 3.0],
+                "nested": [[], {}, [{"k": [long]}]],
+                "quoted": "a \"b\"\n\t\\ \u{0} ✓",
+            },
+        });
+        let back = unpack(&pack(&value));
+        assert_eq!(back, value);
+        // The same text: key order, and integers told from floats.
+        assert_eq!(back.to_string(), value.to_string());
+        for plain in [json!(null), json!(7), json!("x"), json!([]), json!({})] {
+            assert_eq!(unpack(&pack(&plain)), plain);
+        }
+    }
+
+    #[test]
+    fn packed_values_are_no_larger_than_their_text() {
+        let value: Value = serde_json::from_str(
+            r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop","labels":{"app":"web"}},
+            "spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},"template":{"spec":{"containers":[
+            {"name":"web","resources":{"requests":{"cpu":"250m","memory":"256Mi"},"limits":{"memory":"512Mi"}}}]}}}}"#,
+        )
+        .unwrap();
+        assert!(pack(&value).len() < value.to_string().len());
+    }
+}
