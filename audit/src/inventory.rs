@@ -262,8 +262,8 @@ pub async fn read(
         Some(Hpa {
             trouble: shows_metric_trouble(&hpa),
             target: scale_target(&hpa),
-            stored: Stored::compact(&hpa),
-            key: hpa.key,
+            key: hpa.key.clone(),
+            stored: Stored::compact(hpa),
         })
     };
     let (hpas, mut objects) = match cluster
@@ -397,7 +397,7 @@ pub async fn read(
                 // listed for every HPA of its namespace: parsed.
                 let target = scale_target(&object);
                 let stored = if role == Role::Targets {
-                    Stored::compact(&object)
+                    Stored::compact(object)
                 } else {
                     Stored::Parsed(Arc::new(object))
                 };

@@ -70,11 +70,11 @@ pub enum Stored {
 
 impl Stored {
     /// The compact form of an object.
-    pub fn compact(object: &Object) -> Self {
+    pub fn compact(object: Object) -> Self {
         Stored::Compact {
-            key: object.key.clone(),
-            origin: object.origin,
             packed: packed::pack(&object.value),
+            key: object.key,
+            origin: object.origin,
         }
     }
 
@@ -418,8 +418,13 @@ impl Index for MemoryIndex {
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
         let order = |i: &u32| self.key(*i).cmp_listed(namespace, group, kind, &self.names);
         let start = self.by_kind.partition_point(|i| order(i).is_lt());
-        let end = start + self.by_kind[start..].partition_point(|i| order(i).is_eq());
-        let listed = &self.by_kind[start..end];
+        // Walked rather than searched: lists are short, and each object in
+        // one is read anyway.
+        let len = self.by_kind[start..]
+            .iter()
+            .take_while(|i| order(i).is_eq())
+            .count();
+        let listed = &self.by_kind[start..start + len];
         if listed
             .iter()
             .any(|&i| matches!(self.bodies[i as usize], Body::Grouped))
@@ -449,7 +454,8 @@ mod tests {
         )
         .unwrap();
         let parsed = MemoryIndex::new([Arc::new(deployment.clone())]);
-        let compact = MemoryIndex::with_scale_targets([(Stored::compact(&deployment), None)]);
+        let compact =
+            MemoryIndex::with_scale_targets([(Stored::compact(deployment.clone()), None)]);
         let target = deployment.key.to_ref();
         for index in [&parsed, &compact] {
             let Lookup::Found(found) = index.get(&target) else {
@@ -532,7 +538,7 @@ mod tests {
         hpas.push(scaler("many-keda", "many", true, None));
         hpas.push(scaler("created", "many", false, Some("many-keda")));
         for hpa in &hpas {
-            input.push((Stored::compact(hpa), scale_target(hpa)));
+            input.push((Stored::compact(hpa.clone()), scale_target(hpa)));
         }
         let whole = MemoryIndex::with_scale_targets(input.clone());
         // Held as the CLI holds them: HPAs by identity, in two parts
@@ -614,12 +620,12 @@ mod tests {
             key: object("Deployment", "broken", 0).key,
         };
         let index = MemoryIndex::with_scale_targets([
-            (Stored::compact(&object("Deployment", "web", 1)), None),
-            (Stored::compact(&object("StatefulSet", "db", 2)), None),
-            (Stored::compact(&object("Deployment", "api", 3)), None),
-            (Stored::compact(&object("Deployment", "web", 4)), None),
+            (Stored::compact(object("Deployment", "web", 1)), None),
+            (Stored::compact(object("StatefulSet", "db", 2)), None),
+            (Stored::compact(object("Deployment", "api", 3)), None),
+            (Stored::compact(object("Deployment", "web", 4)), None),
             (unreadable, None),
-            (Stored::compact(&object("Deployment", "broken", 6)), None),
+            (Stored::compact(object("Deployment", "broken", 6)), None),
         ]);
         let replicas = |object: &Object| object.value["spec"]["replicas"].as_u64();
         let get = |kind: &str, name: &str| index.get(&object(kind, name, 0).key.to_ref());

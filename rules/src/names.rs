@@ -26,30 +26,69 @@ pub struct Names {
     hasher: DefaultHashBuilder,
 }
 
+/// Up to this many strings are found again by comparing them one by one:
+/// cheaper than hashing and growing a table for the few names of one
+/// file's objects (each file's are gathered apart, then put together).
+const FEW: usize = 16;
+
 impl Names {
     /// The number of `s`, held from now on if it was not.
     pub fn add(&mut self, s: &str) -> Name {
+        if self.table.is_empty() {
+            if self.len() < FEW {
+                return match (0..self.len()).find(|&n| self.get(position(n)) == s) {
+                    Some(n) => position(n),
+                    None => self.push(s),
+                };
+            }
+            // Past a few strings (or added to after `freeze`): a table.
+            self.fill_table();
+        }
         let hash = self.hasher.hash_one(s);
+        let found = self
+            .table
+            .find(hash, |&name| string(&self.text, &self.ends, name) == s);
+        if let Some(&name) = found {
+            return name;
+        }
+        let name = self.push(s);
         let Self {
             text,
             ends,
             table,
             hasher,
         } = self;
-        let get = |name: Name| string(text, ends, name);
-        if let Some(&name) = table.find(hash, |&name| get(name) == s) {
-            return name;
-        }
-        let name = u32::try_from(ends.len()).expect("fewer than 2³² strings");
-        text.push_str(s);
-        ends.push(u32::try_from(text.len()).expect("less than 4 GiB of names"));
         table.insert_unique(hash, name, |&name| {
             hasher.hash_one(string(text, ends, name))
         });
         name
     }
 
+    /// Finds every string held through the table.
+    fn fill_table(&mut self) {
+        let Self {
+            text,
+            ends,
+            table,
+            hasher,
+        } = self;
+        let hash = |name: Name| hasher.hash_one(string(text, ends, name));
+        for name in (0..ends.len()).map(position) {
+            table.insert_unique(hash(name), name, |&name| hash(name));
+        }
+    }
+
+    /// Holds `s` as a new string, without a table.
+    fn push(&mut self, s: &str) -> Name {
+        let name = position(self.ends.len());
+        self.text.push_str(s);
+        self.ends
+            .push(u32::try_from(self.text.len()).expect("less than 4 GiB of names"));
+        name
+    }
+
     /// The string numbered `name`.
+    #[inline]
     pub fn get(&self, name: Name) -> &str {
         string(&self.text, &self.ends, name)
     }
@@ -104,6 +143,12 @@ impl Names {
     }
 }
 
+/// The number of the `n`-th string.
+fn position(n: usize) -> Name {
+    Name::try_from(n).expect("fewer than 2³² strings")
+}
+
+#[inline]
 fn string<'t>(text: &'t str, ends: &[u32], name: Name) -> &'t str {
     let i = name as usize;
     let start = if i == 0 { 0 } else { ends[i - 1] as usize };
@@ -333,6 +378,26 @@ impl Eq for Parts<'_> {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_strings_are_found_again_before_and_after_freezing() {
+        let mut names = Names::default();
+        let strings: Vec<String> = (0..3 * FEW).map(|i| format!("name-{i}")).collect();
+        for (i, s) in strings.iter().enumerate() {
+            assert_eq!(names.add(s), position(i));
+            // Each string added so far is found again, by comparison while
+            // there are few, through the table after.
+            assert_eq!(names.add(&strings[i / 2]), position(i / 2));
+        }
+        names.freeze();
+        assert_eq!(names.add(&strings[FEW + 1]), position(FEW + 1));
+        assert_eq!(names.add("new"), position(3 * FEW));
+        assert_eq!(names.get(position(3 * FEW)), "new");
+        let mut few = Names::default();
+        few.add("a");
+        few.freeze();
+        assert_eq!((few.add("a"), few.add("b"), few.len()), (0, 1, 2));
+    }
 
     #[test]
     fn each_string_is_held_once_and_found_again() {

@@ -95,7 +95,13 @@ fn member<'v>(value: &'v Value, name: &str) -> Option<&'v Value> {
 
 /// The group part of an `apiVersion` string: `apps/v1` → `apps`, `v1` → `""`.
 pub fn group_of(api_version: &str) -> &str {
-    api_version.split_once('/').map_or("", |(group, _)| group)
+    // A byte loop: on strings this short, several times cheaper than a
+    // `char` pattern's searcher (this is asked for every object read and
+    // every comparison of identities in the index).
+    match api_version.bytes().position(|b| b == b'/') {
+        Some(slash) => &api_version[..slash],
+        None => "",
+    }
 }
 
 /// A kind of object by API group and kind, any version: how rules name the
@@ -232,6 +238,20 @@ mod tests {
         assert_eq!(object.key.namespace, "team-a");
         assert_eq!(object.key.group(), "apps");
         assert_eq!(object.key.to_ref().to_string(), "Deployment team-a/web");
+    }
+
+    #[test]
+    fn the_group_is_what_comes_before_the_first_slash() {
+        for (api_version, group) in [
+            ("apps/v1", "apps"),
+            ("v1", ""),
+            ("", ""),
+            ("/v1", ""),
+            ("a/b/c", "a"),
+            ("grüße.example/v1", "grüße.example"),
+        ] {
+            assert_eq!(group_of(api_version), group, "{api_version}");
+        }
     }
 
     #[test]

@@ -22,7 +22,8 @@ const OBJECT: u8 = 8;
 
 /// `value`, packed.
 pub fn pack(value: &Value) -> Box<[u8]> {
-    let mut bytes = Vec::new();
+    // Room for most kept workloads at once, given back when boxed.
+    let mut bytes = Vec::with_capacity(1024);
     write(value, &mut bytes);
     bytes.into_boxed_slice()
 }
@@ -124,7 +125,9 @@ impl Reader<'_> {
     fn string(&mut self) -> String {
         let len = self.len();
         // Written from a `str` by `pack`: valid UTF-8.
-        String::from_utf8_lossy(self.take(len)).into_owned()
+        std::str::from_utf8(self.take(len))
+            .unwrap_or_default()
+            .to_owned()
     }
 
     fn value(&mut self) -> Value {

@@ -74,13 +74,20 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
         |api_version: &str, kind: &str| needs.keep_for(&settings.cluster, api_version, kind);
     let document = source::read_document(text, &choose);
     let namespace = &settings.cluster.default_namespace;
-    let key = document
-        .values
-        .first()
-        .map(|(value, _)| value)
-        .or(document.partial.as_ref())
-        .and_then(|value| ObjectKey::of(value, namespace))
-        .unwrap_or_default();
+    // The document's object as far as it was read: what its problems are
+    // about, and how it is known if it could not be read; most documents
+    // need neither.
+    let key = if document.problems.is_empty() && !document.values.is_empty() {
+        ObjectKey::default()
+    } else {
+        document
+            .values
+            .first()
+            .map(|(value, _)| value)
+            .or(document.partial.as_ref())
+            .and_then(|value| ObjectKey::of(value, namespace))
+            .unwrap_or_default()
+    };
     let mut scan = Scan {
         template: document.template,
         ..Scan::default()
@@ -118,7 +125,7 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
         let stored = if needs.is_listed(api_version, kind) {
             Stored::Parsed(object.into())
         } else if needs.is_got(&settings.cluster, api_version, kind) {
-            Stored::compact(&object)
+            Stored::compact(object)
         } else {
             // An autoscaler read only with its target's others: its
             // identity is all that is read of it (its document is read
