@@ -22,9 +22,12 @@ const OBJECT: u8 = 8;
 
 /// `value`, packed.
 pub fn pack(value: &Value) -> Box<[u8]> {
-    // Room for most kept workloads at once, given back when boxed.
-    let mut bytes = Vec::with_capacity(1024);
+    // Sized first: grown by pushing, or made roomy and given back, the
+    // bytes would cost copies or leave the allocator holes.
+    let len = packed_len(value);
+    let mut bytes = Vec::with_capacity(len);
     write(value, &mut bytes);
+    debug_assert_eq!(bytes.len(), len);
     bytes.into_boxed_slice()
 }
 
@@ -70,6 +73,33 @@ fn write(value: &Value, out: &mut Vec<u8>) {
             }
         }
     }
+}
+
+/// How many bytes [`write`] writes for `value`.
+fn packed_len(value: &Value) -> usize {
+    1 + match value {
+        Value::Null | Value::Bool(_) => 0,
+        Value::Number(_) => 8,
+        Value::String(s) => str_len(s),
+        Value::Array(items) => len_len(items.len()) + items.iter().map(packed_len).sum::<usize>(),
+        Value::Object(map) => {
+            len_len(map.len())
+                + map
+                    .iter()
+                    .map(|(key, value)| str_len(key) + packed_len(value))
+                    .sum::<usize>()
+        }
+    }
+}
+
+fn str_len(s: &str) -> usize {
+    len_len(s.len()) + s.len()
+}
+
+/// How many bytes [`write_len`] writes for `len`.
+fn len_len(len: usize) -> usize {
+    let bits = (usize::BITS - len.leading_zeros()).max(1);
+    bits.div_ceil(7) as usize
 }
 
 fn write_str(s: &str, out: &mut Vec<u8>) {
@@ -183,6 +213,15 @@ mod tests {
         assert_eq!(back.to_string(), value.to_string());
         for plain in [json!(null), json!(7), json!("x"), json!([]), json!({})] {
             assert_eq!(unpack(&pack(&plain)), plain);
+        }
+    }
+
+    #[test]
+    fn lengths_take_as_many_bytes_as_they_are_given() {
+        for len in [0, 1, 127, 128, 300, 16_383, 16_384, 1 << 21, usize::MAX] {
+            let mut bytes = Vec::new();
+            super::write_len(len, &mut bytes);
+            assert_eq!(bytes.len(), super::len_len(len), "{len}");
         }
     }
 
