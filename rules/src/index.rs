@@ -418,13 +418,19 @@ impl Index for MemoryIndex {
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
         let order = |i: &u32| self.key(*i).cmp_listed(namespace, group, kind, &self.names);
         let start = self.by_kind.partition_point(|i| order(i).is_lt());
-        // Walked rather than searched: lists are short, and each object in
-        // one is read anyway.
-        let len = self.by_kind[start..]
-            .iter()
-            .take_while(|i| order(i).is_eq())
-            .count();
-        let listed = &self.by_kind[start..start + len];
+        let rest = &self.by_kind[start..];
+        // Walked to its end, each object in it being read anyway: those
+        // that share the first one's strings are told by their numbers.
+        let len = match rest.first() {
+            Some(first) if order(first).is_eq() => {
+                let first = self.key(*first);
+                rest.iter()
+                    .take_while(|i| self.key(**i).is_listed_with(first) || order(i).is_eq())
+                    .count()
+            }
+            _ => 0,
+        };
+        let listed = &rest[..len];
         if listed
             .iter()
             .any(|&i| matches!(self.bodies[i as usize], Body::Grouped))
@@ -469,6 +475,38 @@ mod tests {
                 matches!(index.list("shop", "apps", "Deployment"), Lookup::Found(list) if list.len() == 1)
             );
         }
+    }
+
+    #[test]
+    fn lists_hold_every_version_of_a_group_and_nothing_else() {
+        let index = MemoryIndex::new(
+            [
+                ("policy/v1", "PodDisruptionBudget", "a", "shop"),
+                ("policy/v1beta1", "PodDisruptionBudget", "b", "shop"),
+                ("policy/v1", "PodDisruptionBudget", "c", "shop"),
+                ("policy/v1", "PodDisruptionBudget", "d", "other"),
+                ("v1", "PodDisruptionBudget", "e", "shop"),
+                ("policy/v1", "Eviction", "f", "shop"),
+            ]
+            .map(|(api_version, kind, name, namespace)| {
+                let value = json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": name, "namespace": namespace}});
+                Arc::new(Object::new(value, Origin(0), "default").unwrap())
+            }),
+        );
+        let listed = |namespace: &str, group: &str, kind: &str| {
+            let Lookup::Found(list) = index.list(namespace, group, kind) else {
+                panic!("a memory index knows every kind")
+            };
+            list.iter().map(|o| o.key.name.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            listed("shop", "policy", "PodDisruptionBudget"),
+            ["a", "b", "c"]
+        );
+        assert_eq!(listed("other", "policy", "PodDisruptionBudget"), ["d"]);
+        assert_eq!(listed("shop", "", "PodDisruptionBudget"), ["e"]);
+        assert_eq!(listed("shop", "policy", "Eviction"), ["f"]);
+        assert!(listed("shop", "apps", "PodDisruptionBudget").is_empty());
     }
 
     /// An HPA (or, with `keda`, a ScaledObject) of `shop` scaling `target`,

@@ -224,6 +224,14 @@ impl Key {
             .then_with(|| group_of(names.get(self.api_version)).cmp(&target.group))
     }
 
+    /// Whether the object is listed with `other` because it has the same
+    /// namespace, kind and `apiVersion` (another version of the group is
+    /// listed with it too: [`Key::cmp_listing`] tells).
+    pub fn is_listed_with(self, other: Key) -> bool {
+        (self.namespace, self.kind, self.api_version)
+            == (other.namespace, other.kind, other.api_version)
+    }
+
     /// [`Key::cmp_listing`]'s order against a listing, reading strings only
     /// as far as they decide.
     pub fn cmp_listed(self, namespace: &str, group: &str, kind: &str, names: &Names) -> Ordering {
