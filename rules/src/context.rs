@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::cluster::Cluster;
+use crate::controller::{Autoscaler, ControllerFlags};
 use crate::diagnostic::{Diagnostic, Reason, Severity, Subject};
 use crate::index::{Index, Lookup};
 use crate::model::decode::DecodeError;
@@ -83,6 +84,8 @@ pub struct Context<'a> {
     pub(crate) meant: Option<&'a MeantTarget>,
     /// [`Hpa::validated_sources`], worked out once: several rules go through them.
     pub(crate) validated_sources: OnceCell<Vec<(FieldPath, MetricSource<'a>)>>,
+    /// [`Context::autoscaler`], made once: several rules simulate it.
+    pub(crate) autoscaler: OnceCell<Autoscaler>,
 }
 
 /// The object `scaleTargetRef` means when it names a scalable kind with a
@@ -121,6 +124,14 @@ impl<'a> Context<'a> {
             .get_or_init(|| self.hpa.validated_sources())
             .iter()
             .map(|(path, source)| (path, *source))
+    }
+
+    /// The HPA as the controller sees it, with the controller's default
+    /// flags.
+    pub fn autoscaler(&self) -> &Autoscaler {
+        self.autoscaler.get_or_init(|| {
+            Autoscaler::new(self.hpa, ControllerFlags::default(), &self.settings.cluster)
+        })
     }
 
     /// The object `spec.scaleTargetRef` points to, as written.

@@ -497,9 +497,11 @@ impl Hpa {
         hpa.decode_errors = d.errors;
         // A `minReplicas` the server cannot decode is not the default 1: no
         // rule may read a floor the author did not write.
-        let min_path = FieldPath::fields("spec.minReplicas");
-        if hpa.decode_errors.iter().any(|e| e.path == min_path) {
-            hpa.min_replicas = None;
+        if !hpa.decode_errors.is_empty() {
+            let min_path = FieldPath::fields("spec.minReplicas");
+            if hpa.decode_errors.iter().any(|e| e.path == min_path) {
+                hpa.min_replicas = None;
+            }
         }
         hpa.drop_disabled_fields(cluster, old);
         hpa.aliases
