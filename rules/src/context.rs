@@ -13,7 +13,7 @@ use crate::controller::{Autoscaler, ControllerFlags};
 use crate::diagnostic::{Diagnostic, Reason, Severity, Subject};
 use crate::index::{Index, Lookup};
 use crate::model::decode::DecodeError;
-use crate::model::hpa::{Hpa, MetricSource};
+use crate::model::hpa::{Hpa, MetricSource, SourcePath};
 use crate::model::workload::{TargetKind, meant_target};
 use crate::object::{Kind, Object, ObjectRef};
 use crate::path::{FieldPath, get, member};
@@ -82,8 +82,6 @@ pub struct Context<'a> {
     pub(crate) target: OnceCell<Lookup<Arc<Object>>>,
     /// The target `scaleTargetRef` means, when it names it without its group.
     pub(crate) meant: Option<&'a MeantTarget>,
-    /// [`Hpa::validated_sources`], worked out once: several rules go through them.
-    pub(crate) validated_sources: OnceCell<Vec<(FieldPath, MetricSource<'a>)>>,
     /// [`Context::autoscaler`], made once: several rules simulate it.
     pub(crate) autoscaler: OnceCell<Autoscaler>,
 }
@@ -119,11 +117,8 @@ impl MeantTarget {
 impl<'a> Context<'a> {
     /// Each metric's member that the API server validates, with its path
     /// (see [`Hpa::validated_sources`]).
-    pub fn validated_sources(&self) -> impl Iterator<Item = (&FieldPath, MetricSource<'a>)> {
-        self.validated_sources
-            .get_or_init(|| self.hpa.validated_sources())
-            .iter()
-            .map(|(path, source)| (path, *source))
+    pub fn validated_sources(&self) -> impl Iterator<Item = (SourcePath, MetricSource<'a>)> {
+        self.hpa.validated_sources()
     }
 
     /// The HPA as the controller sees it, with the controller's default

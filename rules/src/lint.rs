@@ -154,7 +154,6 @@ fn run_hpa_checks(
         target_ref,
         target: OnceCell::new(),
         meant: meant.as_ref(),
-        validated_sources: OnceCell::new(),
         autoscaler: OnceCell::new(),
     };
     // The HPA's annotation suppresses a rule, whichever object its findings

@@ -90,7 +90,7 @@ pub(crate) const CHECK: Check = Check::Hpa(check);
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     for (path, source) in cx.validated_sources() {
         // Made for findings only: most targets have none.
-        let path = || path.field("target");
+        let path = || path.path().field("target");
         check_target(out, &path, source.target());
         check_source_fields(out, &path, source);
     }
