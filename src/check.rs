@@ -19,7 +19,7 @@ use std::sync::{Arc, LazyLock};
 use std::io;
 
 use crate::report::{Excerpt, FileEdit, Finding, Location, Outcome, Position, Summary};
-use crate::spill::{Gather, Own, Sorted, Stage};
+use crate::spill::{Gather, Own, Run, Sorted, Stage};
 use hpa_lint_rules::fix::{Fix, TextEdit};
 use hpa_lint_rules::source::lines::positions;
 use hpa_lint_rules::source::{Chunk, Pos, split_documents};
@@ -299,6 +299,17 @@ pub enum Purpose {
     Fix,
 }
 
+impl Purpose {
+    /// A document's findings as this purpose keeps them.
+    fn own(self, findings: Vec<(Stage, Finding)>) -> Own {
+        match self {
+            Purpose::Report => Own::reported(findings),
+            // Fixes need what records leave out (edits on field paths).
+            Purpose::Fix => Own::Kept(findings),
+        }
+    }
+}
+
 /// Every object of the input (step 1), indexed as the rules see it, with
 /// what reading found: what the `behavior` and `simulate` commands read.
 pub struct Inventory {
@@ -465,24 +476,21 @@ fn run_holding(
                 .into_iter()
                 .filter(|d| !(source.context && in_context(d.subject.origin)))
                 .partition(|d| here.contains(&d.subject.origin));
-        let own = locate_in(&document, own, &places, source);
-        let own = match purpose {
-            Purpose::Report => Own::reported(own),
-            // Fixes need what records leave out (edits on field paths).
-            Purpose::Fix => Own::Kept(own),
-        };
+        let stage = Stage::Linted(place.file(), place.document());
+        let own = locate_in(&document, own, &places, source)
+            .into_iter()
+            .map(|finding| (stage, finding))
+            .collect();
         Some(Linted {
             document: (place.file(), place.document()),
-            own,
+            own: purpose.own(own),
             others,
         })
     };
-    let mut by_name: Vec<usize> = (0..sources.len()).collect();
-    by_name.sort_by_key(|&file| (&*sources[file].name, file));
-    let mut documents = by_name
+    let mut documents = by_name(sources)
         .into_iter()
         .flat_map(|file| hpa_documents_of(&places, &hpas, file).map(move |o| (file, o)));
-    let mut elsewhere: BTreeMap<usize, BTreeMap<usize, Vec<(Stage, Diagnostic)>>> = BTreeMap::new();
+    let mut elsewhere = Elsewhere::new();
     loop {
         let batch: Vec<(usize, &[Origin])> = documents.by_ref().take(BATCH).collect();
         if batch.is_empty() {
@@ -517,16 +525,16 @@ fn run_holding(
                     .or_default()
                     .push((Stage::Elsewhere(input, document), diagnostic));
             }
-            gathered.linted(input, document, own)?;
+            gathered.add(Run::Linted, own)?;
         }
     }
     // The index is not looked in from here on: it is freed while the
     // findings about other objects are located.
-    let ((), located) = rayon::join(
+    let ((), placed) = rayon::join(
         || drop(index),
-        || locate_elsewhere(elsewhere, &places, sources),
+        || place_elsewhere(elsewhere, &places, sources, purpose, &mut gathered),
     );
-    gathered.hold(located.into_iter().flatten());
+    placed?;
     input_errors.sort();
     Ok(Outcome {
         findings: gathered.sorted()?,
@@ -535,32 +543,61 @@ fn run_holding(
     })
 }
 
-/// Step 3: locates the findings about other objects, document by document.
-fn locate_elsewhere(
-    elsewhere: BTreeMap<usize, BTreeMap<usize, Vec<(Stage, Diagnostic)>>>,
+/// Findings about objects elsewhere, by the input and document they are in,
+/// each with the stage of the HPA that caused it.
+type Elsewhere = BTreeMap<usize, BTreeMap<usize, Vec<(Stage, Diagnostic)>>>;
+
+/// The inputs in the order of the output: by name, then as given.
+fn by_name(sources: &[SourceFile]) -> Vec<usize> {
+    let mut files: Vec<usize> = (0..sources.len()).collect();
+    files.sort_by_key(|&file| (&*sources[file].name, file));
+    files
+}
+
+/// Step 3: locates the findings about other objects, document by document,
+/// in the order of the output, a batch of files at a time (in parallel
+/// within a batch).
+fn place_elsewhere(
+    mut elsewhere: Elsewhere,
     places: &[Place],
     sources: &[SourceFile],
-) -> Vec<Vec<(Stage, Finding)>> {
-    elsewhere
-        .into_par_iter()
-        .map(|(file, documents)| {
-            let source = &sources[file];
-            let Ok(opened) = source.open() else {
-                return Vec::new();
-            };
-            documents
-                .into_values()
-                .flat_map(|diagnostics| {
-                    let (stages, diagnostics): (Vec<Stage>, Vec<Diagnostic>) =
-                        diagnostics.into_iter().unzip();
-                    let place = &places[diagnostics[0].subject.origin.0 as usize];
-                    let document = place.text(&opened).unwrap_or_default();
-                    let located = locate_in(&document, diagnostics, places, source);
-                    stages.into_iter().zip(located)
-                })
-                .collect()
-        })
-        .collect()
+    purpose: Purpose,
+    gathered: &mut Gather,
+) -> io::Result<()> {
+    let files: Vec<usize> = by_name(sources)
+        .into_iter()
+        .filter(|file| elsewhere.contains_key(file))
+        .collect();
+    for batch in files.chunks(FILES_AT_ONCE) {
+        let batch: Vec<(usize, _)> = batch
+            .iter()
+            .filter_map(|&file| Some((file, elsewhere.remove(&file)?)))
+            .collect();
+        let placed: Vec<Vec<Own>> = batch
+            .into_par_iter()
+            .map(|(file, documents)| {
+                let source = &sources[file];
+                let Ok(opened) = source.open() else {
+                    return Vec::new();
+                };
+                documents
+                    .into_values()
+                    .map(|diagnostics| {
+                        let (stages, diagnostics): (Vec<Stage>, Vec<Diagnostic>) =
+                            diagnostics.into_iter().unzip();
+                        let place = &places[diagnostics[0].subject.origin.0 as usize];
+                        let document = place.text(&opened).unwrap_or_default();
+                        let located = locate_in(&document, diagnostics, places, source);
+                        purpose.own(stages.into_iter().zip(located).collect())
+                    })
+                    .collect()
+            })
+            .collect();
+        for own in placed.into_iter().flatten() {
+            gathered.add(Run::Elsewhere, own)?;
+        }
+    }
+    Ok(())
 }
 
 /// What step 2 gives for a document: findings located in it, and findings

@@ -1,10 +1,11 @@
 //! The findings of a run in the order they are written, without holding them
-//! all. The findings of each linted document (step 2) are encoded compactly
+//! all. The findings located in each document, when it is linted (step 2) and
+//! when findings about its objects are placed (step 3), are encoded compactly
 //! where they were found, and the documents come in the order of the output:
-//! their records are kept in memory up to a bound, beyond it in an unnamed
-//! temporary file (in the system's temporary directory, gone when the run
-//! ends). At the end they are read back and merged with the findings held in
-//! memory ([`Sorted`]).
+//! the records of each step are kept in memory up to a bound, beyond it in an
+//! unnamed temporary file (in the system's temporary directory, gone when the
+//! run ends). At the end both are read back and merged with the findings held
+//! in memory ([`Sorted`]).
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -19,9 +20,7 @@ use hpa_lint_rules::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::report::{
-    Excerpt, FileEdit, Finding, Location, Outcome, Position, SortKey, sort_findings,
-};
+use crate::report::{Excerpt, FileEdit, Finding, Location, Outcome, Position, SortKey};
 
 /// Which part of the run a finding comes from. Of findings equal in their
 /// sort key, the first in this order is kept: reading (step 1), linting an
@@ -39,10 +38,10 @@ fn order(finding: &Finding, stage: Stage) -> (SortKey<'_>, Stage) {
     (finding.sort_key(), stage)
 }
 
-/// The findings located in a linted document.
+/// The findings located in one document, by the stage each comes from.
 pub enum Own {
     /// As they are: all is kept (to be fixed).
-    Kept(Vec<Finding>),
+    Kept(Vec<(Stage, Finding)>),
     /// Only to be reported: sorted and encoded, by the thread that found
     /// them (a thread that frees what another allocated slows the
     /// allocator of that other).
@@ -51,15 +50,19 @@ pub enum Own {
 
 impl Own {
     /// Findings to be reported only.
-    pub fn reported(mut findings: Vec<Finding>) -> Self {
-        sort_findings(&mut findings);
+    pub fn reported(mut findings: Vec<(Stage, Finding)>) -> Self {
+        crate::report::sort_by(&mut findings, |(a_stage, a), (b_stage, b)| {
+            order(a, *a_stage).cmp(&order(b, *b_stage))
+        });
+        // Of repeats, the first is written.
+        findings.dedup_by(|(_, a), (_, b)| a.sort_key() == b.sort_key());
         let mut records = Records {
             // Most records are shorter.
             bytes: Vec::with_capacity(findings.len() * 512),
             last: 0,
         };
-        for finding in &findings {
-            records.push(finding);
+        for (stage, finding) in &findings {
+            records.push(*stage, finding);
         }
         Own::Records(records)
     }
@@ -74,11 +77,11 @@ pub struct Records {
 }
 
 impl Records {
-    fn push(&mut self, finding: &Finding) {
+    fn push(&mut self, stage: Stage, finding: &Finding) {
         let start = self.bytes.len();
         self.bytes.extend_from_slice(&[0; 4]);
         let bytes = std::mem::take(&mut self.bytes);
-        self.bytes = postcard::to_extend(&Record::of(finding), bytes)
+        self.bytes = postcard::to_extend(&Record::of(stage, finding), bytes)
             .expect("postcard writes any record into a vector");
         let len = u32::try_from(self.bytes.len() - start - 4).expect("a record under 4 GiB");
         self.bytes[start..start + 4].copy_from_slice(&len.to_le_bytes());
@@ -102,19 +105,29 @@ impl Records {
     }
 }
 
-/// A run's findings as they are found: the records of the linted documents
-/// (step 2), which come in order, are spilled; the others are held, and
+/// The two steps whose findings come document by document, in order.
+#[derive(Clone, Copy)]
+pub enum Run {
+    /// Step 2: the findings located in a linted document.
+    Linted,
+    /// Step 3: the findings about objects of a document, caused by HPAs
+    /// elsewhere.
+    Elsewhere,
+}
+
+/// A run's findings as they are found: the records of steps 2 and 3, which
+/// each come in order, are spilled (one run each); the others are held, and
 /// sorted at the end.
 pub struct Gather {
-    spill: Spill,
+    spills: [Spill; 2],
     held: Vec<(Stage, Finding)>,
 }
 
 impl Gather {
-    /// Keeps at most `bound` bytes of records in memory.
+    /// Keeps at most `bound` bytes of records of each step in memory.
     pub fn new(bound: usize) -> Self {
         Self {
-            spill: Spill::new(bound),
+            spills: [Spill::new(bound), Spill::new(bound)],
             held: Vec::new(),
         }
     }
@@ -124,22 +137,23 @@ impl Gather {
         self.held.extend(findings);
     }
 
-    /// Adds the findings located in a linted document (in input `input`).
-    /// Documents come in the order of the output: files by name, then by
+    /// Adds the findings located in a document by `run`. Each run's
+    /// documents come in the order of the output: files by name, then by
     /// input, documents in order.
-    pub fn linted(&mut self, input: usize, document: usize, own: Own) -> io::Result<()> {
-        let stage = Stage::Linted(input, document);
+    pub fn add(&mut self, run: Run, own: Own) -> io::Result<()> {
+        let spill = &mut self.spills[run as usize];
         match own {
-            Own::Kept(findings) => self.hold(findings.into_iter().map(|f| (stage, f))),
+            Own::Kept(findings) => self.hold(findings),
             Own::Records(records) if records.bytes.is_empty() => {}
-            Own::Records(records) if self.spill.follows(&records)? => self.spill.push(&records)?,
+            Own::Records(records) if spill.follows(&records)? => spill.push(&records)?,
             // Findings that go before some spilled (files share a name, or
             // documents a line) are held.
             Own::Records(records) => {
                 let mut names = LastRead::default();
                 for record in records.iter() {
+                    let record = Record::read(record)?;
                     self.held
-                        .push((stage, Record::read(record)?.finding(&mut names)?));
+                        .push((record.stage(), record.finding(&mut names)?));
                 }
             }
         }
@@ -148,7 +162,7 @@ impl Gather {
 
     /// All, in order.
     pub fn sorted(self) -> io::Result<Sorted> {
-        Sorted::new(self.spill, self.held)
+        Sorted::new(self.spills, self.held)
     }
 }
 
@@ -236,7 +250,7 @@ struct Spilled {
 }
 
 impl Iterator for Spilled {
-    type Item = io::Result<Finding>;
+    type Item = io::Result<(Stage, Finding)>;
 
     fn next(&mut self) -> Option<Self::Item> {
         match self.records.fill_buf() {
@@ -249,7 +263,10 @@ impl Iterator for Spilled {
             self.buf.resize(u32::from_le_bytes(len) as usize, 0);
             self.records.read_exact(&mut self.buf)
         });
-        Some(read.and_then(|()| Record::read(&self.buf)?.finding(&mut self.names)))
+        Some(read.and_then(|()| {
+            let record = Record::read(&self.buf)?;
+            Ok((record.stage(), record.finding(&mut self.names)?))
+        }))
     }
 }
 
@@ -257,42 +274,54 @@ fn invalid(error: impl std::error::Error + Send + Sync + 'static) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, error)
 }
 
+/// Findings in order, by their stage.
+type Stream = Peekable<Box<dyn Iterator<Item = io::Result<(Stage, Finding)>>>>;
+
 /// A run's findings in the order they are written, repeats (equal sort
-/// keys) dropped: those of step 2, spilled in order, merged with the others,
-/// sorted in memory. Ties go as a stable sort of all would put them.
+/// keys) dropped: those of steps 2 and 3, each spilled in order, merged with
+/// the others, sorted in memory. Ties go as a stable sort of all would put
+/// them.
 pub struct Sorted {
-    spilled: Peekable<Spilled>,
-    held: Peekable<std::vec::IntoIter<(Stage, Finding)>>,
+    /// Each step's spilled findings, then the held ones (of findings in the
+    /// same place in the order, the spilled came first).
+    streams: [Stream; 3],
     /// The next finding, read while looking for repeats.
     ahead: Option<io::Result<Finding>>,
 }
 
 impl Sorted {
-    /// `spill`'s findings merged with `held` (in any order).
-    fn new(spill: Spill, mut held: Vec<(Stage, Finding)>) -> io::Result<Self> {
+    /// The spills' findings merged with `held` (in any order).
+    fn new(spills: [Spill; 2], mut held: Vec<(Stage, Finding)>) -> io::Result<Self> {
         crate::report::sort_by(&mut held, |(a_stage, a), (b_stage, b)| {
             order(a, *a_stage).cmp(&order(b, *b_stage))
         });
+        let [linted, elsewhere] = spills;
+        let held: Box<dyn Iterator<Item = _>> = Box::new(held.into_iter().map(Ok));
+        let linted: Box<dyn Iterator<Item = _>> = Box::new(linted.read()?);
+        let elsewhere: Box<dyn Iterator<Item = _>> = Box::new(elsewhere.read()?);
         Ok(Self {
-            spilled: spill.read()?.peekable(),
-            held: held.into_iter().peekable(),
+            streams: [linted.peekable(), elsewhere.peekable(), held.peekable()],
             ahead: None,
         })
     }
 
-    /// The next finding of either, repeats included.
+    /// The next finding of any stream, repeats included; an error first.
     fn merged(&mut self) -> Option<io::Result<Finding>> {
-        let held_first = match (self.spilled.peek(), self.held.peek()) {
-            (Some(Ok(spilled)), Some((stage, held))) => {
-                order(held, *stage) < order(spilled, Stage::own(spilled))
+        let heads: Vec<Option<&io::Result<(Stage, Finding)>>> =
+            self.streams.iter_mut().map(Peekable::peek).collect();
+        let next = match heads.iter().position(|head| matches!(head, Some(Err(_)))) {
+            Some(failed) => failed,
+            None => {
+                (0..heads.len())
+                    .filter_map(|i| match heads[i] {
+                        Some(Ok((stage, finding))) => Some((order(finding, *stage), i)),
+                        _ => None,
+                    })
+                    .min()?
+                    .1
             }
-            (_, held) => self.spilled.peek().is_none() && held.is_some(),
         };
-        if held_first {
-            self.held.next().map(|(_, finding)| Ok(finding))
-        } else {
-            self.spilled.next()
-        }
+        Some(self.streams[next].next()?.map(|(_, finding)| finding))
     }
 }
 
@@ -313,17 +342,6 @@ impl Iterator for Sorted {
                 }
             }
         }
-    }
-}
-
-impl Stage {
-    /// The stage of a finding of step 2: it is in its object's document.
-    fn own(finding: &Finding) -> Self {
-        let location = finding.location.as_ref();
-        Stage::Linted(
-            location.map_or(0, |l| l.input),
-            location.map_or(0, |l| l.document),
-        )
     }
 }
 
@@ -355,6 +373,9 @@ type RecordKey<'a> = (
 /// only reported does not need them.
 #[derive(Serialize, Deserialize)]
 struct Record<'a> {
+    /// The input and document of the HPA that caused it, when it is located
+    /// elsewhere (step 3); a finding of step 2 is in that document.
+    elsewhere: Option<(usize, usize)>,
     /// Position in [`ALL`].
     rule: u16,
     severity: u8,
@@ -451,25 +472,36 @@ impl<'a> Record<'a> {
     fn order(&self) -> io::Result<(RecordKey<'_>, Stage)> {
         let rule = ALL.get(usize::from(self.rule)).ok_or_else(malformed)?;
         let [_, kind, namespace, name] = self.key;
-        let (place, stage) = match &self.location {
-            Some(l) => (
-                (Some(l.file), l.line, l.column),
-                Stage::Linted(l.input, l.document),
-            ),
-            None => ((None, 0, 0), Stage::Linted(0, 0)),
+        let place = match &self.location {
+            Some(l) => (Some(l.file), l.line, l.column),
+            None => (None, 0, 0),
         };
         let key = (
             place,
             (namespace, name, kind),
             (rule.name, self.message, &self.path[..]),
         );
-        Ok((key, stage))
+        Ok((key, self.stage()))
     }
 
-    fn of(finding: &'a Finding) -> Self {
+    /// The stage the finding comes from.
+    fn stage(&self) -> Stage {
+        match (self.elsewhere, &self.location) {
+            (Some((input, document)), _) => Stage::Elsewhere(input, document),
+            (None, Some(l)) => Stage::Linted(l.input, l.document),
+            (None, None) => Stage::Linted(0, 0),
+        }
+    }
+
+    /// A finding of step 2 or 3 (never of step 1: those are held).
+    fn of(stage: Stage, finding: &'a Finding) -> Self {
         let d = &finding.diagnostic;
         let key = &d.subject.key;
         Record {
+            elsewhere: match stage {
+                Stage::Elsewhere(input, document) => Some((input, document)),
+                Stage::Read | Stage::Linted(..) => None,
+            },
             rule: ALL
                 .iter()
                 .position(|r| *r == d.rule)
@@ -712,16 +744,29 @@ mod tests {
             findings.push(f);
         }
         let expected = written(&findings);
+        // Findings of step 3 tell the HPA's document; those of step 2 are in it.
+        let stages: Vec<Stage> = findings
+            .iter()
+            .enumerate()
+            .map(|(rule, f)| match &f.location {
+                _ if rule % 2 == 0 => Stage::Elsewhere(rule, rule + 1),
+                Some(l) => Stage::Linted(l.input, l.document),
+                None => Stage::Linted(0, 0),
+            })
+            .collect();
         let mut records = Records::default();
-        for finding in &findings {
-            records.push(finding);
+        for (stage, finding) in stages.iter().zip(&findings) {
+            records.push(*stage, finding);
         }
         // Held in memory, and in the file.
         for bound in [usize::MAX, 0] {
             let mut spill = Spill::new(bound);
             spill.push(&records).unwrap();
             assert_eq!(spill.file.is_some(), bound == 0);
-            let read: Vec<Finding> = spill.read().unwrap().collect::<io::Result<_>>().unwrap();
+            let read: Vec<(Stage, Finding)> =
+                spill.read().unwrap().collect::<io::Result<_>>().unwrap();
+            let (read_stages, read): (Vec<Stage>, Vec<Finding>) = read.into_iter().unzip();
+            assert_eq!(read_stages, stages, "bound {bound}");
             assert_eq!(written(&read), expected, "bound {bound}");
         }
     }
@@ -753,6 +798,16 @@ mod tests {
             );
             f.diagnostic.message = ["m", "n"][self.below(2)].into();
             f
+        }
+    }
+
+    impl Random {
+        /// A document's findings kept as they are (to be fixed), or as records.
+        fn own(&mut self, findings: Vec<(Stage, Finding)>) -> Own {
+            match self.below(3) {
+                0 => Own::Kept(findings),
+                _ => Own::reported(findings),
+            }
         }
     }
 
@@ -828,7 +883,9 @@ mod tests {
 
             let mut all: Vec<&Finding> = read.iter().chain(own.iter().flatten()).collect();
             let mut located: Vec<&(Stage, Finding)> = elsewhere.iter().collect();
-            located.sort_by_key(|(stage, _)| *stage);
+            // Equal findings of one HPA in files of one name: the first
+            // input's is kept.
+            located.sort_by_key(|(stage, f)| (*stage, f.location.as_ref().unwrap().input));
             all.extend(located.iter().map(|(_, f)| f));
             all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
             all.dedup_by(|a, b| a.sort_key() == b.sort_key());
@@ -839,15 +896,25 @@ mod tests {
             by_name.sort_by_key(|&i| (names[documents[i].0], documents[i]));
             for i in by_name {
                 let (input, document) = documents[i];
-                let findings = own[i].iter().map(copy).collect();
-                // Kept as they are (to be fixed), or as records.
-                let own = match random.below(3) {
-                    0 => Own::Kept(findings),
-                    _ => Own::reported(findings),
-                };
-                gather.linted(input, document, own).unwrap();
+                let stage = Stage::Linted(input, document);
+                let findings = own[i].iter().map(|f| (stage, copy(f))).collect();
+                gather.add(Run::Linted, random.own(findings)).unwrap();
             }
-            gather.hold(elsewhere.iter().map(|(stage, f)| (*stage, copy(f))));
+            // Step 3 places its findings document by document, in the same
+            // order (files by name).
+            let mut placed: Vec<(Stage, Finding)> = elsewhere
+                .iter()
+                .map(|(stage, f)| (*stage, copy(f)))
+                .collect();
+            fn in_document(f: &Finding) -> (&str, usize, usize) {
+                let l = f.location.as_ref().unwrap();
+                (&l.file, l.input, l.document)
+            }
+            placed.sort_by(|(_, a), (_, b)| in_document(a).cmp(&in_document(b)));
+            for document in placed.chunk_by(|(_, a), (_, b)| in_document(a) == in_document(b)) {
+                let findings = document.iter().map(|(s, f)| (*s, copy(f))).collect();
+                gather.add(Run::Elsewhere, random.own(findings)).unwrap();
+            }
             let sorted: Vec<Finding> = gather.sorted().unwrap().collect::<io::Result<_>>().unwrap();
             assert_eq!(ids(&sorted), ids(all), "seed {seed}");
         }
