@@ -5,9 +5,8 @@
 //!    object only what lookups need is kept;
 //! 2. the documents of the HPAs are read again, whole, and linted against an
 //!    index of everything kept ([`lint_document`]); their findings are located
-//!    in the same text;
-//! 3. findings about other objects (an HPA's target) are located in those
-//!    objects' documents.
+//!    in the same text, and findings about other objects (an HPA's target) in
+//!    those objects' documents.
 //!
 //! Documents of one file are read in parallel, like files; no document's tree
 //! outlives its reading, and a finding keeps only a short excerpt of its line.
@@ -19,7 +18,7 @@ use std::sync::{Arc, LazyLock};
 use std::io;
 
 use crate::report::{Excerpt, FileEdit, Finding, Location, Outcome, Position, Summary};
-use crate::spill::{Gather, Own, Run, Sorted, Stage};
+use crate::spill::{Gather, Own, Sorted, Stage};
 use hpa_lint_rules::fix::{Fix, TextEdit};
 use hpa_lint_rules::source::lines::positions;
 use hpa_lint_rules::source::{Chunk, Pos, split_documents};
@@ -481,8 +480,12 @@ fn run_holding(
             .into_iter()
             .map(|finding| (stage, finding))
             .collect();
+        let stage = Stage::Elsewhere(place.file(), place.document());
+        let others = place_elsewhere(others, &places, sources)
+            .into_iter()
+            .map(|finding| (stage, finding))
+            .collect();
         Some(Linted {
-            document: (place.file(), place.document()),
             own: purpose.own(own),
             others,
         })
@@ -490,7 +493,6 @@ fn run_holding(
     let mut documents = by_name(sources)
         .into_iter()
         .flat_map(|file| hpa_documents_of(&places, &hpas, file).map(move |o| (file, o)));
-    let mut elsewhere = Elsewhere::new();
     loop {
         let batch: Vec<(usize, &[Origin])> = documents.by_ref().take(BATCH).collect();
         if batch.is_empty() {
@@ -510,31 +512,17 @@ fn run_holding(
                     .collect()
             })
             .collect();
-        for Linted {
-            document: (input, document),
-            own,
-            others,
-        } in linted.into_iter().flatten().flatten()
-        {
-            for diagnostic in others {
-                let place = &places[diagnostic.subject.origin.0 as usize];
-                elsewhere
-                    .entry(place.file())
-                    .or_default()
-                    .entry(place.document())
-                    .or_default()
-                    .push((Stage::Elsewhere(input, document), diagnostic));
+        for Linted { own, others } in linted.into_iter().flatten().flatten() {
+            gathered.linted(own)?;
+            match purpose {
+                Purpose::Report => gathered.placed(others)?,
+                Purpose::Fix => gathered.hold(others),
             }
-            gathered.add(Run::Linted, own)?;
         }
     }
     // The index is not looked in from here on: it is freed while the
-    // findings about other objects are located.
-    let ((), placed) = rayon::join(
-        || drop(index),
-        || place_elsewhere(elsewhere, &places, sources, purpose, &mut gathered),
-    );
-    placed?;
+    // findings are written.
+    rayon::spawn(move || drop(index));
     input_errors.sort();
     Ok(Outcome {
         findings: gathered.sorted()?,
@@ -543,10 +531,6 @@ fn run_holding(
     })
 }
 
-/// Findings about objects elsewhere, by the input and document they are in,
-/// each with the stage of the HPA that caused it.
-type Elsewhere = BTreeMap<usize, BTreeMap<usize, Vec<(Stage, Diagnostic)>>>;
-
 /// The inputs in the order of the output: by name, then as given.
 fn by_name(sources: &[SourceFile]) -> Vec<usize> {
     let mut files: Vec<usize> = (0..sources.len()).collect();
@@ -554,59 +538,39 @@ fn by_name(sources: &[SourceFile]) -> Vec<usize> {
     files
 }
 
-/// Step 3: locates the findings about other objects, document by document,
-/// in the order of the output, a batch of files at a time (in parallel
-/// within a batch).
+/// Places findings about objects elsewhere (an HPA's target) in those
+/// objects' documents, each read again.
 fn place_elsewhere(
-    mut elsewhere: Elsewhere,
+    diagnostics: Vec<Diagnostic>,
     places: &[Place],
     sources: &[SourceFile],
-    purpose: Purpose,
-    gathered: &mut Gather,
-) -> io::Result<()> {
-    let files: Vec<usize> = by_name(sources)
-        .into_iter()
-        .filter(|file| elsewhere.contains_key(file))
-        .collect();
-    for batch in files.chunks(FILES_AT_ONCE) {
-        let batch: Vec<(usize, _)> = batch
-            .iter()
-            .filter_map(|&file| Some((file, elsewhere.remove(&file)?)))
-            .collect();
-        let placed: Vec<Vec<Own>> = batch
-            .into_par_iter()
-            .map(|(file, documents)| {
-                let source = &sources[file];
-                let Ok(opened) = source.open() else {
-                    return Vec::new();
-                };
-                documents
-                    .into_values()
-                    .map(|diagnostics| {
-                        let (stages, diagnostics): (Vec<Stage>, Vec<Diagnostic>) =
-                            diagnostics.into_iter().unzip();
-                        let place = &places[diagnostics[0].subject.origin.0 as usize];
-                        let document = place.text(&opened).unwrap_or_default();
-                        let located = locate_in(&document, diagnostics, places, source);
-                        purpose.own(stages.into_iter().zip(located).collect())
-                    })
-                    .collect()
-            })
-            .collect();
-        for own in placed.into_iter().flatten() {
-            gathered.add(Run::Elsewhere, own)?;
-        }
+) -> Vec<Finding> {
+    let mut by_document: BTreeMap<(usize, usize), Vec<Diagnostic>> = BTreeMap::new();
+    for diagnostic in diagnostics {
+        let place = &places[diagnostic.subject.origin.0 as usize];
+        by_document
+            .entry((place.file(), place.document()))
+            .or_default()
+            .push(diagnostic);
     }
-    Ok(())
+    let mut placed = Vec::new();
+    for ((file, _), diagnostics) in by_document {
+        let source = &sources[file];
+        let Ok(opened) = source.open() else {
+            continue;
+        };
+        let place = &places[diagnostics[0].subject.origin.0 as usize];
+        let document = place.text(&opened).unwrap_or_default();
+        placed.extend(locate_in(&document, diagnostics, places, source));
+    }
+    placed
 }
 
 /// What step 2 gives for a document: findings located in it, and findings
-/// about objects elsewhere.
+/// about objects elsewhere, placed in their documents.
 struct Linted {
-    /// The HPAs' input and document.
-    document: (usize, usize),
     own: Own,
-    others: Vec<Diagnostic>,
+    others: Vec<(Stage, Finding)>,
 }
 
 #[cfg(test)]

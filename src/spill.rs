@@ -9,8 +9,9 @@
 
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Cursor, Read, Seek, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Cursor, Read, Seek, SeekFrom, Write};
 use std::iter::Peekable;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use hpa_lint_rules::fix::{Applicability, Fix};
@@ -105,29 +106,22 @@ impl Records {
     }
 }
 
-/// The two steps whose findings come document by document, in order.
-#[derive(Clone, Copy)]
-pub enum Run {
-    /// Step 2: the findings located in a linted document.
-    Linted,
-    /// Step 3: the findings about objects of a document, caused by HPAs
-    /// elsewhere.
-    Elsewhere,
-}
-
-/// A run's findings as they are found: the records of steps 2 and 3, which
-/// each come in order, are spilled (one run each); the others are held, and
-/// sorted at the end.
+/// A run's findings as they are found: the records of the linted documents
+/// (step 2), which come in order, are spilled; those placed in other
+/// objects' documents, which come in the order of the HPAs, are spilled in
+/// sorted chunks; the others are held, and sorted at the end.
 pub struct Gather {
-    spills: [Spill; 2],
+    spill: Spill,
+    placed: Placed,
     held: Vec<(Stage, Finding)>,
 }
 
 impl Gather {
-    /// Keeps at most `bound` bytes of records of each step in memory.
+    /// Keeps at most `bound` bytes of records of each kind in memory.
     pub fn new(bound: usize) -> Self {
         Self {
-            spills: [Spill::new(bound), Spill::new(bound)],
+            spill: Spill::new(bound),
+            placed: Placed::new(bound),
             held: Vec::new(),
         }
     }
@@ -137,15 +131,14 @@ impl Gather {
         self.held.extend(findings);
     }
 
-    /// Adds the findings located in a document by `run`. Each run's
-    /// documents come in the order of the output: files by name, then by
-    /// input, documents in order.
-    pub fn add(&mut self, run: Run, own: Own) -> io::Result<()> {
-        let spill = &mut self.spills[run as usize];
+    /// Adds the findings located in a linted document. Documents come in
+    /// the order of the output: files by name, then by input, documents in
+    /// order.
+    pub fn linted(&mut self, own: Own) -> io::Result<()> {
         match own {
             Own::Kept(findings) => self.hold(findings),
             Own::Records(records) if records.bytes.is_empty() => {}
-            Own::Records(records) if spill.follows(&records)? => spill.push(&records)?,
+            Own::Records(records) if self.spill.follows(&records)? => self.spill.push(&records)?,
             // Findings that go before some spilled (files share a name, or
             // documents a line) are held.
             Own::Records(records) => {
@@ -160,9 +153,156 @@ impl Gather {
         Ok(())
     }
 
+    /// Adds findings about objects elsewhere that a linted document's HPAs
+    /// caused, placed in those objects' documents; only to be reported.
+    pub fn placed(&mut self, findings: Vec<(Stage, Finding)>) -> io::Result<()> {
+        self.placed.add(findings)
+    }
+
     /// All, in order.
     pub fn sorted(self) -> io::Result<Sorted> {
-        Sorted::new(self.spills, self.held)
+        Sorted::new(self.spill, self.placed, self.held)
+    }
+}
+
+/// Findings placed in other objects' documents, found in the order of the
+/// HPAs that caused them: gathered a chunk at a time, each chunk sorted and
+/// encoded, in memory up to a bound, beyond it in an unnamed temporary
+/// file; the chunks are merged at the end.
+struct Placed {
+    /// Findings per chunk.
+    per_chunk: usize,
+    pending: Vec<(Stage, Finding)>,
+    chunks: Vec<Chunk>,
+    /// Bytes of chunks kept in memory, at most.
+    bound: usize,
+    in_memory: usize,
+    file: Option<BufWriter<File>>,
+    written: u64,
+}
+
+/// A sorted chunk of records.
+enum Chunk {
+    Memory(Vec<u8>),
+    /// Where it is in the file.
+    File(u64, u64),
+}
+
+impl Placed {
+    fn new(bound: usize) -> Self {
+        Self {
+            // Some 1 MiB of records; small bounds (in tests) make many chunks.
+            per_chunk: (bound / 512).clamp(1, 2048),
+            pending: Vec::new(),
+            chunks: Vec::new(),
+            bound,
+            in_memory: 0,
+            file: None,
+            written: 0,
+        }
+    }
+
+    /// Adds the findings one document caused (they stay in one chunk).
+    fn add(&mut self, findings: Vec<(Stage, Finding)>) -> io::Result<()> {
+        self.pending.extend(findings);
+        if self.pending.len() >= self.per_chunk {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Sorts the pending findings into a chunk, stably: findings in the same
+    /// place in the order come from one HPA, which placed them in the order
+    /// of their documents.
+    fn flush(&mut self) -> io::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let mut pending = std::mem::take(&mut self.pending);
+        crate::report::sort_by(&mut pending, |(a_stage, a), (b_stage, b)| {
+            order(a, *a_stage).cmp(&order(b, *b_stage))
+        });
+        let mut records = Records::default();
+        for (stage, finding) in &pending {
+            records.push(*stage, finding);
+        }
+        drop(pending);
+        if self.file.is_none() && self.in_memory + records.bytes.len() > self.bound {
+            match tempfile::tempfile() {
+                Ok(file) => self.file = Some(BufWriter::new(file)),
+                // Without a temporary directory to write in, the chunks stay
+                // in memory, as standard input does: the run still works.
+                Err(_) => self.bound = usize::MAX,
+            }
+        }
+        let chunk = match &mut self.file {
+            Some(file) => {
+                file.write_all(&records.bytes)?;
+                let start = self.written;
+                self.written += records.bytes.len() as u64;
+                Chunk::File(start, self.written)
+            }
+            None => {
+                self.in_memory += records.bytes.len();
+                Chunk::Memory(records.bytes)
+            }
+        };
+        self.chunks.push(chunk);
+        Ok(())
+    }
+
+    /// Each chunk's findings, in order.
+    fn read(mut self) -> io::Result<Vec<Spilled>> {
+        self.flush()?;
+        let file = match self.file {
+            Some(file) => Some(Rc::new(file.into_inner().map_err(|e| e.into_error())?)),
+            None => None,
+        };
+        Ok(self
+            .chunks
+            .into_iter()
+            .map(|chunk| {
+                let records: Box<dyn BufRead> = match (chunk, &file) {
+                    (Chunk::Memory(bytes), _) => Box::new(Cursor::new(bytes)),
+                    (Chunk::File(at, end), Some(file)) => Box::new(BufReader::with_capacity(
+                        CHUNK_BUFFER,
+                        Section {
+                            file: Rc::clone(file),
+                            at,
+                            end,
+                        },
+                    )),
+                    (Chunk::File(..), None) => unreachable!("a chunk in a file has a file"),
+                };
+                Spilled::of(records)
+            })
+            .collect())
+    }
+}
+
+/// Bytes read at once from each chunk in the file.
+const CHUNK_BUFFER: usize = 8 << 10;
+
+/// A range of the temporary file, read on its own (the chunks of one file
+/// are read in turns).
+struct Section {
+    file: Rc<File>,
+    at: u64,
+    end: u64,
+}
+
+impl Read for Section {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = usize::try_from(self.end - self.at).unwrap_or(usize::MAX);
+        let len = buf.len().min(left);
+        if len == 0 {
+            return Ok(0);
+        }
+        let mut file = &*self.file;
+        file.seek(SeekFrom::Start(self.at))?;
+        let n = file.read(&mut buf[..len])?;
+        self.at += n as u64;
+        Ok(n)
     }
 }
 
@@ -234,11 +374,7 @@ impl Spill {
                 Box::new(BufReader::new(file))
             }
         };
-        Ok(Spilled {
-            records,
-            buf: Vec::new(),
-            names: LastRead::default(),
-        })
+        Ok(Spilled::of(records))
     }
 }
 
@@ -247,6 +383,16 @@ struct Spilled {
     records: Box<dyn BufRead>,
     buf: Vec<u8>,
     names: LastRead,
+}
+
+impl Spilled {
+    fn of(records: Box<dyn BufRead>) -> Self {
+        Self {
+            records,
+            buf: Vec::new(),
+            names: LastRead::default(),
+        }
+    }
 }
 
 impl Iterator for Spilled {
@@ -282,25 +428,28 @@ type Stream = Peekable<Box<dyn Iterator<Item = io::Result<(Stage, Finding)>>>>;
 /// the others, sorted in memory. Ties go as a stable sort of all would put
 /// them.
 pub struct Sorted {
-    /// Each step's spilled findings, then the held ones (of findings in the
-    /// same place in the order, the spilled came first).
-    streams: [Stream; 3],
+    /// Step 2's spilled findings, the chunks of those placed elsewhere, then
+    /// the held ones (of findings in the same place in the order, the first
+    /// of these came first).
+    streams: Vec<Stream>,
     /// The next finding, read while looking for repeats.
     ahead: Option<io::Result<Finding>>,
 }
 
 impl Sorted {
-    /// The spills' findings merged with `held` (in any order).
-    fn new(spills: [Spill; 2], mut held: Vec<(Stage, Finding)>) -> io::Result<Self> {
+    /// The spilled findings merged with `held` (in any order).
+    fn new(spill: Spill, placed: Placed, mut held: Vec<(Stage, Finding)>) -> io::Result<Self> {
         crate::report::sort_by(&mut held, |(a_stage, a), (b_stage, b)| {
             order(a, *a_stage).cmp(&order(b, *b_stage))
         });
-        let [linted, elsewhere] = spills;
-        let held: Box<dyn Iterator<Item = _>> = Box::new(held.into_iter().map(Ok));
-        let linted: Box<dyn Iterator<Item = _>> = Box::new(linted.read()?);
-        let elsewhere: Box<dyn Iterator<Item = _>> = Box::new(elsewhere.read()?);
+        let stream = |findings: Box<dyn Iterator<Item = _>>| findings.peekable();
+        let mut streams = vec![stream(Box::new(spill.read()?))];
+        for chunk in placed.read()? {
+            streams.push(stream(Box::new(chunk)));
+        }
+        streams.push(stream(Box::new(held.into_iter().map(Ok))));
         Ok(Self {
-            streams: [linted.peekable(), elsewhere.peekable(), held.peekable()],
+            streams,
             ahead: None,
         })
     }
@@ -872,20 +1021,36 @@ mod tests {
                         .collect()
                 })
                 .collect();
-            // Located in any document, caused by a linted one.
-            let mut elsewhere = Vec::new();
-            for _ in 0..random.below(4).min(documents.len()) {
-                let (input, document) = documents[random.below(documents.len())];
-                let at = (random.below(4), 1);
-                let found = random.finding(&names, at, id.next().unwrap());
-                elsewhere.push((Stage::Elsewhere(input, document), found));
-            }
+            // Located in any document, caused by a linted one; placed by
+            // the input and document they are in.
+            let caused: Vec<Vec<Finding>> = documents
+                .iter()
+                .map(|_| {
+                    let mut found: Vec<(usize, usize)> = (0..random.below(3))
+                        .map(|_| (random.below(4), 1 + random.below(2)))
+                        .collect();
+                    found.sort();
+                    found
+                        .into_iter()
+                        .map(|at| random.finding(&names, at, id.next().unwrap()))
+                        .collect()
+                })
+                .collect();
 
             let mut all: Vec<&Finding> = read.iter().chain(own.iter().flatten()).collect();
-            let mut located: Vec<&(Stage, Finding)> = elsewhere.iter().collect();
+            let mut located: Vec<(Stage, &Finding)> = documents
+                .iter()
+                .zip(&caused)
+                .flat_map(|(&(input, document), found)| {
+                    found
+                        .iter()
+                        .map(move |f| (Stage::Elsewhere(input, document), f))
+                })
+                .collect();
             // Equal findings of one HPA in files of one name: the first
-            // input's is kept.
-            located.sort_by_key(|(stage, f)| (*stage, f.location.as_ref().unwrap().input));
+            // input's and document's is kept.
+            let within = |f: &Finding| f.location.as_ref().map(|l| (l.input, l.document));
+            located.sort_by_key(|(stage, f)| (*stage, within(f)));
             all.extend(located.iter().map(|(_, f)| f));
             all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
             all.dedup_by(|a, b| a.sort_key() == b.sort_key());
@@ -898,22 +1063,14 @@ mod tests {
                 let (input, document) = documents[i];
                 let stage = Stage::Linted(input, document);
                 let findings = own[i].iter().map(|f| (stage, copy(f))).collect();
-                gather.add(Run::Linted, random.own(findings)).unwrap();
-            }
-            // Step 3 places its findings document by document, in the same
-            // order (files by name).
-            let mut placed: Vec<(Stage, Finding)> = elsewhere
-                .iter()
-                .map(|(stage, f)| (*stage, copy(f)))
-                .collect();
-            fn in_document(f: &Finding) -> (&str, usize, usize) {
-                let l = f.location.as_ref().unwrap();
-                (&l.file, l.input, l.document)
-            }
-            placed.sort_by(|(_, a), (_, b)| in_document(a).cmp(&in_document(b)));
-            for document in placed.chunk_by(|(_, a), (_, b)| in_document(a) == in_document(b)) {
-                let findings = document.iter().map(|(s, f)| (*s, copy(f))).collect();
-                gather.add(Run::Elsewhere, random.own(findings)).unwrap();
+                gather.linted(random.own(findings)).unwrap();
+                let stage = Stage::Elsewhere(input, document);
+                let placed = caused[i].iter().map(|f| (stage, copy(f))).collect();
+                // Placed and spilled in chunks (reported), or held (to be fixed).
+                match random.below(3) {
+                    0 => gather.hold(placed),
+                    _ => gather.placed(placed).unwrap(),
+                }
             }
             let sorted: Vec<Finding> = gather.sorted().unwrap().collect::<io::Result<_>>().unwrap();
             assert_eq!(ids(&sorted), ids(all), "seed {seed}");
