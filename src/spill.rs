@@ -1,10 +1,11 @@
 //! The findings of a run in the order they are written, without holding them
-//! all. The findings located in each document, when it is linted (step 2) and
-//! when findings about its objects are placed (step 3), are encoded compactly
-//! where they were found, and the documents come in the order of the output:
-//! the records of each step are kept in memory up to a bound, beyond it in an
+//! all. The findings located in each linted document (step 2) are encoded
+//! compactly where they were found, and the documents come in the order of
+//! the output; the findings its HPAs caused about other objects, placed in
+//! those objects' documents, come in the order of the HPAs and are sorted a
+//! chunk at a time. Records are kept in memory up to a bound, beyond it in an
 //! unnamed temporary file (in the system's temporary directory, gone when the
-//! run ends). At the end both are read back and merged with the findings held
+//! run ends). At the end they are read back and merged with the findings held
 //! in memory ([`Sorted`]).
 
 use std::borrow::Cow;
@@ -25,8 +26,8 @@ use crate::report::{Excerpt, FileEdit, Finding, Location, Outcome, Position, Sor
 
 /// Which part of the run a finding comes from. Of findings equal in their
 /// sort key, the first in this order is kept: reading (step 1), linting an
-/// HPA's document (step 2; by input and document), and locating a finding
-/// about another object (step 3; by the input and document of the HPA).
+/// HPA's document (step 2; by input and document), and placing a finding
+/// about another object (by the input and document of the HPA).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Stage {
     Read,
@@ -523,7 +524,7 @@ type RecordKey<'a> = (
 #[derive(Serialize, Deserialize)]
 struct Record<'a> {
     /// The input and document of the HPA that caused it, when it is located
-    /// elsewhere (step 3); a finding of step 2 is in that document.
+    /// elsewhere; a finding of step 2 is in that document.
     elsewhere: Option<(usize, usize)>,
     /// Position in [`ALL`].
     rule: u16,
@@ -893,7 +894,7 @@ mod tests {
             findings.push(f);
         }
         let expected = written(&findings);
-        // Findings of step 3 tell the HPA's document; those of step 2 are in it.
+        // Findings placed elsewhere tell the HPA's document; the others are in it.
         let stages: Vec<Stage> = findings
             .iter()
             .enumerate()
