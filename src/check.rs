@@ -239,6 +239,10 @@ fn locate_in(
     places: &[Place],
     source: &SourceFile,
 ) -> Vec<Finding> {
+    // Most HPAs have no finding: their document is not read for places.
+    if diagnostics.is_empty() {
+        return Vec::new();
+    }
     let about: Vec<(&FieldPath, &Diagnostic)> = diagnostics
         .iter()
         .map(|d| (places[d.subject.origin.0 as usize].prefix(), d))

@@ -75,6 +75,9 @@ impl LineStarts {
 /// The (line, column) of each offset in `text`, both from 1, the column in
 /// characters; in one pass however many offsets share a line.
 pub fn positions(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
+    if offsets.is_empty() {
+        return Vec::new();
+    }
     let starts = LineStarts::new(text);
     let mut order: Vec<usize> = (0..offsets.len()).collect();
     order.sort_by_key(|&i| offsets[i]);
