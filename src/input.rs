@@ -30,9 +30,10 @@ const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 
 /// Where an input's bytes are.
 enum Bytes {
-    /// A file whose path is its name, opened when read.
-    Named,
-    /// A file whose name is not its path (not UTF-8), opened when read.
+    /// A file, opened when read, whose path is valid UTF-8 (shared with its
+    /// name when they are the same).
+    Named(Arc<str>),
+    /// A file whose path is not valid UTF-8, opened when read.
     Path(PathBuf),
     /// Standard input, copied to an unnamed temporary file so that it is
     /// never held whole and can be read again.
@@ -170,7 +171,7 @@ impl SourceFile {
     /// The file's path; `None` for standard input.
     pub fn path(&self) -> Option<&Path> {
         match &self.bytes {
-            Bytes::Named => Some(Path::new(&*self.name)),
+            Bytes::Named(path) => Some(Path::new(&**path)),
             Bytes::Path(path) => Some(path),
             _ => None,
         }
@@ -220,7 +221,7 @@ impl SourceFile {
 
     fn open_original(&self) -> Result<Opened<'_>, String> {
         Ok(match &self.bytes {
-            Bytes::Named | Bytes::Path(_) => {
+            Bytes::Named(_) | Bytes::Path(_) => {
                 let path = self.path().expect("a file has a path");
                 Opened::File(std::fs::File::open(path).map_err(|e| e.to_string())?)
             }
@@ -594,11 +595,22 @@ fn to_sources(
                 Some(b'.') => path.strip_prefix(".").unwrap_or(&path),
                 _ => &path,
             };
-            // Held all run, for each of many files: a name that is a path is
-            // kept once, as the name.
-            let (name, bytes) = match shown.to_str() {
-                Some(name) => (Arc::from(name), Bytes::Named),
-                None => (Arc::from(shown.display().to_string()), Bytes::Path(path)),
+            // Held all run, for each of many files: a path that is its name
+            // is held once, shared with it (the name may change: `diff`).
+            let (name, bytes) = match (shown.to_str(), path.to_str()) {
+                (Some(shown), Some(original)) => {
+                    let original: Arc<str> = Arc::from(original);
+                    let name = if shown.len() == original.len() {
+                        original.clone()
+                    } else {
+                        Arc::from(shown)
+                    };
+                    (name, Bytes::Named(original))
+                }
+                _ => (
+                    Arc::from(shown.display().to_string()),
+                    Bytes::Path(path.clone()),
+                ),
             };
             SourceFile {
                 name,
@@ -613,6 +625,30 @@ fn to_sources(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A walked file is shown without its leading `./`, and keeps its path as
+    /// given: `diff` names files by their path below the directory walked.
+    #[test]
+    fn files_keep_their_paths_and_are_shown_without_dot_slash() {
+        let paths = ["./base/apps/a.yaml", "base/b.yaml", "/abs/c.json"].map(PathBuf::from);
+        let sources = to_sources(paths.to_vec(), false, Order::Given, true);
+        let shown: Vec<(&str, &Path)> = sources
+            .iter()
+            .map(|s| (&*s.name, s.path().unwrap()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("base/apps/a.yaml", Path::new("./base/apps/a.yaml")),
+                ("base/b.yaml", Path::new("base/b.yaml")),
+                ("/abs/c.json", Path::new("/abs/c.json")),
+            ]
+        );
+        assert_eq!(
+            sources[0].path().unwrap().strip_prefix("./base").unwrap(),
+            Path::new("apps/a.yaml")
+        );
+    }
 
     proptest::proptest! {
         /// Paths under one directory sort as `Path` sorts them.
