@@ -5,9 +5,8 @@
 //!    object only what lookups need is kept;
 //! 2. the documents of the HPAs are read again, whole, and linted against an
 //!    index of everything kept ([`lint_document`]); their findings are located
-//!    in the same text;
-//! 3. findings about other objects (an HPA's target) are located in those
-//!    objects' documents.
+//!    in the same text, and findings about other objects (an HPA's target) in
+//!    those objects' documents.
 //!
 //! Documents of one file are read in parallel, like files; no document's tree
 //! outlives its reading, and a finding keeps only a short excerpt of its line.
@@ -299,6 +298,17 @@ pub enum Purpose {
     Fix,
 }
 
+impl Purpose {
+    /// A document's findings as this purpose keeps them.
+    fn own(self, findings: Vec<(Stage, Finding)>) -> Own {
+        match self {
+            Purpose::Report => Own::reported(findings),
+            // Fixes need what records leave out (edits on field paths).
+            Purpose::Fix => Own::Kept(findings),
+        }
+    }
+}
+
 /// Every object of the input (step 1), indexed as the rules see it, with
 /// what reading found: what the `behavior` and `simulate` commands read.
 pub struct Inventory {
@@ -465,24 +475,24 @@ fn run_holding(
                 .into_iter()
                 .filter(|d| !(source.context && in_context(d.subject.origin)))
                 .partition(|d| here.contains(&d.subject.origin));
-        let own = locate_in(&document, own, &places, source);
-        let own = match purpose {
-            Purpose::Report => Own::reported(own),
-            // Fixes need what records leave out (edits on field paths).
-            Purpose::Fix => Own::Kept(own),
-        };
+        let stage = Stage::Linted(place.file(), place.document());
+        let own = locate_in(&document, own, &places, source)
+            .into_iter()
+            .map(|finding| (stage, finding))
+            .collect();
+        let stage = Stage::Elsewhere(place.file(), place.document());
+        let others = place_elsewhere(others, &places, sources)
+            .into_iter()
+            .map(|finding| (stage, finding))
+            .collect();
         Some(Linted {
-            document: (place.file(), place.document()),
-            own,
+            own: purpose.own(own),
             others,
         })
     };
-    let mut by_name: Vec<usize> = (0..sources.len()).collect();
-    by_name.sort_by_key(|&file| (&*sources[file].name, file));
-    let mut documents = by_name
+    let mut documents = by_name(sources)
         .into_iter()
         .flat_map(|file| hpa_documents_of(&places, &hpas, file).map(move |o| (file, o)));
-    let mut elsewhere: BTreeMap<usize, BTreeMap<usize, Vec<(Stage, Diagnostic)>>> = BTreeMap::new();
     loop {
         let batch: Vec<(usize, &[Origin])> = documents.by_ref().take(BATCH).collect();
         if batch.is_empty() {
@@ -502,31 +512,17 @@ fn run_holding(
                     .collect()
             })
             .collect();
-        for Linted {
-            document: (input, document),
-            own,
-            others,
-        } in linted.into_iter().flatten().flatten()
-        {
-            for diagnostic in others {
-                let place = &places[diagnostic.subject.origin.0 as usize];
-                elsewhere
-                    .entry(place.file())
-                    .or_default()
-                    .entry(place.document())
-                    .or_default()
-                    .push((Stage::Elsewhere(input, document), diagnostic));
+        for Linted { own, others } in linted.into_iter().flatten().flatten() {
+            gathered.linted(own)?;
+            match purpose {
+                Purpose::Report => gathered.placed(others)?,
+                Purpose::Fix => gathered.hold(others),
             }
-            gathered.linted(input, document, own)?;
         }
     }
     // The index is not looked in from here on: it is freed while the
-    // findings about other objects are located.
-    let ((), located) = rayon::join(
-        || drop(index),
-        || locate_elsewhere(elsewhere, &places, sources),
-    );
-    gathered.hold(located.into_iter().flatten());
+    // findings are written.
+    rayon::spawn(move || drop(index));
     input_errors.sort();
     Ok(Outcome {
         findings: gathered.sorted()?,
@@ -535,41 +531,46 @@ fn run_holding(
     })
 }
 
-/// Step 3: locates the findings about other objects, document by document.
-fn locate_elsewhere(
-    elsewhere: BTreeMap<usize, BTreeMap<usize, Vec<(Stage, Diagnostic)>>>,
+/// The inputs in the order of the output: by name, then as given.
+fn by_name(sources: &[SourceFile]) -> Vec<usize> {
+    let mut files: Vec<usize> = (0..sources.len()).collect();
+    files.sort_by_key(|&file| (&*sources[file].name, file));
+    files
+}
+
+/// Places findings about objects elsewhere (an HPA's target) in those
+/// objects' documents, each read again.
+fn place_elsewhere(
+    diagnostics: Vec<Diagnostic>,
     places: &[Place],
     sources: &[SourceFile],
-) -> Vec<Vec<(Stage, Finding)>> {
-    elsewhere
-        .into_par_iter()
-        .map(|(file, documents)| {
-            let source = &sources[file];
-            let Ok(opened) = source.open() else {
-                return Vec::new();
-            };
-            documents
-                .into_values()
-                .flat_map(|diagnostics| {
-                    let (stages, diagnostics): (Vec<Stage>, Vec<Diagnostic>) =
-                        diagnostics.into_iter().unzip();
-                    let place = &places[diagnostics[0].subject.origin.0 as usize];
-                    let document = place.text(&opened).unwrap_or_default();
-                    let located = locate_in(&document, diagnostics, places, source);
-                    stages.into_iter().zip(located)
-                })
-                .collect()
-        })
-        .collect()
+) -> Vec<Finding> {
+    let mut by_document: BTreeMap<(usize, usize), Vec<Diagnostic>> = BTreeMap::new();
+    for diagnostic in diagnostics {
+        let place = &places[diagnostic.subject.origin.0 as usize];
+        by_document
+            .entry((place.file(), place.document()))
+            .or_default()
+            .push(diagnostic);
+    }
+    let mut placed = Vec::new();
+    for ((file, _), diagnostics) in by_document {
+        let source = &sources[file];
+        let Ok(opened) = source.open() else {
+            continue;
+        };
+        let place = &places[diagnostics[0].subject.origin.0 as usize];
+        let document = place.text(&opened).unwrap_or_default();
+        placed.extend(locate_in(&document, diagnostics, places, source));
+    }
+    placed
 }
 
 /// What step 2 gives for a document: findings located in it, and findings
-/// about objects elsewhere.
+/// about objects elsewhere, placed in their documents.
 struct Linted {
-    /// The HPAs' input and document.
-    document: (usize, usize),
     own: Own,
-    others: Vec<Diagnostic>,
+    others: Vec<(Stage, Finding)>,
 }
 
 #[cfg(test)]

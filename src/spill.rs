@@ -1,15 +1,18 @@
 //! The findings of a run in the order they are written, without holding them
-//! all. The findings of each linted document (step 2) are encoded compactly
-//! where they were found, and the documents come in the order of the output:
-//! their records are kept in memory up to a bound, beyond it in an unnamed
-//! temporary file (in the system's temporary directory, gone when the run
-//! ends). At the end they are read back and merged with the findings held in
-//! memory ([`Sorted`]).
+//! all. The findings located in each linted document (step 2) are encoded
+//! compactly where they were found, and the documents come in the order of
+//! the output; the findings its HPAs caused about other objects, placed in
+//! those objects' documents, come in the order of the HPAs and are sorted a
+//! chunk at a time. Records are kept in memory up to a bound, beyond it in an
+//! unnamed temporary file (in the system's temporary directory, gone when the
+//! run ends). At the end they are read back and merged with the findings held
+//! in memory ([`Sorted`]).
 
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Cursor, Read, Seek, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Cursor, Read, Seek, SeekFrom, Write};
 use std::iter::Peekable;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use hpa_lint_rules::fix::{Applicability, Fix};
@@ -19,14 +22,12 @@ use hpa_lint_rules::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::report::{
-    Excerpt, FileEdit, Finding, Location, Outcome, Position, SortKey, sort_findings,
-};
+use crate::report::{Excerpt, FileEdit, Finding, Location, Outcome, Position, SortKey};
 
 /// Which part of the run a finding comes from. Of findings equal in their
 /// sort key, the first in this order is kept: reading (step 1), linting an
-/// HPA's document (step 2; by input and document), and locating a finding
-/// about another object (step 3; by the input and document of the HPA).
+/// HPA's document (step 2; by input and document), and placing a finding
+/// about another object (by the input and document of the HPA).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Stage {
     Read,
@@ -39,10 +40,10 @@ fn order(finding: &Finding, stage: Stage) -> (SortKey<'_>, Stage) {
     (finding.sort_key(), stage)
 }
 
-/// The findings located in a linted document.
+/// The findings located in one document, by the stage each comes from.
 pub enum Own {
     /// As they are: all is kept (to be fixed).
-    Kept(Vec<Finding>),
+    Kept(Vec<(Stage, Finding)>),
     /// Only to be reported: sorted and encoded, by the thread that found
     /// them (a thread that frees what another allocated slows the
     /// allocator of that other).
@@ -51,15 +52,19 @@ pub enum Own {
 
 impl Own {
     /// Findings to be reported only.
-    pub fn reported(mut findings: Vec<Finding>) -> Self {
-        sort_findings(&mut findings);
+    pub fn reported(mut findings: Vec<(Stage, Finding)>) -> Self {
+        crate::report::sort_by(&mut findings, |(a_stage, a), (b_stage, b)| {
+            order(a, *a_stage).cmp(&order(b, *b_stage))
+        });
+        // Of repeats, the first is written.
+        findings.dedup_by(|(_, a), (_, b)| a.sort_key() == b.sort_key());
         let mut records = Records {
             // Most records are shorter.
             bytes: Vec::with_capacity(findings.len() * 512),
             last: 0,
         };
-        for finding in &findings {
-            records.push(finding);
+        for (stage, finding) in &findings {
+            records.push(*stage, finding);
         }
         Own::Records(records)
     }
@@ -74,11 +79,11 @@ pub struct Records {
 }
 
 impl Records {
-    fn push(&mut self, finding: &Finding) {
+    fn push(&mut self, stage: Stage, finding: &Finding) {
         let start = self.bytes.len();
         self.bytes.extend_from_slice(&[0; 4]);
         let bytes = std::mem::take(&mut self.bytes);
-        self.bytes = postcard::to_extend(&Record::of(finding), bytes)
+        self.bytes = postcard::to_extend(&Record::of(stage, finding), bytes)
             .expect("postcard writes any record into a vector");
         let len = u32::try_from(self.bytes.len() - start - 4).expect("a record under 4 GiB");
         self.bytes[start..start + 4].copy_from_slice(&len.to_le_bytes());
@@ -103,18 +108,21 @@ impl Records {
 }
 
 /// A run's findings as they are found: the records of the linted documents
-/// (step 2), which come in order, are spilled; the others are held, and
-/// sorted at the end.
+/// (step 2), which come in order, are spilled; those placed in other
+/// objects' documents, which come in the order of the HPAs, are spilled in
+/// sorted chunks; the others are held, and sorted at the end.
 pub struct Gather {
     spill: Spill,
+    placed: Placed,
     held: Vec<(Stage, Finding)>,
 }
 
 impl Gather {
-    /// Keeps at most `bound` bytes of records in memory.
+    /// Keeps at most `bound` bytes of records of each kind in memory.
     pub fn new(bound: usize) -> Self {
         Self {
             spill: Spill::new(bound),
+            placed: Placed::new(bound),
             held: Vec::new(),
         }
     }
@@ -124,13 +132,12 @@ impl Gather {
         self.held.extend(findings);
     }
 
-    /// Adds the findings located in a linted document (in input `input`).
-    /// Documents come in the order of the output: files by name, then by
-    /// input, documents in order.
-    pub fn linted(&mut self, input: usize, document: usize, own: Own) -> io::Result<()> {
-        let stage = Stage::Linted(input, document);
+    /// Adds the findings located in a linted document. Documents come in
+    /// the order of the output: files by name, then by input, documents in
+    /// order.
+    pub fn linted(&mut self, own: Own) -> io::Result<()> {
         match own {
-            Own::Kept(findings) => self.hold(findings.into_iter().map(|f| (stage, f))),
+            Own::Kept(findings) => self.hold(findings),
             Own::Records(records) if records.bytes.is_empty() => {}
             Own::Records(records) if self.spill.follows(&records)? => self.spill.push(&records)?,
             // Findings that go before some spilled (files share a name, or
@@ -138,17 +145,165 @@ impl Gather {
             Own::Records(records) => {
                 let mut names = LastRead::default();
                 for record in records.iter() {
+                    let record = Record::read(record)?;
                     self.held
-                        .push((stage, Record::read(record)?.finding(&mut names)?));
+                        .push((record.stage(), record.finding(&mut names)?));
                 }
             }
         }
         Ok(())
     }
 
+    /// Adds findings about objects elsewhere that a linted document's HPAs
+    /// caused, placed in those objects' documents; only to be reported.
+    pub fn placed(&mut self, findings: Vec<(Stage, Finding)>) -> io::Result<()> {
+        self.placed.add(findings)
+    }
+
     /// All, in order.
     pub fn sorted(self) -> io::Result<Sorted> {
-        Sorted::new(self.spill, self.held)
+        Sorted::new(self.spill, self.placed, self.held)
+    }
+}
+
+/// Findings placed in other objects' documents, found in the order of the
+/// HPAs that caused them: gathered a chunk at a time, each chunk sorted and
+/// encoded, in memory up to a bound, beyond it in an unnamed temporary
+/// file; the chunks are merged at the end.
+struct Placed {
+    /// Findings per chunk.
+    per_chunk: usize,
+    pending: Vec<(Stage, Finding)>,
+    chunks: Vec<Chunk>,
+    /// Bytes of chunks kept in memory, at most.
+    bound: usize,
+    in_memory: usize,
+    file: Option<BufWriter<File>>,
+    written: u64,
+}
+
+/// A sorted chunk of records.
+enum Chunk {
+    Memory(Vec<u8>),
+    /// Where it is in the file.
+    File(u64, u64),
+}
+
+impl Placed {
+    fn new(bound: usize) -> Self {
+        Self {
+            // Some 1 MiB of records; small bounds (in tests) make many chunks.
+            per_chunk: (bound / 512).clamp(1, 2048),
+            pending: Vec::new(),
+            chunks: Vec::new(),
+            bound,
+            in_memory: 0,
+            file: None,
+            written: 0,
+        }
+    }
+
+    /// Adds the findings one document caused (they stay in one chunk).
+    fn add(&mut self, findings: Vec<(Stage, Finding)>) -> io::Result<()> {
+        self.pending.extend(findings);
+        if self.pending.len() >= self.per_chunk {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Sorts the pending findings into a chunk, stably: findings in the same
+    /// place in the order come from one HPA, which placed them in the order
+    /// of their documents.
+    fn flush(&mut self) -> io::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let mut pending = std::mem::take(&mut self.pending);
+        crate::report::sort_by(&mut pending, |(a_stage, a), (b_stage, b)| {
+            order(a, *a_stage).cmp(&order(b, *b_stage))
+        });
+        let mut records = Records::default();
+        for (stage, finding) in &pending {
+            records.push(*stage, finding);
+        }
+        drop(pending);
+        if self.file.is_none() && self.in_memory + records.bytes.len() > self.bound {
+            match tempfile::tempfile() {
+                Ok(file) => self.file = Some(BufWriter::new(file)),
+                // Without a temporary directory to write in, the chunks stay
+                // in memory, as standard input does: the run still works.
+                Err(_) => self.bound = usize::MAX,
+            }
+        }
+        let chunk = match &mut self.file {
+            Some(file) => {
+                file.write_all(&records.bytes)?;
+                let start = self.written;
+                self.written += records.bytes.len() as u64;
+                Chunk::File(start, self.written)
+            }
+            None => {
+                self.in_memory += records.bytes.len();
+                Chunk::Memory(records.bytes)
+            }
+        };
+        self.chunks.push(chunk);
+        Ok(())
+    }
+
+    /// Each chunk's findings, in order.
+    fn read(mut self) -> io::Result<Vec<Spilled>> {
+        self.flush()?;
+        let file = match self.file {
+            Some(file) => Some(Rc::new(file.into_inner().map_err(|e| e.into_error())?)),
+            None => None,
+        };
+        Ok(self
+            .chunks
+            .into_iter()
+            .map(|chunk| {
+                let records: Box<dyn BufRead> = match (chunk, &file) {
+                    (Chunk::Memory(bytes), _) => Box::new(Cursor::new(bytes)),
+                    (Chunk::File(at, end), Some(file)) => Box::new(BufReader::with_capacity(
+                        CHUNK_BUFFER,
+                        Section {
+                            file: Rc::clone(file),
+                            at,
+                            end,
+                        },
+                    )),
+                    (Chunk::File(..), None) => unreachable!("a chunk in a file has a file"),
+                };
+                Spilled::of(records)
+            })
+            .collect())
+    }
+}
+
+/// Bytes read at once from each chunk in the file.
+const CHUNK_BUFFER: usize = 8 << 10;
+
+/// A range of the temporary file, read on its own (the chunks of one file
+/// are read in turns).
+struct Section {
+    file: Rc<File>,
+    at: u64,
+    end: u64,
+}
+
+impl Read for Section {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = usize::try_from(self.end - self.at).unwrap_or(usize::MAX);
+        let len = buf.len().min(left);
+        if len == 0 {
+            return Ok(0);
+        }
+        let mut file = &*self.file;
+        file.seek(SeekFrom::Start(self.at))?;
+        let n = file.read(&mut buf[..len])?;
+        self.at += n as u64;
+        Ok(n)
     }
 }
 
@@ -220,11 +375,7 @@ impl Spill {
                 Box::new(BufReader::new(file))
             }
         };
-        Ok(Spilled {
-            records,
-            buf: Vec::new(),
-            names: LastRead::default(),
-        })
+        Ok(Spilled::of(records))
     }
 }
 
@@ -235,8 +386,18 @@ struct Spilled {
     names: LastRead,
 }
 
+impl Spilled {
+    fn of(records: Box<dyn BufRead>) -> Self {
+        Self {
+            records,
+            buf: Vec::new(),
+            names: LastRead::default(),
+        }
+    }
+}
+
 impl Iterator for Spilled {
-    type Item = io::Result<Finding>;
+    type Item = io::Result<(Stage, Finding)>;
 
     fn next(&mut self) -> Option<Self::Item> {
         match self.records.fill_buf() {
@@ -249,7 +410,10 @@ impl Iterator for Spilled {
             self.buf.resize(u32::from_le_bytes(len) as usize, 0);
             self.records.read_exact(&mut self.buf)
         });
-        Some(read.and_then(|()| Record::read(&self.buf)?.finding(&mut self.names)))
+        Some(read.and_then(|()| {
+            let record = Record::read(&self.buf)?;
+            Ok((record.stage(), record.finding(&mut self.names)?))
+        }))
     }
 }
 
@@ -257,42 +421,57 @@ fn invalid(error: impl std::error::Error + Send + Sync + 'static) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, error)
 }
 
+/// Findings in order, by their stage.
+type Stream = Peekable<Box<dyn Iterator<Item = io::Result<(Stage, Finding)>>>>;
+
 /// A run's findings in the order they are written, repeats (equal sort
-/// keys) dropped: those of step 2, spilled in order, merged with the others,
-/// sorted in memory. Ties go as a stable sort of all would put them.
+/// keys) dropped: those of steps 2 and 3, each spilled in order, merged with
+/// the others, sorted in memory. Ties go as a stable sort of all would put
+/// them.
 pub struct Sorted {
-    spilled: Peekable<Spilled>,
-    held: Peekable<std::vec::IntoIter<(Stage, Finding)>>,
+    /// Step 2's spilled findings, the chunks of those placed elsewhere, then
+    /// the held ones (of findings in the same place in the order, the first
+    /// of these came first).
+    streams: Vec<Stream>,
     /// The next finding, read while looking for repeats.
     ahead: Option<io::Result<Finding>>,
 }
 
 impl Sorted {
-    /// `spill`'s findings merged with `held` (in any order).
-    fn new(spill: Spill, mut held: Vec<(Stage, Finding)>) -> io::Result<Self> {
+    /// The spilled findings merged with `held` (in any order).
+    fn new(spill: Spill, placed: Placed, mut held: Vec<(Stage, Finding)>) -> io::Result<Self> {
         crate::report::sort_by(&mut held, |(a_stage, a), (b_stage, b)| {
             order(a, *a_stage).cmp(&order(b, *b_stage))
         });
+        let stream = |findings: Box<dyn Iterator<Item = _>>| findings.peekable();
+        let mut streams = vec![stream(Box::new(spill.read()?))];
+        for chunk in placed.read()? {
+            streams.push(stream(Box::new(chunk)));
+        }
+        streams.push(stream(Box::new(held.into_iter().map(Ok))));
         Ok(Self {
-            spilled: spill.read()?.peekable(),
-            held: held.into_iter().peekable(),
+            streams,
             ahead: None,
         })
     }
 
-    /// The next finding of either, repeats included.
+    /// The next finding of any stream, repeats included; an error first.
     fn merged(&mut self) -> Option<io::Result<Finding>> {
-        let held_first = match (self.spilled.peek(), self.held.peek()) {
-            (Some(Ok(spilled)), Some((stage, held))) => {
-                order(held, *stage) < order(spilled, Stage::own(spilled))
+        let heads: Vec<Option<&io::Result<(Stage, Finding)>>> =
+            self.streams.iter_mut().map(Peekable::peek).collect();
+        let next = match heads.iter().position(|head| matches!(head, Some(Err(_)))) {
+            Some(failed) => failed,
+            None => {
+                (0..heads.len())
+                    .filter_map(|i| match heads[i] {
+                        Some(Ok((stage, finding))) => Some((order(finding, *stage), i)),
+                        _ => None,
+                    })
+                    .min()?
+                    .1
             }
-            (_, held) => self.spilled.peek().is_none() && held.is_some(),
         };
-        if held_first {
-            self.held.next().map(|(_, finding)| Ok(finding))
-        } else {
-            self.spilled.next()
-        }
+        Some(self.streams[next].next()?.map(|(_, finding)| finding))
     }
 }
 
@@ -313,17 +492,6 @@ impl Iterator for Sorted {
                 }
             }
         }
-    }
-}
-
-impl Stage {
-    /// The stage of a finding of step 2: it is in its object's document.
-    fn own(finding: &Finding) -> Self {
-        let location = finding.location.as_ref();
-        Stage::Linted(
-            location.map_or(0, |l| l.input),
-            location.map_or(0, |l| l.document),
-        )
     }
 }
 
@@ -355,6 +523,9 @@ type RecordKey<'a> = (
 /// only reported does not need them.
 #[derive(Serialize, Deserialize)]
 struct Record<'a> {
+    /// The input and document of the HPA that caused it, when it is located
+    /// elsewhere; a finding of step 2 is in that document.
+    elsewhere: Option<(usize, usize)>,
     /// Position in [`ALL`].
     rule: u16,
     severity: u8,
@@ -451,25 +622,36 @@ impl<'a> Record<'a> {
     fn order(&self) -> io::Result<(RecordKey<'_>, Stage)> {
         let rule = ALL.get(usize::from(self.rule)).ok_or_else(malformed)?;
         let [_, kind, namespace, name] = self.key;
-        let (place, stage) = match &self.location {
-            Some(l) => (
-                (Some(l.file), l.line, l.column),
-                Stage::Linted(l.input, l.document),
-            ),
-            None => ((None, 0, 0), Stage::Linted(0, 0)),
+        let place = match &self.location {
+            Some(l) => (Some(l.file), l.line, l.column),
+            None => (None, 0, 0),
         };
         let key = (
             place,
             (namespace, name, kind),
             (rule.name, self.message, &self.path[..]),
         );
-        Ok((key, stage))
+        Ok((key, self.stage()))
     }
 
-    fn of(finding: &'a Finding) -> Self {
+    /// The stage the finding comes from.
+    fn stage(&self) -> Stage {
+        match (self.elsewhere, &self.location) {
+            (Some((input, document)), _) => Stage::Elsewhere(input, document),
+            (None, Some(l)) => Stage::Linted(l.input, l.document),
+            (None, None) => Stage::Linted(0, 0),
+        }
+    }
+
+    /// A finding of step 2 or 3 (never of step 1: those are held).
+    fn of(stage: Stage, finding: &'a Finding) -> Self {
         let d = &finding.diagnostic;
         let key = &d.subject.key;
         Record {
+            elsewhere: match stage {
+                Stage::Elsewhere(input, document) => Some((input, document)),
+                Stage::Read | Stage::Linted(..) => None,
+            },
             rule: ALL
                 .iter()
                 .position(|r| *r == d.rule)
@@ -712,16 +894,29 @@ mod tests {
             findings.push(f);
         }
         let expected = written(&findings);
+        // Findings placed elsewhere tell the HPA's document; the others are in it.
+        let stages: Vec<Stage> = findings
+            .iter()
+            .enumerate()
+            .map(|(rule, f)| match &f.location {
+                _ if rule % 2 == 0 => Stage::Elsewhere(rule, rule + 1),
+                Some(l) => Stage::Linted(l.input, l.document),
+                None => Stage::Linted(0, 0),
+            })
+            .collect();
         let mut records = Records::default();
-        for finding in &findings {
-            records.push(finding);
+        for (stage, finding) in stages.iter().zip(&findings) {
+            records.push(*stage, finding);
         }
         // Held in memory, and in the file.
         for bound in [usize::MAX, 0] {
             let mut spill = Spill::new(bound);
             spill.push(&records).unwrap();
             assert_eq!(spill.file.is_some(), bound == 0);
-            let read: Vec<Finding> = spill.read().unwrap().collect::<io::Result<_>>().unwrap();
+            let read: Vec<(Stage, Finding)> =
+                spill.read().unwrap().collect::<io::Result<_>>().unwrap();
+            let (read_stages, read): (Vec<Stage>, Vec<Finding>) = read.into_iter().unzip();
+            assert_eq!(read_stages, stages, "bound {bound}");
             assert_eq!(written(&read), expected, "bound {bound}");
         }
     }
@@ -753,6 +948,16 @@ mod tests {
             );
             f.diagnostic.message = ["m", "n"][self.below(2)].into();
             f
+        }
+    }
+
+    impl Random {
+        /// A document's findings kept as they are (to be fixed), or as records.
+        fn own(&mut self, findings: Vec<(Stage, Finding)>) -> Own {
+            match self.below(3) {
+                0 => Own::Kept(findings),
+                _ => Own::reported(findings),
+            }
         }
     }
 
@@ -817,18 +1022,36 @@ mod tests {
                         .collect()
                 })
                 .collect();
-            // Located in any document, caused by a linted one.
-            let mut elsewhere = Vec::new();
-            for _ in 0..random.below(4).min(documents.len()) {
-                let (input, document) = documents[random.below(documents.len())];
-                let at = (random.below(4), 1);
-                let found = random.finding(&names, at, id.next().unwrap());
-                elsewhere.push((Stage::Elsewhere(input, document), found));
-            }
+            // Located in any document, caused by a linted one; placed by
+            // the input and document they are in.
+            let caused: Vec<Vec<Finding>> = documents
+                .iter()
+                .map(|_| {
+                    let mut found: Vec<(usize, usize)> = (0..random.below(3))
+                        .map(|_| (random.below(4), 1 + random.below(2)))
+                        .collect();
+                    found.sort();
+                    found
+                        .into_iter()
+                        .map(|at| random.finding(&names, at, id.next().unwrap()))
+                        .collect()
+                })
+                .collect();
 
             let mut all: Vec<&Finding> = read.iter().chain(own.iter().flatten()).collect();
-            let mut located: Vec<&(Stage, Finding)> = elsewhere.iter().collect();
-            located.sort_by_key(|(stage, _)| *stage);
+            let mut located: Vec<(Stage, &Finding)> = documents
+                .iter()
+                .zip(&caused)
+                .flat_map(|(&(input, document), found)| {
+                    found
+                        .iter()
+                        .map(move |f| (Stage::Elsewhere(input, document), f))
+                })
+                .collect();
+            // Equal findings of one HPA in files of one name: the first
+            // input's and document's is kept.
+            let within = |f: &Finding| f.location.as_ref().map(|l| (l.input, l.document));
+            located.sort_by_key(|(stage, f)| (*stage, within(f)));
             all.extend(located.iter().map(|(_, f)| f));
             all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
             all.dedup_by(|a, b| a.sort_key() == b.sort_key());
@@ -839,15 +1062,17 @@ mod tests {
             by_name.sort_by_key(|&i| (names[documents[i].0], documents[i]));
             for i in by_name {
                 let (input, document) = documents[i];
-                let findings = own[i].iter().map(copy).collect();
-                // Kept as they are (to be fixed), or as records.
-                let own = match random.below(3) {
-                    0 => Own::Kept(findings),
-                    _ => Own::reported(findings),
-                };
-                gather.linted(input, document, own).unwrap();
+                let stage = Stage::Linted(input, document);
+                let findings = own[i].iter().map(|f| (stage, copy(f))).collect();
+                gather.linted(random.own(findings)).unwrap();
+                let stage = Stage::Elsewhere(input, document);
+                let placed = caused[i].iter().map(|f| (stage, copy(f))).collect();
+                // Placed and spilled in chunks (reported), or held (to be fixed).
+                match random.below(3) {
+                    0 => gather.hold(placed),
+                    _ => gather.placed(placed).unwrap(),
+                }
             }
-            gather.hold(elsewhere.iter().map(|(stage, f)| (*stage, copy(f))));
             let sorted: Vec<Finding> = gather.sorted().unwrap().collect::<io::Result<_>>().unwrap();
             assert_eq!(ids(&sorted), ids(all), "seed {seed}");
         }

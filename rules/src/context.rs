@@ -9,10 +9,11 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::cluster::Cluster;
+use crate::controller::{Autoscaler, ControllerFlags};
 use crate::diagnostic::{Diagnostic, Reason, Severity, Subject};
 use crate::index::{Index, Lookup};
 use crate::model::decode::DecodeError;
-use crate::model::hpa::{Hpa, MetricSource};
+use crate::model::hpa::{Hpa, MetricSource, SourcePath};
 use crate::model::workload::{TargetKind, meant_target};
 use crate::object::{Kind, Object, ObjectRef};
 use crate::path::{FieldPath, get, member};
@@ -81,8 +82,8 @@ pub struct Context<'a> {
     pub(crate) target: OnceCell<Lookup<Arc<Object>>>,
     /// The target `scaleTargetRef` means, when it names it without its group.
     pub(crate) meant: Option<&'a MeantTarget>,
-    /// [`Hpa::validated_sources`], worked out once: several rules go through them.
-    pub(crate) validated_sources: OnceCell<Vec<(FieldPath, MetricSource<'a>)>>,
+    /// [`Context::autoscaler`], made once: several rules simulate it.
+    pub(crate) autoscaler: OnceCell<Autoscaler>,
 }
 
 /// The object `scaleTargetRef` means when it names a scalable kind with a
@@ -116,11 +117,16 @@ impl MeantTarget {
 impl<'a> Context<'a> {
     /// Each metric's member that the API server validates, with its path
     /// (see [`Hpa::validated_sources`]).
-    pub fn validated_sources(&self) -> impl Iterator<Item = (&FieldPath, MetricSource<'a>)> {
-        self.validated_sources
-            .get_or_init(|| self.hpa.validated_sources())
-            .iter()
-            .map(|(path, source)| (path, *source))
+    pub fn validated_sources(&self) -> impl Iterator<Item = (SourcePath, MetricSource<'a>)> {
+        self.hpa.validated_sources()
+    }
+
+    /// The HPA as the controller sees it, with the controller's default
+    /// flags.
+    pub fn autoscaler(&self) -> &Autoscaler {
+        self.autoscaler.get_or_init(|| {
+            Autoscaler::new(self.hpa, ControllerFlags::default(), &self.settings.cluster)
+        })
     }
 
     /// The object `spec.scaleTargetRef` points to, as written.

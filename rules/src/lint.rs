@@ -154,16 +154,13 @@ fn run_hpa_checks(
         target_ref,
         target: OnceCell::new(),
         meant: meant.as_ref(),
-        validated_sources: OnceCell::new(),
+        autoscaler: OnceCell::new(),
     };
     // The HPA's annotation suppresses a rule, whichever object its findings
     // are about.
     let suppressed: Vec<&str> = object.suppressions().map(|(rule, _)| rule).collect();
-    let rules: Vec<_> = enabled(settings, |check| {
-        matches!(check, Check::Decode(_) | Check::Hpa(_))
-    })
-    .filter(|(rule, _, _)| !suppressed.contains(&rule.name))
-    .collect();
+    let rules =
+        |stage| enabled(settings, stage).filter(|(rule, _, _)| !suppressed.contains(&rule.name));
     let linted = Linted {
         settings,
         subject: &hpa_subject,
@@ -173,7 +170,7 @@ fn run_hpa_checks(
     let first = findings.kept.len();
     // Decoding errors in the order they are met, as the server lists them.
     for error in &hpa.decode_errors {
-        for &(rule, check, severity) in &rules {
+        for (rule, check, severity) in rules(|check| matches!(check, Check::Decode(_))) {
             if let Check::Decode(check) = check {
                 check(error, object, &mut linted.report(rule, severity, findings));
             }
@@ -181,7 +178,7 @@ fn run_hpa_checks(
     }
     // The server validates only what it could decode, and only served versions.
     let validated = hpa.served && hpa.decodable;
-    for &(rule, check, severity) in &rules {
+    for (rule, check, severity) in rules(|check| matches!(check, Check::Hpa(_))) {
         let Check::Hpa(check) = check else {
             continue;
         };

@@ -287,11 +287,14 @@ impl<'a> Vpa<'a> {
             return false;
         };
         let field = |name: &str| member(reference, name).and_then(Value::as_str);
-        let group = group_of(field("apiVersion").unwrap_or_default());
-        self.namespace == target.namespace
+        // The name first: it tells apart most of the VPAs of a namespace.
+        field("name") == Some(target.name.as_str())
+            && self.namespace == target.namespace
             && field("kind") == Some(target.kind.as_str())
-            && field("name") == Some(target.name.as_str())
-            && (group.is_empty() || group == target.group)
+            && {
+                let group = group_of(field("apiVersion").unwrap_or_default());
+                group.is_empty() || group == target.group
+            }
     }
 
     /// `spec.updatePolicy.updateMode`; unset means `Auto` (`Recreate` today).

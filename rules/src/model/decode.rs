@@ -269,7 +269,14 @@ impl<'v> Record<'v> {
 
     /// A nested struct; absent, null and wrong-typed values give an empty record.
     pub(crate) fn record(&self, d: &mut Decoder, name: &str, go: &'static GoStruct) -> Record<'v> {
-        d.open(self.raw(name), self.path(name), go, self.go.name)
+        let value = self.raw(name);
+        // An absent struct reports nothing, at no path: most optional ones
+        // are absent, and a path costs allocations.
+        let path = match value {
+            Some(_) => self.path(name),
+            None => FieldPath::root(),
+        };
+        d.open(value, path, go, self.go.name)
     }
 
     /// A string field of a named Go type (`string`, `v2.MetricSourceType`, ...).
@@ -410,9 +417,8 @@ impl<'v> Record<'v> {
         let Some(value) = self.raw(name) else {
             return Vec::new();
         };
-        let path = self.path(name);
         let Some(map) = value.as_object() else {
-            d.type_error(value, &path, self.go.name, "map[string]string");
+            d.type_error(value, &self.path(name), self.go.name, "map[string]string");
             return Vec::new();
         };
         map.iter()
@@ -421,7 +427,8 @@ impl<'v> Record<'v> {
                 // A null map value decodes to "".
                 Value::Null => Some((key.clone(), String::new())),
                 other => {
-                    d.type_error(other, &path.key(key), self.go.name, "string");
+                    let path = self.path(name).key(key);
+                    d.type_error(other, &path, self.go.name, "string");
                     None
                 }
             })

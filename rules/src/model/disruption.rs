@@ -72,45 +72,66 @@ fn percent(value: &str) -> Option<i64> {
 /// healthy pods, which leaves nothing to evict while `r < 100 / (100 - p)`;
 /// `maxUnavailable: p%` allows `ceil(p * r / 100)`, at least 1 unless `p` is 0.
 pub fn blocking_fields(pdb: &Object) -> Vec<Blocking> {
-    let mut out = Vec::new();
-    let spec = member(&pdb.value, "spec");
-    let field = |name: &str| spec.and_then(|s| member(s, name));
-    if let Some(value) = field("maxUnavailable") {
-        let zero = match value {
-            Value::Number(n) => n.as_i64() == Some(0),
-            Value::String(s) => percent(s) == Some(0),
-            _ => false,
-        };
-        if zero {
-            out.push(Blocking {
-                path: FieldPath::fields("spec.maxUnavailable"),
-                field: "maxUnavailable",
-                value: render(value),
-                block: Block::Always,
-            });
-        }
-    }
-    if let Some(value) = field("minAvailable") {
-        let block = match value {
-            Value::Number(n) => n.as_i64().filter(|n| *n > 0).map(Block::AtOrBelow),
-            Value::String(s) => match percent(s) {
-                Some(100) => Some(Block::Always),
-                // r < 100 / (100 - p), i.e. r <= ceil(100 / (100 - p)) - 1.
-                Some(p) if p > 0 => Some(Block::AtOrBelow((100 + (100 - p) - 1) / (100 - p) - 1)),
-                _ => None,
-            },
+    blocks(pdb)
+        .map(|(field, value, block)| Blocking {
+            path: FieldPath::fields("spec").field(field),
+            field,
+            value: render(value),
+            block,
+        })
+        .collect()
+}
+
+/// Whether the budget blocks evictions while the workload runs `replicas`
+/// pods: [`blocking_fields`] without making them, for the many budgets
+/// listed for every HPA of their namespace that do not.
+pub fn blocks_at(pdb: &Object, replicas: i64) -> bool {
+    let Some(Value::Object(spec)) = member(&pdb.value, "spec") else {
+        return false;
+    };
+    spec.iter()
+        .filter_map(|(name, value)| match name.as_str() {
+            "maxUnavailable" => max_unavailable_block(value),
+            "minAvailable" => min_available_block(value),
             _ => None,
-        };
-        if let Some(block) = block {
-            out.push(Blocking {
-                path: FieldPath::fields("spec.minAvailable"),
-                field: "minAvailable",
-                value: render(value),
-                block,
-            });
-        }
+        })
+        .any(|block| block.blocks_at(replicas))
+}
+
+/// The blocking fields' names, values and blocks, `maxUnavailable` first.
+fn blocks(pdb: &Object) -> impl Iterator<Item = (&'static str, &Value, Block)> {
+    let spec = member(&pdb.value, "spec");
+    let field = |name: &'static str, block: fn(&Value) -> Option<Block>| {
+        let value = spec.and_then(|spec| member(spec, name))?;
+        Some((name, value, block(value)?))
+    };
+    field("maxUnavailable", max_unavailable_block)
+        .into_iter()
+        .chain(field("minAvailable", min_available_block))
+}
+
+/// `maxUnavailable` blocks when it is zero.
+fn max_unavailable_block(value: &Value) -> Option<Block> {
+    let zero = match value {
+        Value::Number(n) => n.as_i64() == Some(0),
+        Value::String(s) => percent(s) == Some(0),
+        _ => false,
+    };
+    zero.then_some(Block::Always)
+}
+
+/// `minAvailable` blocks when it is positive.
+fn min_available_block(value: &Value) -> Option<Block> {
+    match value {
+        Value::Number(n) => n.as_i64().filter(|n| *n > 0).map(Block::AtOrBelow),
+        Value::String(s) => match percent(s) {
+            Some(100) => Some(Block::Always),
+            // r < 100 / (100 - p), i.e. r <= ceil(100 / (100 - p)) - 1.
+            Some(p) if p > 0 => Some(Block::AtOrBelow((100 + (100 - p) - 1) / (100 - p) - 1)),
+            _ => None,
+        },
+        _ => None,
     }
-    out
 }
 
 fn render(value: &Value) -> String {
@@ -135,7 +156,7 @@ mod tests {
         .unwrap()
     }
 
-    fn blocks(spec: Value) -> Vec<Block> {
+    fn blocks_of(spec: Value) -> Vec<Block> {
         blocking_fields(&pdb(spec))
             .into_iter()
             .map(|b| b.block)
@@ -144,34 +165,74 @@ mod tests {
 
     #[test]
     fn max_unavailable_zero_always_blocks() {
-        assert_eq!(blocks(json!({"maxUnavailable": 0})), [Block::Always]);
-        assert_eq!(blocks(json!({"maxUnavailable": "0%"})), [Block::Always]);
-        assert!(blocks(json!({"maxUnavailable": 1})).is_empty());
-        assert!(blocks(json!({"maxUnavailable": "10%"})).is_empty());
+        assert_eq!(blocks_of(json!({"maxUnavailable": 0})), [Block::Always]);
+        assert_eq!(blocks_of(json!({"maxUnavailable": "0%"})), [Block::Always]);
+        assert!(blocks_of(json!({"maxUnavailable": 1})).is_empty());
+        assert!(blocks_of(json!({"maxUnavailable": "10%"})).is_empty());
     }
 
     #[test]
     fn min_available_blocks_up_to_a_replica_count() {
-        assert_eq!(blocks(json!({"minAvailable": 2})), [Block::AtOrBelow(2)]);
-        assert_eq!(blocks(json!({"minAvailable": "100%"})), [Block::Always]);
+        assert_eq!(blocks_of(json!({"minAvailable": 2})), [Block::AtOrBelow(2)]);
+        assert_eq!(blocks_of(json!({"minAvailable": "100%"})), [Block::Always]);
         // 50 %: 1 pod needs 1, 2 pods need 1.
         assert_eq!(
-            blocks(json!({"minAvailable": "50%"})),
+            blocks_of(json!({"minAvailable": "50%"})),
             [Block::AtOrBelow(1)]
         );
         // 60 %: 2 pods need ceil(1.2) = 2, 3 pods need 2.
         assert_eq!(
-            blocks(json!({"minAvailable": "60%"})),
+            blocks_of(json!({"minAvailable": "60%"})),
             [Block::AtOrBelow(2)]
         );
         // 90 %: up to 9 pods every pod is needed.
         assert_eq!(
-            blocks(json!({"minAvailable": "90%"})),
+            blocks_of(json!({"minAvailable": "90%"})),
             [Block::AtOrBelow(9)]
         );
-        assert!(blocks(json!({"minAvailable": 0})).is_empty());
-        assert!(blocks(json!({"minAvailable": "0%"})).is_empty());
+        assert!(blocks_of(json!({"minAvailable": 0})).is_empty());
+        assert!(blocks_of(json!({"minAvailable": "0%"})).is_empty());
         assert!(Block::AtOrBelow(2).blocks_at(2) && !Block::AtOrBelow(2).blocks_at(3));
+    }
+
+    /// The quick answer for the many budgets listed is the one the fields
+    /// give, and the fields say where they are and what they hold.
+    #[test]
+    fn blocks_at_agrees_with_the_blocking_fields() {
+        let specs = [
+            json!({"maxUnavailable": 1}),
+            json!({"maxUnavailable": "0%", "minAvailable": 3}),
+            json!({"minAvailable": 3, "maxUnavailable": 0}),
+            json!({"minAvailable": "60%"}),
+            json!({"minAvailable": "100%"}),
+            json!({"minAvailable": 0, "maxUnavailable": "10%"}),
+            json!({"minAvailable": null, "maxUnavailable": true}),
+            json!({}),
+        ];
+        for spec in specs {
+            let budget = pdb(spec.clone());
+            let fields = blocking_fields(&budget);
+            for replicas in 0..6 {
+                assert_eq!(
+                    blocks_at(&budget, replicas),
+                    fields.iter().any(|b| b.block.blocks_at(replicas)),
+                    "{spec} at {replicas}"
+                );
+            }
+        }
+        let fields = blocking_fields(&pdb(json!({"minAvailable": 3, "maxUnavailable": "0%"})));
+        let shown: Vec<String> = fields
+            .iter()
+            .map(|b| format!("{} {}: {}", b.path, b.field, b.value))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "spec.maxUnavailable maxUnavailable: 0%",
+                "spec.minAvailable minAvailable: 3"
+            ]
+        );
+        assert!(!blocks_at(&pdb(json!({"maxUnavailable": 1})), 1));
     }
 
     #[test]

@@ -87,10 +87,9 @@ pub fn dns1123_subdomain(value: &str) -> Vec<String> {
 /// `IsQualifiedName`: label keys, annotation keys (lower-cased), resource names.
 pub fn qualified_name(value: &str, version: KubeVersion) -> Vec<String> {
     let mut errors = Vec::new();
-    let parts: Vec<&str> = value.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => name,
-        [prefix, name] => {
+    let name = match value.split_once('/') {
+        None => value,
+        Some((prefix, name)) if !name.contains('/') => {
             if prefix.is_empty() {
                 errors.push("prefix part must be non-empty".to_owned());
             } else {

@@ -167,17 +167,30 @@ pub fn meant_target(cluster: &Cluster, target: &ObjectRef) -> Option<ObjectRef> 
 
 /// One container of a pod template.
 pub struct Container<'a> {
-    /// Path of the container in its object, e.g. `spec.template.spec.containers[1]`.
-    pub path: FieldPath,
     /// `name`.
     pub name: &'a str,
     /// The container as written.
     pub value: &'a Value,
     /// Whether it is an init container.
     pub is_init: bool,
+    /// Its position in its list.
+    index: usize,
 }
 
 impl<'a> Container<'a> {
+    /// Path of the container in its object, e.g.
+    /// `spec.template.spec.containers[1]`: made when a finding needs it.
+    pub fn path(&self) -> FieldPath {
+        let list = if self.is_init {
+            "initContainers"
+        } else {
+            "containers"
+        };
+        FieldPath::fields("spec.template.spec")
+            .field(list)
+            .index(self.index)
+    }
+
     /// `resources.requests[resource]`, if set.
     pub fn request(&self, resource: &str) -> Option<&'a Value> {
         get(self.value, &["resources", "requests", resource])
@@ -205,10 +218,8 @@ impl<'a> Container<'a> {
     }
 }
 
-/// The pod template of a workload.
+/// The pod template of a workload (`spec.template`).
 pub struct PodTemplate<'a> {
-    /// Path of the template in its object.
-    pub path: FieldPath,
     value: &'a Value,
 }
 
@@ -220,10 +231,7 @@ impl<'a> PodTemplate<'a> {
     pub fn of(object: &'a Object) -> Option<Self> {
         let value = get(&object.value, &["spec", "template"])
             .filter(|v| member(v, "spec").is_some_and(Value::is_object))?;
-        Some(Self {
-            path: FieldPath::fields("spec.template"),
-            value,
-        })
+        Some(Self { value })
     }
 
     /// Whether the pod spec sets pod-level `resources` for `resource`: the HPA
@@ -247,37 +255,35 @@ impl<'a> PodTemplate<'a> {
         get(self.value, &["metadata", "labels"])?.as_object()
     }
 
-    fn list(&self, field: &str, is_init: bool) -> Vec<Container<'a>> {
-        let Some(items) = get(self.value, &["spec", field]).and_then(Value::as_array) else {
-            return Vec::new();
-        };
-        let base = self.path.field("spec").field(field);
+    fn list(&self, field: &str, is_init: bool) -> impl Iterator<Item = Container<'a>> + use<'a> {
+        let items = get(self.value, &["spec", field])
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
         items
             .iter()
             .enumerate()
-            .map(|(i, value)| Container {
-                path: base.index(i),
+            .map(move |(index, value)| Container {
                 name: member(value, "name")
                     .and_then(Value::as_str)
                     .unwrap_or_default(),
                 value,
                 is_init,
+                index,
             })
-            .collect()
     }
 
     /// Regular containers followed by init containers.
     pub fn all_containers(&self) -> Vec<Container<'a>> {
-        let mut all = self.list("containers", false);
-        all.extend(self.list("initContainers", true));
-        all
+        self.list("containers", false)
+            .chain(self.list("initContainers", true))
+            .collect()
     }
 
     /// The containers whose usage and requests the HPA controller adds up:
     /// every regular container plus native sidecars.
     pub fn counted_containers(&self) -> Vec<Container<'a>> {
-        self.all_containers()
-            .into_iter()
+        self.list("containers", false)
+            .chain(self.list("initContainers", true))
             .filter(|c| !c.is_init || c.is_sidecar())
             .collect()
     }

@@ -2,7 +2,6 @@
 
 use crate::controller::normalize::Select;
 use crate::controller::velocity;
-use crate::controller::{Autoscaler, ControllerFlags};
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
 use crate::path::{FieldPath, get};
@@ -86,7 +85,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if !hpa.decodable || min < 0 || max <= min {
         return;
     }
-    let autoscaler = Autoscaler::new(hpa, ControllerFlags::default(), &cx.settings.cluster);
+    let autoscaler = cx.autoscaler();
     let Some(behavior) = &autoscaler.behavior else {
         return;
     };

@@ -70,19 +70,20 @@ pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let version = cx.settings.cluster.kube_version;
-    let path = FieldPath::fields("metadata.annotations");
+    // Made for findings only: most annotations have none.
+    let path = || FieldPath::fields("metadata.annotations");
     let annotations = &cx.hpa.metadata.annotations;
     for (key, _) in annotations {
         // M9: case does not matter in annotation keys; the bad value is the key as written.
         for message in qualified_name(&key.to_lowercase(), version) {
-            out.field_error(path.clone(), Reason::Invalid, Some(quoted(key)), &message);
+            out.field_error(path(), Reason::Invalid, Some(quoted(key)), &message);
         }
     }
     // M10: bytes of every key and value together.
     let size: usize = annotations.iter().map(|(k, v)| k.len() + v.len()).sum();
     if size > MAX_TOTAL_SIZE {
         out.field_error(
-            path,
+            path(),
             Reason::TooLong,
             None,
             &format!("may not be more than {MAX_TOTAL_SIZE} bytes"),

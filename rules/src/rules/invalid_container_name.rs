@@ -77,14 +77,14 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         let MetricSource::ContainerResource(metric) = source else {
             continue;
         };
-        let path = path.field("container");
+        let path = || path.path().field("container");
         if metric.container.is_empty() {
-            out.field_error(path, Reason::Required, None, "must specify a container");
+            out.field_error(path(), Reason::Required, None, "must specify a container");
             continue;
         }
         for message in dns1123_label(&metric.container) {
             out.field_error(
-                path.clone(),
+                path(),
                 Reason::Invalid,
                 Some(quoted(&metric.container)),
                 &message,

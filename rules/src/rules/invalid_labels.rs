@@ -70,13 +70,14 @@ pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let version = cx.settings.cluster.kube_version;
-    let path = FieldPath::fields("metadata.labels");
+    // Made for findings only: most labels have none.
+    let path = || FieldPath::fields("metadata.labels");
     for (key, value) in &cx.hpa.metadata.labels {
         for message in qualified_name(key, version) {
-            out.field_error(path.clone(), Reason::Invalid, Some(quoted(key)), &message);
+            out.field_error(path(), Reason::Invalid, Some(quoted(key)), &message);
         }
         for message in label_value(value, version) {
-            out.field_error(path.clone(), Reason::Invalid, Some(quoted(value)), &message);
+            out.field_error(path(), Reason::Invalid, Some(quoted(value)), &message);
         }
     }
 }

@@ -93,7 +93,8 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         );
     }
     check_owner_references(out, &meta.owner_references);
-    let finalizers = FieldPath::fields("metadata.finalizers");
+    // Made for findings only: most HPAs have none.
+    let finalizers = || FieldPath::fields("metadata.finalizers");
     if create {
         check_finalizers(
             out,
@@ -106,7 +107,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     for (i, finalizer) in meta.finalizers.iter().enumerate() {
         if !finalizer.contains('/') && !STANDARD_FINALIZERS.contains(&finalizer.as_str()) {
             out.field_error(
-                finalizers.index(i),
+                finalizers().index(i),
                 Reason::Invalid,
                 Some(quoted(finalizer)),
                 "name is neither a standard finalizer name nor is it fully qualified",
@@ -117,7 +118,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
 
 /// M11 (`ValidateOwnerReferences`); up to 1.36 the paths carry no index.
 fn check_owner_references(out: &mut Report<'_>, owners: &[OwnerReference]) {
-    let path = FieldPath::fields("metadata.ownerReferences");
+    let path = || FieldPath::fields("metadata.ownerReferences");
     let mut first_controller: Option<String> = None;
     // Every extra controller's error lists all references: rendered once, and
     // cut as a message would be, so many controllers cost no quadratic copy.
@@ -127,7 +128,7 @@ fn check_owner_references(out: &mut Report<'_>, owners: &[OwnerReference]) {
         let (group, version) = parse_group_version(&owner.api_version).unwrap_or(("", ""));
         if version.is_empty() {
             out.field_error(
-                path.field("apiVersion"),
+                path().field("apiVersion"),
                 Reason::Invalid,
                 Some(quoted(&owner.api_version)),
                 "version must not be empty",
@@ -140,7 +141,7 @@ fn check_owner_references(out: &mut Report<'_>, owners: &[OwnerReference]) {
         ] {
             if value.is_empty() {
                 out.field_error(
-                    path.field(field),
+                    path().field(field),
                     Reason::Invalid,
                     Some(quoted(value)),
                     &format!("{field} must not be empty"),
@@ -149,7 +150,7 @@ fn check_owner_references(out: &mut Report<'_>, owners: &[OwnerReference]) {
         }
         if (group, version, owner.kind.as_str()) == ("", "v1", "Event") {
             out.field_error(
-                path.clone(),
+                path(),
                 Reason::Invalid,
                 Some(owner_json(owner)),
                 "/v1, Kind=Event is disallowed from being an owner",
@@ -166,7 +167,7 @@ fn check_owner_references(out: &mut Report<'_>, owners: &[OwnerReference]) {
                         all
                     });
                     out.field_error(
-                        path.clone(),
+                        path(),
                         Reason::Invalid,
                         Some(all.clone()),
                         &format!(
@@ -205,14 +206,14 @@ fn owner_json(owner: &OwnerReference) -> String {
 /// M12 (`ValidateFinalizers`): qualified names, and not both deletion modes.
 fn check_finalizers(
     out: &mut Report<'_>,
-    path: &FieldPath,
+    path: &dyn Fn() -> FieldPath,
     finalizers: &[String],
     version: KubeVersion,
 ) {
     for finalizer in finalizers {
         for message in qualified_name(finalizer, version) {
             out.field_error(
-                path.clone(),
+                path(),
                 Reason::Invalid,
                 Some(quoted(finalizer)),
                 &message,
@@ -223,7 +224,7 @@ fn check_finalizers(
     if has("orphan") && has("foregroundDeletion") {
         let all: Vec<String> = finalizers.iter().map(|f| quoted(f)).collect();
         out.field_error(
-            path.clone(),
+            path(),
             Reason::Invalid,
             Some(format!("[{}]", all.join(","))),
             "finalizer orphan and foregroundDeletion cannot be both set",

@@ -71,14 +71,14 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         let Some(metric) = source.metric() else {
             continue;
         };
-        let path = path.field("metric").field("name");
+        let path = || path.path().field("metric").field("name");
         if metric.name.is_empty() {
-            out.field_error(path, Reason::Required, None, "must specify a metric name");
+            out.field_error(path(), Reason::Required, None, "must specify a metric name");
             continue;
         }
         for message in path_segment(&metric.name) {
             out.field_error(
-                path.clone(),
+                path(),
                 Reason::Invalid,
                 Some(quoted(&metric.name)),
                 &message,

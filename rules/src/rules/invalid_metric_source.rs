@@ -92,12 +92,13 @@ fn member_of(type_: &str) -> Option<&'static str> {
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     for (i, metric) in cx.hpa.metrics.iter().enumerate() {
-        let path = FieldPath::fields("spec.metrics").index(i);
-        let type_path = path.field("type");
+        // Paths are made for findings only: most metrics have none.
+        let path = || FieldPath::fields("spec.metrics").index(i);
+        let type_path = || path().field("type");
         let expected = member_of(&metric.type_);
         let not_supported = |out: &mut Report<'_>| {
             out.field_error(
-                type_path.clone(),
+                type_path(),
                 Reason::NotSupported,
                 Some(quoted(&metric.type_)),
                 SUPPORTED_TYPES,
@@ -105,7 +106,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         };
         if metric.type_.is_empty() {
             out.field_error(
-                type_path.clone(),
+                type_path(),
                 Reason::Required,
                 None,
                 "must specify a metric source type",
@@ -126,7 +127,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                 } else {
                     "must populate information for the given metric source"
                 };
-                out.field_error(path.field(member), Reason::Required, None, detail);
+                out.field_error(path().field(member), Reason::Required, None, detail);
             }
             Some(_) => {}
             // T5: the same error again.
@@ -136,7 +137,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         if populated.len() > 1 {
             for source in populated.iter().filter(|s| Some(s.member()) != expected) {
                 out.field_error(
-                    path.field(source.member()),
+                    path().field(source.member()),
                     Reason::Forbidden,
                     None,
                     "must populate the given metric source only",

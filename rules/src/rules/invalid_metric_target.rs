@@ -89,18 +89,19 @@ pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     for (path, source) in cx.validated_sources() {
-        let path = path.field("target");
+        // Made for findings only: most targets have none.
+        let path = || path.path().field("target");
         check_target(out, &path, source.target());
         check_source_fields(out, &path, source);
     }
 }
 
 /// `validateMetricTarget` (MT1–MT5).
-fn check_target(out: &mut Report<'_>, path: &FieldPath, target: &MetricTarget) {
-    let type_path = path.field("type");
+fn check_target(out: &mut Report<'_>, path: &dyn Fn() -> FieldPath, target: &MetricTarget) {
+    let type_path = || path().field("type");
     if target.type_.is_empty() {
         out.field_error(
-            type_path.clone(),
+            type_path(),
             Reason::Required,
             None,
             "must specify a metric target type",
@@ -111,7 +112,7 @@ fn check_target(out: &mut Report<'_>, path: &FieldPath, target: &MetricTarget) {
         "Utilization" | "Value" | "AverageValue"
     ) {
         out.field_error(
-            type_path,
+            type_path(),
             Reason::Invalid,
             Some(quoted(&target.type_)),
             "must be either Utilization, Value, or AverageValue",
@@ -123,7 +124,7 @@ fn check_target(out: &mut Report<'_>, path: &FieldPath, target: &MetricTarget) {
     ] {
         if let Some(quantity) = quantity.as_ref().filter(|q| !q.is_positive()) {
             out.field_error(
-                path.field(field),
+                path().field(field),
                 Reason::Invalid,
                 Some(quoted(&quantity.text)),
                 "must be positive",
@@ -132,7 +133,7 @@ fn check_target(out: &mut Report<'_>, path: &FieldPath, target: &MetricTarget) {
     }
     if let Some(utilization) = target.average_utilization.filter(|u| *u < 1) {
         out.field_error(
-            path.field("averageUtilization"),
+            path().field("averageUtilization"),
             Reason::Invalid,
             Some(utilization.to_string()),
             "must be greater than 0",
@@ -141,13 +142,17 @@ fn check_target(out: &mut Report<'_>, path: &FieldPath, target: &MetricTarget) {
 }
 
 /// The value fields each source needs (O5, X3, X4, P3, RS3, RS4, CR6, CR7).
-fn check_source_fields(out: &mut Report<'_>, path: &FieldPath, source: MetricSource<'_>) {
+fn check_source_fields(
+    out: &mut Report<'_>,
+    path: &dyn Fn() -> FieldPath,
+    source: MetricSource<'_>,
+) {
     let target = source.target();
     let value = target.value.is_some();
     let average = target.average_value.is_some();
     let utilization = target.average_utilization.is_some();
     let mut error = |field: &str, reason: Reason, detail: &str| {
-        out.field_error(path.field(field), reason, None, detail);
+        out.field_error(path().field(field), reason, None, detail);
     };
     match source {
         MetricSource::Object(_) => {

@@ -110,7 +110,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     };
     check_reference(
         out,
-        &FieldPath::fields("spec.scaleTargetRef"),
+        &|| FieldPath::fields("spec.scaleTargetRef"),
         target,
         target_rule,
     );
@@ -126,7 +126,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         if let MetricSource::Object(object) = source {
             check_reference(
                 out,
-                &path.field("describedObject"),
+                &|| path.path().field("describedObject"),
                 &object.described_object,
                 object_rule,
             );
@@ -147,25 +147,27 @@ fn has_unparsable_object_api_version(hpa: &Hpa) -> bool {
 
 /// `ValidateCrossVersionObjectReference`: kind (R1, R2), name (R3, R4), then
 /// apiVersion (R5, R6).
+/// Checks a reference at `path` (made for findings only: most references
+/// have none).
 fn check_reference(
     out: &mut Report<'_>,
-    path: &FieldPath,
+    path: &dyn Fn() -> FieldPath,
     reference: &ObjectReference,
     rule: ApiVersionRule,
 ) {
     for (field, value) in [("kind", &reference.kind), ("name", &reference.name)] {
-        let path = path.field(field);
+        let path = || path().field(field);
         if value.is_empty() {
-            out.field_error(path, Reason::Required, None, "");
+            out.field_error(path(), Reason::Required, None, "");
             continue;
         }
         for message in path_segment(value) {
-            out.field_error(path.clone(), Reason::Invalid, Some(quoted(value)), &message);
+            out.field_error(path(), Reason::Invalid, Some(quoted(value)), &message);
         }
     }
     if let Some(message) = api_version_error(&reference.api_version, rule) {
         out.field_error(
-            path.field("apiVersion"),
+            path().field("apiVersion"),
             Reason::Invalid,
             Some(quoted(&reference.api_version)),
             &message,

@@ -71,11 +71,12 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     } else {
         1
     };
-    let min_path = FieldPath::fields("spec.minReplicas");
-    let max_path = FieldPath::fields("spec.maxReplicas");
+    // Made for findings only: most HPAs have none.
+    let min_path = || FieldPath::fields("spec.minReplicas");
+    let max_path = || FieldPath::fields("spec.maxReplicas");
     if let Some(min) = hpa.min_replicas.filter(|min| *min < min_bound) {
         out.field_error(
-            min_path,
+            min_path(),
             Reason::Invalid,
             Some(min.to_string()),
             &format!("must be greater than or equal to {min_bound}"),
@@ -86,14 +87,14 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if cx.settings.cluster.kube_version.at_least(36) {
         if max == 0 {
             out.field_error(
-                max_path.clone(),
+                max_path(),
                 Reason::Required,
                 None,
                 "must be set and greater than 0",
             );
         } else if max < 0 {
             out.field_error(
-                max_path.clone(),
+                max_path(),
                 Reason::Invalid,
                 Some(max.to_string()),
                 "must be greater than or equal to 1",
@@ -101,7 +102,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         }
     } else if max < 1 {
         out.field_error(
-            max_path.clone(),
+            max_path(),
             Reason::Invalid,
             Some(max.to_string()),
             "must be greater than 0",
@@ -109,7 +110,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     }
     if hpa.min_replicas.is_some_and(|min| max < min) {
         out.field_error(
-            max_path,
+            max_path(),
             Reason::Invalid,
             Some(max.to_string()),
             "must be greater than or equal to `minReplicas`",

@@ -82,13 +82,13 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             MetricSource::ContainerResource(metric) => (metric, true),
             _ => continue,
         };
-        let path = path.field("name");
+        let path = || path.path().field("name");
         if metric.name.is_empty() {
-            out.field_error(path, Reason::Required, None, "must specify a resource name");
+            out.field_error(path(), Reason::Required, None, "must specify a resource name");
         } else if is_container {
             for message in container_resource_name(&metric.name, cx.settings.cluster.kube_version) {
                 out.field_error(
-                    path.clone(),
+                    path(),
                     Reason::Invalid,
                     Some(quoted(&metric.name)),
                     &message,

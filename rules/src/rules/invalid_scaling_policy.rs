@@ -80,23 +80,26 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         let Some(rules) = rules else {
             continue;
         };
-        let policies_path = FieldPath::fields("spec.behavior")
-            .field(direction)
-            .field("policies");
+        // Paths are made for findings only: most policies have none.
+        let policies_path = || {
+            FieldPath::fields("spec.behavior")
+                .field(direction)
+                .field("policies")
+        };
         let policies = rules.policies.as_deref().unwrap_or_default();
         if policies.is_empty() {
             out.field_error(
-                policies_path.clone(),
+                policies_path(),
                 Reason::Required,
                 None,
                 "must specify at least one Policy",
             );
         }
         for (i, policy) in policies.iter().enumerate() {
-            let path = policies_path.index(i);
+            let path = || policies_path().index(i);
             if !matches!(policy.type_.as_str(), "Pods" | "Percent") {
                 out.field_error(
-                    path.field("type"),
+                    path().field("type"),
                     Reason::NotSupported,
                     Some(quoted(&policy.type_)),
                     r#"supported values: "Percent", "Pods""#,
@@ -104,7 +107,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             }
             if policy.value <= 0 {
                 out.field_error(
-                    path.field("value"),
+                    path().field("value"),
                     Reason::Invalid,
                     Some(policy.value.to_string()),
                     "must be greater than zero",
@@ -119,7 +122,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                 continue;
             };
             out.field_error(
-                path.field("periodSeconds"),
+                path().field("periodSeconds"),
                 Reason::Invalid,
                 Some(period.to_string()),
                 &detail,

@@ -2,7 +2,7 @@
 
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
-use crate::model::disruption::{Block, PDB, blocking_fields, selects};
+use crate::model::disruption::{Block, PDB, blocking_fields, blocks_at, selects};
 use crate::model::workload::PodTemplate;
 use crate::quote::code;
 use crate::reads::Reads;
@@ -113,7 +113,10 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         return;
     };
     for pdb in cx.list(&target.key.namespace, PDB) {
-        if !selects(&pdb, labels) {
+        // Whether the budget blocks first: most allow an eviction (a
+        // namespace's many `maxUnavailable: 1`), and matching the selector
+        // costs more.
+        if !blocks_at(&pdb, floor) || !selects(&pdb, labels) {
             continue;
         }
         for blocking in blocking_fields(&pdb) {

@@ -4,7 +4,7 @@
 use crate::controller::flags::format_duration;
 use crate::controller::normalize::{Rules, Select};
 use crate::controller::velocity::{self, End, Limiter, Path};
-use crate::controller::{Autoscaler, ControllerFlags, Millis};
+use crate::controller::{Autoscaler, Millis};
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
 use crate::path::FieldPath;
@@ -102,7 +102,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         return;
     }
     let threshold = cx.settings.slow_scale_up_threshold;
-    let autoscaler = Autoscaler::new(cx.hpa, ControllerFlags::default(), &cx.settings.cluster);
+    let autoscaler = cx.autoscaler();
     if autoscaler.behavior.as_ref().is_some_and(|b| {
         b.scale_down.select == Select::Disabled && b.scale_up.select == Select::Disabled
     }) {
@@ -115,11 +115,11 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     {
         return;
     }
-    let path = velocity::fastest_within(&autoscaler, true, threshold);
+    let path = velocity::fastest_within(autoscaler, true, threshold);
     if path.arrival().is_some_and(|t| t <= threshold) {
         return;
     }
-    let full = velocity::fastest(&autoscaler, true);
+    let full = velocity::fastest(autoscaler, true);
     let (min, max) = (autoscaler.min_replicas, autoscaler.max_replicas);
     let limit = format_duration(threshold);
     let Some(behavior) = &autoscaler.behavior else {
@@ -152,7 +152,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                 rules.window_seconds
             ),
         )
-        .help(match longest_window_meeting(&autoscaler, threshold) {
+        .help(match longest_window_meeting(autoscaler, threshold) {
             Some(window) => format!("lower `stabilizationWindowSeconds` to {window} (or less) to reach {max} replicas within {limit}"),
             None => format!("lower `stabilizationWindowSeconds` well below {} seconds", threshold / 1000),
         });
@@ -175,7 +175,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             names.join(" and ")
         ),
     );
-    if let Some(value) = value_meeting(&autoscaler, first, threshold) {
+    if let Some(value) = value_meeting(autoscaler, first, threshold) {
         diagnostic.help(format!(
             "raise this policy's `value` to {value} (or more) to reach {max} replicas within {limit}"
         ));

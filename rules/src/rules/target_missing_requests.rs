@@ -2,7 +2,7 @@
 
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, LIMIT_RANGE, Report};
-use crate::model::workload::PodTemplate;
+use crate::model::workload::{Container, PodTemplate};
 use crate::path::FieldPath;
 use crate::quote::{code, quoted, shown};
 use crate::reads::Reads;
@@ -121,7 +121,17 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         if metric.utilization().is_none() || resource.is_empty() {
             continue;
         }
-        if template.has_pod_level(resource)
+        let lacking: Vec<&Container<'_>> = containers
+            .iter()
+            .filter(|container| {
+                metric.container().is_none_or(|name| name == container.name)
+                    && container.effective_request(resource).is_none()
+            })
+            .collect();
+        // The namespace's LimitRanges only when a container lacks the
+        // request: most have it, and listing them costs more.
+        if lacking.is_empty()
+            || template.has_pod_level(resource)
             || cx.has_default_request(&target.key.namespace, resource)
         {
             continue;
@@ -137,16 +147,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             ),
             None => format!("{shown_resource} utilization"),
         };
-        for container in &containers {
-            if metric
-                .container()
-                .is_some_and(|name| name != container.name)
-                || container.effective_request(resource).is_some()
-            {
-                continue;
-            }
+        for container in lacking {
             let path = container
-                .path
+                .path()
                 .field("resources")
                 .field("requests")
                 .field(resource);

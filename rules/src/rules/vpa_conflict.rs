@@ -88,6 +88,17 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if target.kind.is_empty() || target.name.is_empty() {
         return;
     }
+    // Only a CPU or memory metric can conflict: no need to list the VPAs
+    // of an HPA without one.
+    let metrics: Vec<_> = cx
+        .hpa
+        .resource_metrics()
+        .into_iter()
+        .filter(|metric| matches!(metric.metric.name.as_str(), "cpu" | "memory"))
+        .collect();
+    if metrics.is_empty() {
+        return;
+    }
     let objects = cx.list(&target.namespace, VPA);
     let vpas: Vec<(&str, Vpa<'_>)> = objects
         .iter()
@@ -103,11 +114,8 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let containers: Option<Vec<&str>> = template
         .as_ref()
         .map(|t| t.counted_containers().iter().map(|c| c.name).collect());
-    for metric in cx.hpa.resource_metrics() {
+    for metric in metrics {
         let resource = metric.metric.name.as_str();
-        if !matches!(resource, "cpu" | "memory") {
-            continue;
-        }
         for (name, vpa) in &vpas {
             let controls = match (metric.container(), &containers) {
                 (Some(container), _) => vpa.controls(container, resource),

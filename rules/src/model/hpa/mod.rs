@@ -231,6 +231,25 @@ impl MetricSource<'_> {
     }
 }
 
+/// Where a metric's member is, `spec.metrics[index].<member>`: a path is
+/// made of it when a finding needs one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SourcePath {
+    /// The metric's index in `spec.metrics`.
+    pub index: usize,
+    /// The member's JSON name.
+    pub member: &'static str,
+}
+
+impl SourcePath {
+    /// `spec.metrics[index].<member>`.
+    pub fn path(&self) -> FieldPath {
+        FieldPath::fields("spec.metrics")
+            .index(self.index)
+            .field(self.member)
+    }
+}
+
 impl MetricSpec {
     /// The populated members, in the order the API server looks at them
     /// (object, external, pods, resource, containerResource).
@@ -250,7 +269,18 @@ impl MetricSpec {
 
     /// The member the API server validates: the first populated one (rule T3).
     pub fn validated_source(&self) -> Option<MetricSource<'_>> {
-        self.populated().into_iter().next()
+        // `populated().first()`, without making the list.
+        self.object
+            .as_ref()
+            .map(MetricSource::Object)
+            .or_else(|| self.external.as_ref().map(MetricSource::External))
+            .or_else(|| self.pods.as_ref().map(MetricSource::Pods))
+            .or_else(|| self.resource.as_ref().map(MetricSource::Resource))
+            .or_else(|| {
+                self.container_resource
+                    .as_ref()
+                    .map(MetricSource::ContainerResource)
+            })
     }
 
     /// The member the `type` names, if it is populated: what the controller uses.
@@ -497,9 +527,11 @@ impl Hpa {
         hpa.decode_errors = d.errors;
         // A `minReplicas` the server cannot decode is not the default 1: no
         // rule may read a floor the author did not write.
-        let min_path = FieldPath::fields("spec.minReplicas");
-        if hpa.decode_errors.iter().any(|e| e.path == min_path) {
-            hpa.min_replicas = None;
+        if !hpa.decode_errors.is_empty() {
+            let min_path = FieldPath::fields("spec.minReplicas");
+            if hpa.decode_errors.iter().any(|e| e.path == min_path) {
+                hpa.min_replicas = None;
+            }
         }
         hpa.drop_disabled_fields(cluster, old);
         hpa.aliases
@@ -528,20 +560,17 @@ impl Hpa {
             .collect()
     }
 
-    /// Each metric's member that the API server validates (rule T3), with its
-    /// path `spec.metrics[i].<member>`.
-    pub fn validated_sources(&self) -> Vec<(FieldPath, MetricSource<'_>)> {
+    /// Each metric's member that the API server validates (rule T3), with
+    /// where it is.
+    pub fn validated_sources(&self) -> impl Iterator<Item = (SourcePath, MetricSource<'_>)> {
         self.metrics
             .iter()
             .enumerate()
-            .filter_map(|(i, metric)| {
+            .filter_map(|(index, metric)| {
                 let source = metric.validated_source()?;
-                let path = FieldPath::fields("spec.metrics")
-                    .index(i)
-                    .field(source.member());
-                Some((path, source))
+                let member = source.member();
+                Some((SourcePath { index, member }, source))
             })
-            .collect()
     }
 
     /// Whether scale-up or scale-down has a `tolerance`.
@@ -628,6 +657,41 @@ mod tests {
     fn decode(value: Value) -> Hpa {
         let object = Object::new(value, Origin(0), "default").unwrap();
         Hpa::decode(&object, &Cluster::default(), None).unwrap()
+    }
+
+    /// The validated member of each metric is the first populated one, and
+    /// its path is the one the server names.
+    #[test]
+    fn validated_sources_are_the_first_populated_members() {
+        let hpa = decode(json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web"},
+            "spec": {"maxReplicas": 3, "metrics": [
+                {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}},
+                {"type": "Pods"},
+                {"type": "Resource",
+                 "pods": {"metric": {"name": "rps"}, "target": {"type": "AverageValue", "averageValue": "1"}},
+                 "containerResource": {"name": "cpu", "container": "app", "target": {"type": "Utilization", "averageUtilization": 50}},
+                 "external": {"metric": {"name": "queue"}, "target": {"type": "Value", "value": "1"}}}
+            ]}
+        }));
+        let validated: Vec<String> = hpa
+            .validated_sources()
+            .map(|(at, source)| format!("{} {}", at.path(), source.member()))
+            .collect();
+        assert_eq!(
+            validated,
+            [
+                "spec.metrics[0].resource resource",
+                "spec.metrics[2].external external"
+            ]
+        );
+        for metric in &hpa.metrics {
+            assert_eq!(
+                metric.validated_source().map(|s| s.member()),
+                metric.populated().first().map(|s| s.member())
+            );
+        }
     }
 
     #[test]

@@ -183,10 +183,7 @@ pub(super) fn decode_v2(d: &mut Decoder, value: &Value, cluster: &Cluster) -> Hp
         .unwrap_or_default()
         .iter()
         .enumerate()
-        .map(|(i, metric)| {
-            let internal = FieldPath::fields("spec.metrics").index(i);
-            decode_metric(d, metric, &internal, &mut aliases)
-        })
+        .map(|(i, metric)| decode_metric(d, metric, i, &mut aliases))
         .collect();
     hpa.aliases = aliases;
     let behavior = spec.record(d, "behavior", &BEHAVIOR);
@@ -269,14 +266,14 @@ pub(super) fn source_struct(member: &str) -> &'static GoStruct {
     }
 }
 
-/// A metric of `spec.metrics[i]`; `internal` is its path. A source written in
+/// The metric `spec.metrics[index]`. A source written in
 /// the `autoscaling/v2beta1` shape is one decoding error (the fields the server
 /// does not know), and is read the way `v2beta1` meant it (see
 /// [`super::legacy::convert_member`]).
 fn decode_metric(
     d: &mut Decoder,
     metric: &Record<'_>,
-    internal: &FieldPath,
+    index: usize,
     aliases: &mut Vec<(FieldPath, FieldPath)>,
 ) -> MetricSpec {
     let mut spec = MetricSpec {
@@ -305,7 +302,8 @@ fn decode_metric(
         if only_unknown_fields && super::legacy::is_v2beta1_source(member, written) {
             d.v2beta1_shape(metric.path(member), written, probe.errors);
             // In place of what `v2` made of it.
-            super::legacy::convert_member(member, written, internal, &mut spec, aliases);
+            let internal = FieldPath::fields("spec.metrics").index(index);
+            super::legacy::convert_member(member, written, &internal, &mut spec, aliases);
         } else {
             d.errors.append(&mut probe.errors);
         }
