@@ -17,7 +17,7 @@ use std::sync::{Mutex, PoisonError};
 use hpa_lint_rules::source::lines::count_breaks;
 use hpa_lint_rules::source::split_documents;
 use ignore::overrides::{Override, OverrideBuilder};
-use ignore::{WalkBuilder, WalkState};
+use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
 /// A single document larger than this is refused (documents are held whole
 /// while they are read; files of any size are read in blocks).
@@ -30,7 +30,10 @@ const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 
 /// Where an input's bytes are.
 enum Bytes {
-    /// A file, opened when read.
+    /// A file, opened when read, whose path is valid UTF-8 (shared with its
+    /// name when they are the same).
+    Named(Arc<str>),
+    /// A file whose path is not valid UTF-8, opened when read.
     Path(PathBuf),
     /// Standard input, copied to an unnamed temporary file so that it is
     /// never held whole and can be read again.
@@ -168,6 +171,7 @@ impl SourceFile {
     /// The file's path; `None` for standard input.
     pub fn path(&self) -> Option<&Path> {
         match &self.bytes {
+            Bytes::Named(path) => Some(Path::new(&**path)),
             Bytes::Path(path) => Some(path),
             _ => None,
         }
@@ -217,7 +221,8 @@ impl SourceFile {
 
     fn open_original(&self) -> Result<Opened<'_>, String> {
         Ok(match &self.bytes {
-            Bytes::Path(path) => {
+            Bytes::Named(_) | Bytes::Path(_) => {
+                let path = self.path().expect("a file has a path");
                 Opened::File(std::fs::File::open(path).map_err(|e| e.to_string())?)
             }
             Bytes::Spooled(file) => Opened::Borrowed(file),
@@ -350,9 +355,80 @@ pub fn is_ignored(ignored: &Override, cwd: &Path, path: &Path, is_dir: bool) -> 
 }
 
 pub fn has_manifest_extension(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
+    path.file_name()
+        .is_some_and(|name| has_manifest_name(name.as_encoded_bytes()))
+}
+
+/// Whether a file name ends with a manifest extension, as
+/// [`Path::extension`] finds it: after the last dot, unless the name starts
+/// there.
+fn has_manifest_name(name: &[u8]) -> bool {
+    match name.iter().rposition(|&b| b == b'.') {
+        Some(dot) if dot > 0 => {
+            let extension = &name[dot + 1..];
+            EXTENSIONS
+                .iter()
+                .any(|x| extension.eq_ignore_ascii_case(x.as_bytes()))
+        }
+        _ => false,
+    }
+}
+
+/// The name of a file the walker found: what follows the last separator of
+/// its path, which the walker joined to its directory's (read from the
+/// bytes: [`Path::file_name`] splits the whole path into components).
+fn walked_name(path: &Path) -> &[u8] {
+    let path = path.as_os_str().as_encoded_bytes();
+    let start = path
+        .iter()
+        .rposition(|&b| std::path::is_separator(b.into()))
+        .map_or(0, |i| i + 1);
+    &path[start..]
+}
+
+/// The manifests and errors one walker thread found, handed over when it ends:
+/// the threads take no lock per entry.
+struct Found<'s> {
+    shared: &'s Mutex<(Vec<PathBuf>, Vec<String>)>,
+    files: Vec<PathBuf>,
+    errors: Vec<String>,
+}
+
+impl ParallelVisitor for Found<'_> {
+    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        match entry {
+            Ok(entry)
+                if entry.file_type().is_some_and(|t| t.is_file())
+                    && has_manifest_name(walked_name(entry.path())) =>
+            {
+                self.files.push(entry.into_path());
+            }
+            Ok(_) => {}
+            Err(error) => self.errors.push(error.to_string()),
+        }
+        WalkState::Continue
+    }
+}
+
+impl Drop for Found<'_> {
+    fn drop(&mut self) {
+        let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+        shared.0.append(&mut self.files);
+        shared.1.append(&mut self.errors);
+    }
+}
+
+/// Makes a [`Found`] for each walker thread.
+struct Finders<'s>(&'s Mutex<(Vec<PathBuf>, Vec<String>)>);
+
+impl<'s> ParallelVisitorBuilder<'s> for Finders<'s> {
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(Found {
+            shared: self.0,
+            files: Vec::new(),
+            errors: Vec::new(),
+        })
+    }
 }
 
 /// Walks a directory on all cores (it is mostly system calls); its files
@@ -364,49 +440,51 @@ fn walk(
     files: &mut Vec<PathBuf>,
     errors: &mut Vec<String>,
 ) {
-    let (ignored, cwd) = (ignored.clone(), cwd.to_path_buf());
-    let found = Mutex::new((Vec::new(), Vec::new()));
-    WalkBuilder::new(dir)
-        .require_git(false)
-        .filter_entry(move |entry| {
+    let mut builder = WalkBuilder::new(dir);
+    builder.require_git(false);
+    // Without `ignorePaths`, no entry needs its path made absolute to be checked.
+    if !ignored.is_empty() {
+        let (ignored, cwd) = (ignored.clone(), cwd.to_path_buf());
+        builder.filter_entry(move |entry| {
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
             !is_ignored(&ignored, &cwd, entry.path(), is_dir)
-        })
-        .build_parallel()
-        .run(|| {
-            Box::new(|entry| {
-                let mut found = found.lock().unwrap_or_else(PoisonError::into_inner);
-                match entry {
-                    Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
-                        if has_manifest_extension(entry.path()) {
-                            found.0.push(entry.into_path());
-                        }
-                    }
-                    Ok(_) => {}
-                    Err(error) => found.1.push(error.to_string()),
-                }
-                WalkState::Continue
-            })
         });
-    let (mut walked, walk_errors) = found.into_inner().unwrap_or_else(PoisonError::into_inner);
-    walked.sort_by_cached_key(|path| component_order(path));
-    files.extend(walked);
+    }
+    let found = Mutex::new((Vec::new(), Vec::new()));
+    builder.build_parallel().visit(&mut Finders(&found));
+    let (walked, walk_errors) = found.into_inner().unwrap_or_else(PoisonError::into_inner);
+    files.extend(sort_walked(walked));
     errors.extend(walk_errors);
 }
 
-/// What sorts paths that all start with the same directory (as the walker's
-/// do) and go on below it by plain names as [`Path`]'s `Ord` sorts them,
-/// component by component: their bytes, a separator made the least of them
-/// (no name holds a NUL), as the end of a component is. Compared with one
-/// `memcmp`, where `Ord` splits both paths into components on every compare.
-fn component_order(path: &Path) -> Vec<u8> {
-    path.as_os_str()
-        .as_encoded_bytes()
-        .iter()
-        .map(|&byte| match byte {
-            _ if std::path::is_separator(byte.into()) => 0,
-            _ => byte,
-        })
+/// Paths that all start with the same directory (as the walker's do) and go
+/// on below it by plain names, sorted as [`Path`]'s `Ord` sorts them,
+/// component by component: by their bytes, a separator made the least of
+/// them (no name holds a NUL), as the end of a component is. Compared with
+/// one `memcmp` on keys kept in one buffer, where `Ord` splits both paths
+/// into components on every compare.
+fn sort_walked(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut keys = Vec::new();
+    // Each path's key in `keys`, and the path's place in `paths`.
+    let mut order = Vec::with_capacity(paths.len());
+    for (i, path) in paths.iter().enumerate() {
+        let start = keys.len();
+        keys.extend(
+            path.as_os_str()
+                .as_encoded_bytes()
+                .iter()
+                .map(|&byte| match byte {
+                    _ if std::path::is_separator(byte.into()) => 0,
+                    _ => byte,
+                }),
+        );
+        order.push((start..keys.len(), i));
+    }
+    order.sort_unstable_by(|(a, _), (b, _)| keys[a.clone()].cmp(&keys[b.clone()]));
+    let mut paths: Vec<Option<PathBuf>> = paths.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .map(|(_, i)| paths[i].take().expect("each path has one place"))
         .collect()
 }
 
@@ -462,7 +540,9 @@ pub fn collect(
         Order::Sorted => usize::MAX,
         Order::Given => files[..*before].iter().collect::<HashSet<_>>().len(),
     });
-    let mut sources = to_sources(files, false, order);
+    // One path walked or read: its files are sorted and unique already.
+    let given = paths.iter().filter(|path| path.as_os_str() != "-").count();
+    let mut sources = to_sources(files, false, order, given <= 1);
     if let (Some((bytes, _)), Some(at)) = (stdin, stdin_at) {
         let source = SourceFile {
             name: Arc::from("<stdin>"),
@@ -479,18 +559,24 @@ pub fn collect(
     let absolute = |path: &Path| -> PathBuf { cwd.join(path).components().collect() };
     let linted: HashSet<PathBuf> = sources
         .iter()
-        .filter_map(|s| match &s.bytes {
-            Bytes::Path(path) => Some(absolute(path)),
-            _ => None,
-        })
+        .filter_map(|s| s.path().map(absolute))
         .collect();
     context_files.retain(|path| !linted.contains(&absolute(path)));
-    sources.extend(to_sources(context_files, true, Order::Sorted));
+    let one_path = context.len() <= 1;
+    sources.extend(to_sources(context_files, true, Order::Sorted, one_path));
     Ok((sources, errors))
 }
 
-fn to_sources(mut files: Vec<PathBuf>, context: bool, order: Order) -> Vec<SourceFile> {
+/// `files` as inputs, in `order`; `one_path`: they are one directory's or
+/// one file, sorted and without duplicates already.
+fn to_sources(
+    mut files: Vec<PathBuf>,
+    context: bool,
+    order: Order,
+    one_path: bool,
+) -> Vec<SourceFile> {
     match order {
+        _ if one_path => {}
         Order::Sorted => {
             files.sort();
             files.dedup();
@@ -502,19 +588,34 @@ fn to_sources(mut files: Vec<PathBuf>, context: bool, order: Order) -> Vec<Sourc
     }
     files
         .into_iter()
-        .map(|mut path| {
-            // Held all run, for each of many files: a joined path has spare room.
-            path.shrink_to_fit();
+        .map(|path| {
             // `./apps/x.yaml` (from walking `.`) reads better as `apps/x.yaml`.
-            let shown = path.strip_prefix(".").unwrap_or(&path);
-            let name = match shown.to_str() {
-                Some(name) => Arc::from(name),
-                None => Arc::from(shown.display().to_string()),
+            // Only a path starting with a dot can start with `.` as a component.
+            let shown = match path.as_os_str().as_encoded_bytes().first() {
+                Some(b'.') => path.strip_prefix(".").unwrap_or(&path),
+                _ => &path,
+            };
+            // Held all run, for each of many files: a path that is its name
+            // is held once, shared with it (the name may change: `diff`).
+            let (name, bytes) = match (shown.to_str(), path.to_str()) {
+                (Some(shown), Some(original)) => {
+                    let original: Arc<str> = Arc::from(original);
+                    let name = if shown.len() == original.len() {
+                        original.clone()
+                    } else {
+                        Arc::from(shown)
+                    };
+                    (name, Bytes::Named(original))
+                }
+                _ => (
+                    Arc::from(shown.display().to_string()),
+                    Bytes::Path(path.clone()),
+                ),
             };
             SourceFile {
                 name,
                 context,
-                bytes: Bytes::Path(path),
+                bytes,
                 fixed: None,
             }
         })
@@ -524,6 +625,30 @@ fn to_sources(mut files: Vec<PathBuf>, context: bool, order: Order) -> Vec<Sourc
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A walked file is shown without its leading `./`, and keeps its path as
+    /// given: `diff` names files by their path below the directory walked.
+    #[test]
+    fn files_keep_their_paths_and_are_shown_without_dot_slash() {
+        let paths = ["./base/apps/a.yaml", "base/b.yaml", "/abs/c.json"].map(PathBuf::from);
+        let sources = to_sources(paths.to_vec(), false, Order::Given, true);
+        let shown: Vec<(&str, &Path)> = sources
+            .iter()
+            .map(|s| (&*s.name, s.path().unwrap()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("base/apps/a.yaml", Path::new("./base/apps/a.yaml")),
+                ("base/b.yaml", Path::new("base/b.yaml")),
+                ("/abs/c.json", Path::new("/abs/c.json")),
+            ]
+        );
+        assert_eq!(
+            sources[0].path().unwrap().strip_prefix("./base").unwrap(),
+            Path::new("apps/a.yaml")
+        );
+    }
 
     proptest::proptest! {
         /// Paths under one directory sort as `Path` sorts them.
@@ -536,9 +661,25 @@ mod tests {
             let walked: Vec<PathBuf> = names.iter().map(|name| Path::new(&root).join(name)).collect();
             let mut expected = walked.clone();
             expected.sort();
-            let mut sorted = walked;
-            sorted.sort_by_cached_key(|path| component_order(path));
-            proptest::prop_assert_eq!(sorted, expected);
+            proptest::prop_assert_eq!(sort_walked(walked), expected);
+        }
+
+        /// A walked file's extension is read from its path's bytes as
+        /// `Path::extension` reads it.
+        #[test]
+        fn walked_names_have_extensions_as_paths_do(
+            root in "(\\./|/|)[a-z.]{0,2}(/[a-z.]{1,2}){0,2}",
+            name in "[a-z.]{0,3}(\\.?(yaml|YML|json|jso|yml\\.)?)",
+        ) {
+            // Names as a directory lists them: never empty, `.` or `..`.
+            proptest::prop_assume!(!matches!(name.as_str(), "" | "." | ".."));
+            let path = Path::new(&root).join(&name);
+            let by_path = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)));
+            proptest::prop_assert_eq!(has_manifest_name(walked_name(&path)), by_path);
+            proptest::prop_assert_eq!(has_manifest_extension(&path), by_path);
         }
     }
 }
