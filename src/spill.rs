@@ -229,12 +229,7 @@ impl Placed {
         }
         drop(pending);
         if self.file.is_none() && self.in_memory + records.bytes.len() > self.bound {
-            match tempfile::tempfile() {
-                Ok(file) => self.file = Some(BufWriter::new(file)),
-                // Without a temporary directory to write in, the chunks stay
-                // in memory, as standard input does: the run still works.
-                Err(_) => self.bound = usize::MAX,
-            }
+            self.file = temporary_file(&mut self.bound);
         }
         let chunk = match &mut self.file {
             Some(file) => {
@@ -279,6 +274,17 @@ impl Placed {
             })
             .collect())
     }
+}
+
+/// An unnamed temporary file to spill to. Without a temporary directory to
+/// write in, records stay in memory (`bound` is lifted), as standard input
+/// does: the run still works.
+fn temporary_file(bound: &mut usize) -> Option<BufWriter<File>> {
+    let file = tempfile::tempfile().ok().map(BufWriter::new);
+    if file.is_none() {
+        *bound = usize::MAX;
+    }
+    file
 }
 
 /// Bytes read at once from each chunk in the file.
@@ -345,15 +351,9 @@ impl Spill {
         self.last.clear();
         self.last.extend_from_slice(records.last());
         if self.file.is_none() && self.memory.len() + records.bytes.len() > self.bound {
-            match tempfile::tempfile() {
-                Ok(file) => {
-                    let mut file = BufWriter::new(file);
-                    file.write_all(&std::mem::take(&mut self.memory))?;
-                    self.file = Some(file);
-                }
-                // Without a temporary directory to write in, the records stay
-                // in memory, as standard input does: the run still works.
-                Err(_) => self.bound = usize::MAX,
+            self.file = temporary_file(&mut self.bound);
+            if let Some(file) = &mut self.file {
+                file.write_all(&std::mem::take(&mut self.memory))?;
             }
         }
         match &mut self.file {
