@@ -344,6 +344,20 @@ struct Scratch {
     capacity: usize,
 }
 
+/// Writes `bytes`, and tells how many were taken before an error.
+fn write_some(writer: &mut impl Write, bytes: &[u8]) -> (usize, io::Result<()>) {
+    let mut taken = 0;
+    while taken < bytes.len() {
+        match writer.write(&bytes[taken..]) {
+            Ok(0) => return (taken, Err(io::ErrorKind::WriteZero.into())),
+            Ok(n) => taken += n,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return (taken, Err(error)),
+        }
+    }
+    (taken, Ok(()))
+}
+
 /// Bytes a [`Scratch`] gathers before writing them out.
 const SCRATCH_BUFFER: usize = 64 << 10;
 
@@ -372,31 +386,29 @@ impl Scratch {
 
     /// Writes `bytes`; when writing out fails they are kept all the same.
     fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.buffer.extend_from_slice(bytes);
-        if self.buffer.len() >= self.capacity {
-            self.flush()
-        } else {
-            Ok(())
+        if self.buffer.len() + bytes.len() < self.capacity {
+            self.buffer.extend_from_slice(bytes);
+            return Ok(());
         }
+        if let Err(error) = self.flush() {
+            self.buffer.extend_from_slice(bytes);
+            return Err(error);
+        }
+        // The buffer is empty: the bytes go out as they are, not copied.
+        let (taken, written) = write_some(&mut self.writer, bytes);
+        self.in_file += taken as u64;
+        if written.is_err() {
+            self.buffer.extend_from_slice(&bytes[taken..]);
+        }
+        written
     }
 
     /// Writes out the buffer; what the file does not take stays in it.
     fn flush(&mut self) -> io::Result<()> {
-        let mut taken = 0;
-        let result = loop {
-            if taken == self.buffer.len() {
-                break Ok(());
-            }
-            match self.writer.write(&self.buffer[taken..]) {
-                Ok(0) => break Err(io::ErrorKind::WriteZero.into()),
-                Ok(n) => taken += n,
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-                Err(error) => break Err(error),
-            }
-        };
+        let (taken, written) = write_some(&mut self.writer, &self.buffer);
         self.in_file += taken as u64;
         self.buffer.drain(..taken);
-        result
+        written
     }
 
     /// The bytes written from `start` to `end`.
