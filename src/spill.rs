@@ -417,9 +417,9 @@ impl Scratch {
         let from_file = usize::try_from(end.min(self.in_file).saturating_sub(start))
             .map_err(io::Error::other)?;
         if from_file > 0 {
-            self.file.seek(SeekFrom::Start(start))?;
             self.file
-                .read_exact(&mut bytes[..from_file])
+                .seek(SeekFrom::Start(start))
+                .and_then(|_| self.file.read_exact(&mut bytes[..from_file]))
                 .map_err(read_back)?;
         }
         let buffered = |at: u64| (at.max(self.in_file) - self.in_file) as usize;
