@@ -177,7 +177,7 @@ fn scan_file(id: usize, source: &SourceFile, settings: &Settings, needs: &Needs)
                 next = blocks.next().transpose()?;
                 continue;
             }
-            let chunks: Vec<Chunk<'_>> = block.documents().collect();
+            let chunks = block.documents();
             let first = file.documents;
             file.documents += chunks.len();
             let read = |(i, chunk)| scan_chunk((id, first + i), chunk, settings, needs);
@@ -221,6 +221,7 @@ fn scan_file(id: usize, source: &SourceFile, settings: &Settings, needs: &Needs)
                     file.found.add(place.at(&found.prefix), found);
                 }
             }
+            blocks.give_back(block);
             next = after?;
         }
         Ok(())

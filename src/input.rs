@@ -64,8 +64,9 @@ pub struct Block {
     pub offset: usize,
     /// Lines before the text in the file.
     pub line_offset: usize,
-    /// The documents of `text`, as cutting it found them.
-    documents: Vec<Span>,
+    /// The documents of `text`, when cutting it found them (those of the
+    /// last block are found when asked for).
+    documents: Option<Vec<Span>>,
 }
 
 /// Where a document is in its block: bytes, and lines before it.
@@ -89,12 +90,27 @@ fn spans(chunks: &[Chunk<'_>]) -> Vec<Span> {
 
 impl Block {
     /// The documents, placed in the file (as [`split_documents`] cuts them).
-    pub fn documents(&self) -> impl Iterator<Item = Chunk<'_>> {
-        self.documents.iter().map(|span| Chunk {
-            text: &self.text[span.start..span.end],
-            offset: self.offset + span.start,
-            line_offset: self.line_offset + span.lines,
-        })
+    pub fn documents<'a>(&'a self) -> Vec<Chunk<'a>> {
+        let placed = |chunk: Chunk<'a>| Chunk {
+            offset: self.offset + chunk.offset,
+            line_offset: self.line_offset + chunk.line_offset,
+            ..chunk
+        };
+        match &self.documents {
+            Some(spans) => spans
+                .iter()
+                .map(|span| Chunk {
+                    text: &self.text[span.start..span.end],
+                    offset: span.start,
+                    line_offset: span.lines,
+                })
+                .map(placed)
+                .collect(),
+            None => split_documents(&self.text)
+                .into_iter()
+                .map(placed)
+                .collect(),
+        }
     }
 }
 
@@ -113,6 +129,8 @@ pub struct Blocks<'a> {
     first: bool,
     /// Whether the last block was handed over, or an error.
     done: bool,
+    /// A block's buffer given back, to read into.
+    spare: Option<Vec<u8>>,
 }
 
 /// An input opened for reading ranges of it again.
@@ -299,6 +317,7 @@ impl SourceFile {
             left,
             first: true,
             done: false,
+            spare: None,
         })
     }
 }
@@ -320,6 +339,11 @@ impl Blocks<'_> {
     /// Whether no block is left.
     pub fn is_done(&self) -> bool {
         self.done
+    }
+
+    /// Gives back a block read, whose buffer the next block is read into.
+    pub fn give_back(&mut self, block: Block) {
+        self.spare = Some(block.text.into_bytes());
     }
 
     /// The next block; `None` at the end.
@@ -352,53 +376,65 @@ impl Blocks<'_> {
                 // The rest is whole documents: handed over without a copy.
                 let text = String::from_utf8(std::mem::take(buf))
                     .map_err(|e| invalid(offset + e.utf8_error().valid_up_to()))?;
-                let documents = spans(&split_documents(&text));
                 let block = Block {
                     text,
                     offset,
                     line_offset: self.line_offset,
-                    documents,
+                    documents: None,
                 };
                 return Ok(Some(block));
             }
             if buf.len() < self.next_look {
                 continue;
             }
-            let text = match std::str::from_utf8(buf) {
-                Ok(text) => text,
-                // A character cut by the read: the rest of it comes next.
-                Err(e) if e.error_len().is_none() => {
-                    std::str::from_utf8(&buf[..e.valid_up_to()]).expect("valid up to there")
+            // Checked once, as it is handed over; a character cut by the read
+            // is completed by the next.
+            let (mut text, cut_short) = match String::from_utf8(std::mem::take(buf)) {
+                Ok(text) => (text, Vec::new()),
+                Err(e) if e.utf8_error().error_len().is_none() => {
+                    let valid = e.utf8_error().valid_up_to();
+                    let mut bytes = e.into_bytes();
+                    let cut_short = bytes.split_off(valid);
+                    let text = String::from_utf8(bytes).expect("valid up to there");
+                    (text, cut_short)
                 }
-                Err(e) => return Err(invalid(offset + e.valid_up_to())),
+                Err(e) => return Err(invalid(offset + e.utf8_error().valid_up_to())),
             };
             // Up to the start of the last document, which may go on.
-            let chunks = split_documents(text);
-            let last = match chunks.last() {
-                Some(last) if last.offset > 0 => *last,
-                _ => {
-                    self.next_look = buf.len() * 2;
-                    if buf.len() > MAX_DOCUMENT_BYTES {
-                        return Err(format!(
-                            "a document at line {} is larger than {} MiB",
-                            self.line_offset + 1,
-                            MAX_DOCUMENT_BYTES >> 20
-                        ));
-                    }
-                    continue;
+            let chunks = split_documents(&text);
+            let Some(&last) = chunks.last().filter(|last| last.offset > 0) else {
+                *buf = text.into_bytes();
+                buf.extend_from_slice(&cut_short);
+                self.next_look = buf.len() * 2;
+                if buf.len() > MAX_DOCUMENT_BYTES {
+                    return Err(format!(
+                        "a document at line {} is larger than {} MiB",
+                        self.line_offset + 1,
+                        MAX_DOCUMENT_BYTES >> 20
+                    ));
                 }
+                continue;
             };
-            let cut = last.offset;
+            let (cut, lines) = (last.offset, last.line_offset);
             // The documents before the last are those of the text up to it.
+            let documents = Some(spans(&chunks[..chunks.len() - 1]));
+            // The block is the text read, but for the last document: only
+            // that is copied, to be read on (into a block given back: a
+            // few buffers serve a whole stream).
+            let mut rest = self.spare.take().unwrap_or_default();
+            rest.clear();
+            rest.extend_from_slice(&text.as_bytes()[cut..]);
+            rest.extend_from_slice(&cut_short);
+            text.truncate(cut);
+            *buf = rest;
             let block = Block {
-                text: text[..cut].to_owned(),
+                text,
                 offset,
                 line_offset: self.line_offset,
-                documents: spans(&chunks[..chunks.len() - 1]),
+                documents,
             };
             self.offset += cut;
-            self.line_offset += last.line_offset;
-            buf.drain(..cut);
+            self.line_offset += lines;
             self.next_look = BLOCK_BYTES;
             return Ok(Some(block));
         }
