@@ -3,20 +3,23 @@
 //! 1. every file is read and cut into documents; each document is read once
 //!    ([`scan_document`]): its problems are found and located, and of each
 //!    object only what lookups need is kept;
-//! 2. the documents of the HPAs are read again, whole, and linted against an
-//!    index of everything kept ([`lint_document`]); their findings are located
-//!    in the same text, and findings about other objects (an HPA's target) in
-//!    those objects' documents.
+//!    HPAs are kept whole, packed, in a store ([`crate::kept`]);
+//! 2. the HPAs are linted against an index of everything kept
+//!    ([`lint_kept`]); only the documents they have findings in are read
+//!    again, to place them, and findings about other objects (an HPA's
+//!    target) in those objects' documents.
 //!
 //! Documents of one file are read in parallel, like files; no document's tree
 //! outlives its reading, and a finding keeps only a short excerpt of its line.
 //! The output is sorted, so it does not depend on the number of threads.
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::{Arc, LazyLock};
+use std::ops::Range;
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use std::io;
 
+use crate::kept::{Kept, Record, Store};
 use crate::report::{Excerpt, FileEdit, Finding, Location, Outcome, Position, Summary};
 use crate::spill::{Gather, Own, Sorted, Stage};
 use hpa_lint_rules::fix::{Fix, TextEdit};
@@ -25,7 +28,7 @@ use hpa_lint_rules::rules::reads;
 use hpa_lint_rules::source::lines::positions;
 use hpa_lint_rules::source::{Chunk, Pos};
 use hpa_lint_rules::workspace::{
-    Catalog, Scan, fix_edits, lint_document, locate, objects_of, scan_document, template_finding,
+    Catalog, Scan, fix_edits, kept_object, lint_kept, locate, scan_document, template_finding,
 };
 use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Object, Origin, Settings};
 use rayon::prelude::*;
@@ -144,6 +147,8 @@ struct FileScan {
     objects: usize,
     findings: Vec<Finding>,
     found: Catalog<Place>,
+    /// Where its HPAs are kept whole, in the order of `found`'s.
+    kept: Vec<Record>,
     error: Option<String>,
 }
 
@@ -164,8 +169,14 @@ fn scan_chunk<'t>(
 }
 
 /// Step 1 for one file, block by block: the next block is read while one
-/// is scanned.
-fn scan_file(id: usize, source: &SourceFile, settings: &Settings, needs: &Needs) -> FileScan {
+/// is scanned; its HPAs are kept in `store`.
+fn scan_file(
+    id: usize,
+    source: &SourceFile,
+    settings: &Settings,
+    needs: &Needs,
+    store: &Store,
+) -> FileScan {
     let mut file = FileScan::default();
     let mut template = None;
     let mut scan_blocks = || -> Result<(), String> {
@@ -194,6 +205,8 @@ fn scan_file(id: usize, source: &SourceFile, settings: &Settings, needs: &Needs)
             } else {
                 (scan(), blocks.next().transpose())
             };
+            // The block's HPAs, kept together.
+            let mut wholes = Vec::new();
             for (place, text, scan) in scans {
                 // A template is not YAML: the file is reported once and skipped.
                 if let Some(at) = scan.template {
@@ -218,8 +231,11 @@ fn scan_file(id: usize, source: &SourceFile, settings: &Settings, needs: &Needs)
                         .push(place.finding(diagnostic, &source.name, text, pos));
                 }
                 for found in scan.found {
-                    file.found.add(place.at(&found.prefix), found);
+                    wholes.extend(file.found.add(place.at(&found.prefix), found));
                 }
+            }
+            if template.is_none() && !wholes.is_empty() {
+                file.kept.extend(store.add(&wholes));
             }
             blocks.give_back(block);
             next = after?;
@@ -333,6 +349,9 @@ pub struct Inventory {
     places: Vec<Place>,
     /// The HPAs, in input order.
     hpas: Vec<Origin>,
+    /// Where each HPA is kept whole.
+    records: Vec<Record>,
+    kept: Kept,
     findings: Vec<Finding>,
     summary: Summary,
     pub input_errors: Vec<String>,
@@ -345,51 +364,38 @@ impl Inventory {
         &self,
         sources: &'s [SourceFile],
         settings: &Settings,
-    ) -> Vec<(Object, &'s str)> {
-        let mut out = Vec::new();
-        for origins in hpa_documents(&self.places, &self.hpas) {
-            let source = &sources[self.places[origins[0].0 as usize].file()];
-            let Ok(opened) = source.open() else {
-                continue;
-            };
-            let Some(document) = self.places[origins[0].0 as usize].text(&opened) else {
-                continue;
-            };
-            let objects = objects_at(&self.places, origins);
-            let hpas = objects_of(&document, &objects, settings);
-            out.extend(hpas.into_iter().map(|hpa| (hpa, &*source.name)));
-        }
-        out
+    ) -> io::Result<Vec<(Object, &'s str)>> {
+        let wholes = self.kept.read(&self.records)?;
+        Ok(self
+            .hpas
+            .iter()
+            .zip(wholes.iter())
+            .filter_map(|(&origin, whole)| {
+                let file = &sources[self.places[origin.0 as usize].file()].name;
+                Some((kept_object(whole, origin, settings)?, &**file))
+            })
+            .collect())
     }
 }
 
-/// Origins with the paths of their objects in their document.
-fn objects_at<'p>(places: &'p [Place], origins: &[Origin]) -> Vec<(&'p FieldPath, Origin)> {
-    origins
-        .iter()
-        .map(|&o| (places[o.0 as usize].prefix(), o))
-        .collect()
-}
-
-/// The HPAs' origins (in input order) document by document.
-fn hpa_documents<'h>(places: &[Place], hpas: &'h [Origin]) -> impl Iterator<Item = &'h [Origin]> {
-    let document = |origin: &Origin| {
-        let place = &places[origin.0 as usize];
-        (place.file, place.document)
-    };
-    hpas.chunk_by(move |a, b| document(a) == document(b))
-}
-
-/// The HPAs' origins of one file, document by document.
-fn hpa_documents_of<'h>(
-    places: &'h [Place],
-    hpas: &'h [Origin],
+/// The HPAs of one file document by document: their places in `hpas` (the
+/// HPAs' origins in input order).
+fn hpa_documents_of(
+    places: &[Place],
+    hpas: &[Origin],
     file: usize,
-) -> impl Iterator<Item = &'h [Origin]> {
-    let file_of = |origin: &Origin| places[origin.0 as usize].file();
-    let start = hpas.partition_point(|o| file_of(o) < file);
-    let end = start + hpas[start..].partition_point(|o| file_of(o) == file);
-    hpa_documents(places, &hpas[start..end])
+) -> impl Iterator<Item = Range<usize>> {
+    let place = |origin: &Origin| &places[origin.0 as usize];
+    let start = hpas.partition_point(|o| place(o).file() < file);
+    let end = start + hpas[start..].partition_point(|o| place(o).file() == file);
+    let document = move |origin: &Origin| place(origin).document;
+    let mut next = start;
+    hpas[start..end]
+        .chunk_by(move |a, b| document(a) == document(b))
+        .map(move |origins| {
+            next += origins.len();
+            next - origins.len()..next
+        })
 }
 
 /// Files read at once (in parallel): what they kept is put together before
@@ -397,12 +403,28 @@ fn hpa_documents_of<'h>(
 /// tables until the end of step 1.
 const FILES_AT_ONCE: usize = 256;
 
-/// Step 1: reads every file.
-pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
+/// Bytes of HPAs kept whole that step 1 holds in memory (an HPA takes some
+/// 1,000 packed); those beyond go to a temporary file.
+const KEPT_BYTES: usize = 64 << 10;
+
+/// Step 1: reads every file. Fails only if the HPAs kept whole cannot be
+/// read back from the temporary file they were spilled to.
+pub fn read(sources: &[SourceFile], settings: &Settings) -> io::Result<Inventory> {
+    read_keeping(sources, settings, KEPT_BYTES)
+}
+
+/// [`read`], holding at most `bound` bytes of HPAs kept whole in memory.
+fn read_keeping(
+    sources: &[SourceFile],
+    settings: &Settings,
+    bound: usize,
+) -> io::Result<Inventory> {
     let mut summary = Summary::default();
     let mut findings = Vec::new();
     let mut input_errors = Vec::new();
     let mut catalog = Catalog::default();
+    let mut records = Vec::new();
+    let store = Store::new(bound);
     let needs = reads(settings);
     for (batch, first) in sources
         .chunks(FILES_AT_ONCE)
@@ -411,7 +433,7 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
         let scans: Vec<FileScan> = batch
             .par_iter()
             .enumerate()
-            .map(|(i, source)| scan_file(first + i, source, settings, &needs))
+            .map(|(i, source)| scan_file(first + i, source, settings, &needs, &store))
             .collect();
         for (scan, source) in scans.into_iter().zip(batch) {
             // Context files only feed the lookups; their problems are not this run's.
@@ -427,17 +449,25 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
                 }
             }
             catalog.append(scan.found);
+            if records.is_empty() {
+                // Taken whole: one large file's are not copied.
+                records = scan.kept;
+            } else {
+                records.extend(scan.kept);
+            }
         }
     }
     let (index, places, hpas) = catalog.finish();
-    Inventory {
+    Ok(Inventory {
         index,
         places,
         hpas,
+        records,
+        kept: store.finish()?,
         findings,
         summary,
         input_errors,
-    }
+    })
 }
 
 /// Bytes of encoded findings a plain check keeps in memory (a finding takes
@@ -458,7 +488,8 @@ pub fn run(
     run_holding(sources, settings, purpose, HELD_BYTES)
 }
 
-/// [`run`], holding at most `held` bytes of findings of step 2 in memory.
+/// [`run`], holding at most `held` bytes of findings of step 2 (and of
+/// HPAs kept whole, at most [`KEPT_BYTES`]) in memory.
 fn run_holding(
     sources: &[SourceFile],
     settings: &Settings,
@@ -469,10 +500,12 @@ fn run_holding(
         index,
         places,
         hpas,
+        records,
+        kept,
         findings,
         summary,
         mut input_errors,
-    } = read(sources, settings);
+    } = read_keeping(sources, settings, held.min(KEPT_BYTES))?;
     let mut gathered = Gather::new(held);
     gathered.hold(findings.into_iter().map(|f| (Stage::Read, f)));
 
@@ -483,21 +516,33 @@ fn run_holding(
     // checked against the workload it targets, and a changed workload
     // against its HPAs.
     let in_context = |origin: Origin| sources[places[origin.0 as usize].file()].context;
-    let lint = |source: &SourceFile, opened: &Opened<'_>, origins: &[Origin]| {
+    // The HPAs of a document (their places in `hpas`), with their values;
+    // the document is read again (`text`) only to place their findings.
+    let lint = |source: &SourceFile,
+                text: &(dyn Fn(&Place) -> Option<String> + Sync),
+                document: Range<usize>,
+                wholes: &[&[u8]]| {
+        let origins = &hpas[document];
         let place = &places[origins[0].0 as usize];
-        let document = place.text(opened)?;
-        let objects = objects_at(&places, origins);
+        let objects: Vec<Object> = origins
+            .iter()
+            .zip(wholes)
+            .filter_map(|(&origin, whole)| kept_object(whole, origin, settings))
+            .collect();
         let here: HashSet<Origin> = origins.iter().copied().collect();
         let (own, others): (Vec<Diagnostic>, Vec<Diagnostic>) =
-            lint_document(&document, &objects, &index, settings)
+            lint_kept(&objects, &index, settings)
                 .into_iter()
                 .filter(|d| !(source.context && in_context(d.subject.origin)))
                 .partition(|d| here.contains(&d.subject.origin));
+        drop(objects);
+        let own = if own.is_empty() {
+            Vec::new()
+        } else {
+            locate_in(&text(place)?, own, &places, source)
+        };
         let stage = Stage::Linted(place.file(), place.document());
-        let own = locate_in(&document, own, &places, source)
-            .into_iter()
-            .map(|finding| (stage, finding))
-            .collect();
+        let own = own.into_iter().map(|finding| (stage, finding)).collect();
         let stage = Stage::Elsewhere(place.file(), place.document());
         let others = place_elsewhere(others, &places, sources)
             .into_iter()
@@ -510,26 +555,36 @@ fn run_holding(
     };
     let mut documents = by_name(sources)
         .into_iter()
-        .flat_map(|file| hpa_documents_of(&places, &hpas, file).map(move |o| (file, o)));
+        .flat_map(|file| hpa_documents_of(&places, &hpas, file).map(move |d| (file, d)));
     loop {
-        let batch: Vec<(usize, &[Origin])> = documents.by_ref().take(BATCH).collect();
+        let batch: Vec<(usize, Range<usize>)> = documents.by_ref().take(BATCH).collect();
         if batch.is_empty() {
             break;
         }
-        let files: Vec<&[(usize, &[Origin])]> = batch.chunk_by(|a, b| a.0 == b.0).collect();
+        let files: Vec<&[(usize, Range<usize>)]> = batch.chunk_by(|a, b| a.0 == b.0).collect();
         let linted: Vec<Vec<Option<Linted>>> = files
             .into_par_iter()
             .map(|documents| {
                 let source = &sources[documents[0].0];
-                let Ok(opened) = source.open() else {
-                    return Vec::new();
+                // The file's HPAs in this batch follow each other in `hpas`.
+                let first = documents[0].1.start;
+                let read = kept.read(&records[first..documents[documents.len() - 1].1.end])?;
+                let wholes: Vec<&[u8]> = read.iter().collect();
+                // Opened once, if some finding is to be placed in it.
+                let opened = OnceLock::new();
+                let text = |place: &Place| {
+                    let opened = opened.get_or_init(|| source.open()).as_ref().ok()?;
+                    place.text(opened)
                 };
-                documents
+                Ok(documents
                     .par_iter()
-                    .map(|(_, origins)| lint(source, &opened, origins))
-                    .collect()
+                    .map(|(_, document)| {
+                        let range = document.start - first..document.end - first;
+                        lint(source, &text, document.clone(), &wholes[range])
+                    })
+                    .collect())
             })
-            .collect();
+            .collect::<io::Result<_>>()?;
         for Linted { own, others } in linted.into_iter().flatten().flatten() {
             gathered.linted(own)?;
             match purpose {

@@ -215,7 +215,7 @@ pub fn select(
     settings: &Settings,
     wanted: Option<&str>,
 ) -> Result<Selection> {
-    let inventory = check::read(sources, settings);
+    let inventory = check::read(sources, settings)?;
     if let Some(error) = inventory.input_errors.first() {
         bail!("{error}");
     }
@@ -229,7 +229,7 @@ pub fn select(
         refused: Vec::new(),
         keys: Vec::new(),
     };
-    for (object, file) in inventory.hpas(sources, settings) {
+    for (object, file) in inventory.hpas(sources, settings)? {
         let Some(hpa) = Hpa::decode(&object, &settings.cluster, None) else {
             continue;
         };

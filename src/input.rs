@@ -195,7 +195,7 @@ fn read_at(file: &std::fs::File, buf: &mut [u8], offset: usize) -> std::io::Resu
     return std::os::windows::fs::FileExt::seek_read(file, buf, offset as u64);
 }
 
-fn read_exact_at(
+pub(crate) fn read_exact_at(
     file: &std::fs::File,
     mut buf: &mut [u8],
     mut offset: usize,

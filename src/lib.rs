@@ -2,8 +2,9 @@
 //! the options every lint run takes ([`options`]), their resolution with the
 //! configuration file into rule settings ([`settings`]), the findings of a run
 //! ([`report`]) and their output formats ([`emit`]); the manifests read and
-//! linted ([`input`], [`check`]), their findings kept in order without
-//! holding them all ([`spill`]), and the HPAs picked from them ([`hpas`]);
+//! linted ([`input`], [`check`]), the HPAs kept between its steps
+//! ([`kept`]), their findings kept in order without holding them all
+//! ([`spill`]), and the HPAs picked from them ([`hpas`]);
 //! the simulation of the HPA controller with its outputs ([`simulate`]), on
 //! standard loads ([`loads`]) or Prometheus' history ([`prometheus`]), and
 //! two specs compared on one demand ([`compare`]); and the proxy a
@@ -18,6 +19,7 @@ pub mod compare;
 pub mod emit;
 pub mod hpas;
 pub mod input;
+pub mod kept;
 pub mod loads;
 pub mod options;
 pub mod prometheus;

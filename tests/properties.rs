@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use common::*;
 use hpa_lint_rules::FieldPath;
 use hpa_lint_rules::fix::{Edit, Fix};
-use hpa_lint_rules::source::{ALL, read_again, read_document, split_documents};
+use hpa_lint_rules::source::{ALL, read_document, split_documents};
 use serde_json::Value;
 
 /// A small deterministic generator (xorshift64*), so a seed reproduces a run.
@@ -766,18 +766,4 @@ fn fixes_never_break_a_document() {
     // kept safe by refusing.
     eprintln!("{made} fixes made, {} not: {unmade:#?}", unmade.len());
     assert!(made > 4 * unmade.len(), "{made} made, {} not", unmade.len());
-}
-
-/// Linting reads an HPA's document a second time, without looking for the
-/// problems the first read reported ([`read_again`]): on every mutant, it
-/// gives the objects a full read gives.
-#[test]
-fn reading_again_gives_what_a_full_read_gives() {
-    let (_, texts, keep) = mutants("read-again");
-    for text in &texts {
-        for chunk in split_documents(text) {
-            let whole = read_document(chunk.text, &|_, _| &ALL);
-            assert_eq!(read_again(chunk.text), whole.values, "{keep}");
-        }
-    }
 }

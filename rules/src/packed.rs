@@ -5,8 +5,11 @@
 //! [`unpack`], in the same run: there is no format to keep stable.
 //!
 //! Each value is a tag byte and what it holds: a number as its 8 bytes, a
-//! string as its length (LEB128) and bytes, an array or a mapping as its
-//! length and then its items (a mapping's each as a string and a value).
+//! string as its length (LEB128), an array or a mapping as its length and
+//! then its items (a mapping's each as a string's length and a value). The
+//! strings' bytes follow all that, one after the other, so that reading
+//! checks them as UTF-8 at once rather than one by one; the length of what
+//! comes before them comes first.
 
 use serde_json::{Map, Number, Value};
 
@@ -24,87 +27,121 @@ const OBJECT: u8 = 8;
 pub fn pack(value: &Value) -> Box<[u8]> {
     // Sized first: grown by pushing, or made roomy and given back, the
     // bytes would cost copies or leave the allocator holes.
-    let len = packed_len(value);
-    let mut bytes = Vec::with_capacity(len);
-    write(value, &mut bytes);
+    let (structure, strings) = packed_len(value);
+    let len = len_len(structure) + structure + strings;
+    let mut out = Packing {
+        structure: Vec::with_capacity(len),
+        strings: Vec::with_capacity(strings),
+    };
+    write_len(structure, &mut out.structure);
+    out.write(value);
+    let mut bytes = out.structure;
+    bytes.extend_from_slice(&out.strings);
     debug_assert_eq!(bytes.len(), len);
     bytes.into_boxed_slice()
 }
 
 /// The value [`pack`] packed into `bytes`.
 pub fn unpack(bytes: &[u8]) -> Value {
-    Reader { bytes, at: 0 }.value()
+    let mut head = Reader {
+        bytes,
+        at: 0,
+        strings: "",
+        next: 0,
+    };
+    let structure = head.len();
+    let (structure, strings) = bytes[head.at..].split_at(structure);
+    Reader {
+        bytes: structure,
+        at: 0,
+        // Written from `str`s by `pack`: valid UTF-8.
+        strings: std::str::from_utf8(strings).unwrap_or_default(),
+        next: 0,
+    }
+    .value()
 }
 
-fn write(value: &Value, out: &mut Vec<u8>) {
-    match value {
-        Value::Null => out.push(NULL),
-        Value::Bool(false) => out.push(FALSE),
-        Value::Bool(true) => out.push(TRUE),
-        Value::Number(n) => {
-            // serde_json's own order: unsigned, then negative, then float.
-            let (tag, bytes) = if let Some(n) = n.as_u64() {
-                (UNSIGNED, n.to_le_bytes())
-            } else if let Some(n) = n.as_i64() {
-                (NEGATIVE, n.to_le_bytes())
-            } else {
-                (FLOAT, n.as_f64().unwrap_or_default().to_le_bytes())
-            };
-            out.push(tag);
-            out.extend_from_slice(&bytes);
-        }
-        Value::String(s) => {
-            out.push(STRING);
-            write_str(s, out);
-        }
-        Value::Array(items) => {
-            out.push(ARRAY);
-            write_len(items.len(), out);
-            for item in items {
-                write(item, out);
+/// Packed bytes being written: the strings' apart.
+struct Packing {
+    structure: Vec<u8>,
+    strings: Vec<u8>,
+}
+
+impl Packing {
+    fn write(&mut self, value: &Value) {
+        let out = &mut self.structure;
+        match value {
+            Value::Null => out.push(NULL),
+            Value::Bool(false) => out.push(FALSE),
+            Value::Bool(true) => out.push(TRUE),
+            Value::Number(n) => {
+                // serde_json's own order: unsigned, then negative, then float.
+                let (tag, bytes) = if let Some(n) = n.as_u64() {
+                    (UNSIGNED, n.to_le_bytes())
+                } else if let Some(n) = n.as_i64() {
+                    (NEGATIVE, n.to_le_bytes())
+                } else {
+                    (FLOAT, n.as_f64().unwrap_or_default().to_le_bytes())
+                };
+                out.push(tag);
+                out.extend_from_slice(&bytes);
             }
-        }
-        Value::Object(map) => {
-            out.push(OBJECT);
-            write_len(map.len(), out);
-            for (key, value) in map {
-                write_str(key, out);
-                write(value, out);
+            Value::String(s) => {
+                out.push(STRING);
+                self.write_str(s);
+            }
+            Value::Array(items) => {
+                out.push(ARRAY);
+                write_len(items.len(), out);
+                for item in items {
+                    self.write(item);
+                }
+            }
+            Value::Object(map) => {
+                out.push(OBJECT);
+                write_len(map.len(), out);
+                for (key, value) in map {
+                    self.write_str(key);
+                    self.write(value);
+                }
             }
         }
     }
+
+    fn write_str(&mut self, s: &str) {
+        write_len(s.len(), &mut self.structure);
+        self.strings.extend_from_slice(s.as_bytes());
+    }
 }
 
-/// How many bytes [`write`] writes for `value`.
-fn packed_len(value: &Value) -> usize {
-    1 + match value {
-        Value::Null | Value::Bool(_) => 0,
-        Value::Number(_) => 8,
+/// How many bytes [`Packing::write`] writes for `value`: before the
+/// strings, and of strings.
+fn packed_len(value: &Value) -> (usize, usize) {
+    let sum = |(a, b): (usize, usize), (c, d): (usize, usize)| (a + c, b + d);
+    let (structure, strings) = match value {
+        Value::Null | Value::Bool(_) => (0, 0),
+        Value::Number(_) => (8, 0),
         Value::String(s) => str_len(s),
-        Value::Array(items) => len_len(items.len()) + items.iter().map(packed_len).sum::<usize>(),
-        Value::Object(map) => {
-            len_len(map.len())
-                + map
-                    .iter()
-                    .map(|(key, value)| str_len(key) + packed_len(value))
-                    .sum::<usize>()
-        }
-    }
+        Value::Array(items) => items
+            .iter()
+            .map(packed_len)
+            .fold((len_len(items.len()), 0), sum),
+        Value::Object(map) => map
+            .iter()
+            .map(|(key, value)| sum(str_len(key), packed_len(value)))
+            .fold((len_len(map.len()), 0), sum),
+    };
+    (1 + structure, strings)
 }
 
-fn str_len(s: &str) -> usize {
-    len_len(s.len()) + s.len()
+fn str_len(s: &str) -> (usize, usize) {
+    (len_len(s.len()), s.len())
 }
 
 /// How many bytes [`write_len`] writes for `len`.
 fn len_len(len: usize) -> usize {
     let bits = (usize::BITS - len.leading_zeros()).max(1);
     bits.div_ceil(7) as usize
-}
-
-fn write_str(s: &str, out: &mut Vec<u8>) {
-    write_len(s.len(), out);
-    out.extend_from_slice(s.as_bytes());
 }
 
 /// LEB128: seven bits a byte, the high bit set on all but the last.
@@ -118,8 +155,13 @@ fn write_len(len: usize, out: &mut Vec<u8>) {
 }
 
 struct Reader<'b> {
+    /// What comes before the strings.
     bytes: &'b [u8],
     at: usize,
+    /// The strings, one after the other.
+    strings: &'b str,
+    /// Where the next string starts.
+    next: usize,
 }
 
 impl Reader<'_> {
@@ -153,9 +195,11 @@ impl Reader<'_> {
     }
 
     fn string(&mut self) -> String {
-        let len = self.len();
-        // Written from a `str` by `pack`: valid UTF-8.
-        std::str::from_utf8(self.take(len))
+        let start = self.next;
+        self.next += self.len();
+        // Whole strings: cut between characters.
+        self.strings
+            .get(start..self.next)
             .unwrap_or_default()
             .to_owned()
     }

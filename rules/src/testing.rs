@@ -13,7 +13,7 @@ use crate::registry::{Category, Rule};
 use crate::settings::Settings;
 use crate::source::{ALL, read_document, split_documents};
 use crate::workspace::{
-    Catalog, fix_document, lint_document, locate, scan_document, template_finding,
+    Catalog, fix_document, kept_object, lint_kept, locate, scan_document, template_finding,
 };
 
 /// One located finding.
@@ -67,6 +67,7 @@ fn lint_with_fixes(text: &str, settings: &Settings) -> (Vec<Finding>, Vec<Fixabl
     let mut findings = Vec::new();
     let mut fixes = Vec::new();
     let mut catalog = Catalog::default();
+    let mut kept = Vec::new();
     for (i, scan) in scans.into_iter().enumerate() {
         for (d, pos) in scan.findings {
             findings.push(Finding {
@@ -77,33 +78,30 @@ fn lint_with_fixes(text: &str, settings: &Settings) -> (Vec<Finding>, Vec<Fixabl
             });
         }
         for found in scan.found {
-            catalog.add((i, found.prefix.clone()), found);
+            kept.extend(catalog.add((i, found.prefix.clone()), found));
         }
     }
     let (index, places, hpas) = catalog.finish();
-    let chunk = |origin: &Origin| places[origin.0 as usize].0;
-    for origins in hpas.chunk_by(|a, b| chunk(a) == chunk(b)) {
-        let i = chunk(&origins[0]);
-        let objects: Vec<(&FieldPath, Origin)> = origins
-            .iter()
-            .map(|&o| (&places[o.0 as usize].1, o))
-            .collect();
-        for d in lint_document(chunks[i].text, &objects, &index, settings) {
-            let (j, prefix) = &places[d.subject.origin.0 as usize];
-            let pos = locate(chunks[*j].text, &[(prefix, &d)])[0];
-            findings.push(Finding {
-                line: line_of(*j, pos.line),
-                column: pos.column,
-                rule: d.rule.name,
-                text: d.field_message(),
+    let hpas: Vec<Object> = hpas
+        .into_iter()
+        .zip(&kept)
+        .filter_map(|(origin, whole)| kept_object(whole, origin, settings))
+        .collect();
+    for d in lint_kept(&hpas, &index, settings) {
+        let (j, prefix) = &places[d.subject.origin.0 as usize];
+        let pos = locate(chunks[*j].text, &[(prefix, &d)])[0];
+        findings.push(Finding {
+            line: line_of(*j, pos.line),
+            column: pos.column,
+            rule: d.rule.name,
+            text: d.field_message(),
+        });
+        if let Some(fix) = d.fix {
+            fixes.push(Fixable {
+                chunk: *j,
+                prefix: prefix.clone(),
+                fix,
             });
-            if let Some(fix) = d.fix {
-                fixes.push(Fixable {
-                    chunk: *j,
-                    prefix: prefix.clone(),
-                    fix,
-                });
-            }
         }
     }
     findings.sort_by(|a, b| {

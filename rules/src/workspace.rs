@@ -8,10 +8,11 @@
 //!    index of a whole repository stays small;
 //! 2. a [`Catalog`] gathers what all documents kept, numbers the objects
 //!    and indexes them ([`crate::MemoryIndex`]);
-//! 3. [`lint_document`] reads one HPA's document again, whole, and runs the
-//!    rules on it; [`locate`] and [`fix_edits`] place its findings and fixes.
+//! 3. [`lint_kept`] runs the rules on the HPAs, kept whole by the scan
+//!    ([`Found::whole`]); [`locate`] and [`fix_edits`] place their findings
+//!    and fixes in their documents, read again for that.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use serde_json::Value;
@@ -22,7 +23,8 @@ use crate::fix::{Edit, EditError, Editor, Fix, TextEdit};
 use crate::index::{Entries, Index, MemoryIndex, Stored};
 use crate::lint::{lint_hpa, lint_object};
 use crate::model::autoscaler::Scaler;
-use crate::object::{Object, ObjectKey, Origin};
+use crate::object::{HPA, Object, ObjectKey, Origin, group_of};
+use crate::packed;
 use crate::path::FieldPath;
 use crate::reads::Needs;
 use crate::rules::CHECKS;
@@ -38,8 +40,10 @@ pub struct Found {
     pub stored: Stored,
     /// What its autoscaler group reads of it, when it is an autoscaler.
     pub scaler: Option<Scaler>,
-    /// Whether the rules lint it ([`lint_document`]): an HPA.
-    pub is_hpa: bool,
+    /// An HPA, which the rules lint ([`lint_kept`]): its whole value,
+    /// packed ([`crate::packed`]), for the front end to keep until the index
+    /// is complete.
+    pub whole: Option<Box<[u8]>>,
 }
 
 /// What reading one document gives.
@@ -70,8 +74,15 @@ fn read_subject(key: ObjectKey) -> Subject {
 /// rules enabled in `settings` read ([`crate::rules::reads`]), worked out
 /// once for all the documents of a run.
 pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
-    let choose =
-        |api_version: &str, kind: &str| needs.keep_for(&settings.cluster, api_version, kind);
+    let keep = |api_version: &str, kind: &str| needs.keep_for(&settings.cluster, api_version, kind);
+    // HPAs are read whole, to be linted; lookups keep what they read of them.
+    let choose = |api_version: &str, kind: &str| {
+        if HPA.is(group_of(api_version), kind) {
+            &ALL
+        } else {
+            keep(api_version, kind)
+        }
+    };
     let document = source::read_document(text, &choose);
     let namespace = &settings.cluster.default_namespace;
     // The document's object as far as it was read: what its problems are
@@ -104,7 +115,7 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
             prefix: FieldPath::root(),
             stored: Stored::Unreadable { key },
             scaler: None,
-            is_hpa: false,
+            whole: None,
         });
     }
     let mut suppressions = Vec::new();
@@ -113,6 +124,7 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
             continue;
         };
         scan.objects += 1;
+        let whole = object.is_hpa().then(|| packed::pack(&object.value));
         for d in lint_object(&object, settings) {
             suppressions.push((prefix.join(&d.source_path), d));
         }
@@ -121,22 +133,29 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
             continue;
         }
         let scaler = Scaler::of(&object);
-        let is_hpa = object.is_hpa();
+        // An HPA read whole is held as lookups read it.
+        let held = |mut object: Object| {
+            if whole.is_some() {
+                let value = std::mem::take(&mut object.value);
+                object.value = keep(&object.key.api_version, &object.key.kind).prune(value);
+            }
+            object
+        };
         let stored = if needs.is_listed(api_version, kind) {
-            Stored::Parsed(object.into())
+            Stored::Parsed(held(object).into())
         } else if needs.is_got(&settings.cluster, api_version, kind) {
-            Stored::compact(object)
+            Stored::compact(held(object))
         } else {
             // An autoscaler read only with its target's others: its
-            // identity is all that is read of it (its document is read
-            // again to lint it).
+            // identity is all that is read of it (an HPA is kept whole
+            // apart, to be linted).
             Stored::Grouped { key: object.key }
         };
         scan.found.push(Found {
             prefix,
             stored,
             scaler,
-            is_hpa,
+            whole,
         });
     }
     if !suppressions.is_empty() {
@@ -202,13 +221,16 @@ impl<P> Default for Catalog<P> {
 }
 
 impl<P> Catalog<P> {
-    /// Adds an object found at `place`.
-    pub fn add(&mut self, place: P, found: Found) {
-        if found.is_hpa {
+    /// Adds an object found at `place`. Gives back an HPA's whole value
+    /// ([`Found::whole`]): the caller keeps it, in the order of
+    /// [`Catalog::finish`]'s HPAs, to lint it.
+    pub fn add(&mut self, place: P, found: Found) -> Option<Box<[u8]>> {
+        if found.whole.is_some() {
             self.hpas.push(self.origin());
         }
         self.places.push(place);
         self.entries.push(found.stored, found.scaler);
+        found.whole
     }
 
     /// The origin the next object added gets.
@@ -256,37 +278,21 @@ impl<P> Catalog<P> {
     }
 }
 
-/// The objects at the given paths of a document (`items[i]` in a `List`),
-/// read again whole, each with its origin. [`scan_document`] read the
-/// document before and reported its problems: they are not looked for again.
-pub fn objects_of(
-    text: &str,
-    objects: &[(&FieldPath, Origin)],
-    settings: &Settings,
-) -> Vec<Object> {
-    let origins: HashMap<&FieldPath, Origin> = objects.iter().copied().collect();
-    source::read_again(text)
-        .into_iter()
-        .filter_map(|(value, prefix)| {
-            let origin = *origins.get(&prefix)?;
-            Object::new(value, origin, &settings.cluster.default_namespace)
-        })
-        .collect()
+/// An HPA the scan kept whole ([`Found::whole`]), with its origin.
+pub fn kept_object(whole: &[u8], origin: Origin, settings: &Settings) -> Option<Object> {
+    Object::new(
+        packed::unpack(whole),
+        origin,
+        &settings.cluster.default_namespace,
+    )
 }
 
-/// Lints objects of a document read again whole: each given by where it is
-/// in the document and how the index knows it (the findings of [`lint_hpa`]).
-/// Findings about these objects are located in `text` by [`locate`]; the
-/// others are about objects elsewhere.
-pub fn lint_document(
-    text: &str,
-    objects: &[(&FieldPath, Origin)],
-    index: &dyn Index,
-    settings: &Settings,
-) -> Vec<Diagnostic> {
-    objects_of(text, objects, settings)
-        .iter()
-        .flat_map(|object| lint_hpa(object, Operation::Create, index, settings))
+/// Lints HPAs the scan kept whole (the findings of [`lint_hpa`]). Findings
+/// about these are located in their documents by [`locate`]; the others are
+/// about objects elsewhere.
+pub fn lint_kept(hpas: &[Object], index: &dyn Index, settings: &Settings) -> Vec<Diagnostic> {
+    hpas.iter()
+        .flat_map(|hpa| lint_hpa(hpa, Operation::Create, index, settings))
         .collect()
 }
 

@@ -87,20 +87,6 @@ fn quick_compose(text: &str, choose: Choose<'_>) -> Option<Composed> {
     })
 }
 
-/// The whole value of a document read before: its problems were reported
-/// then, so repeated keys are not looked for again (the last value counts
-/// all the same, as [`compose`] builds it); `None` where [`compose`] reads
-/// none.
-pub(crate) fn compose_again(text: &str) -> Option<Value> {
-    let mut composer = Composer::new(&|_, _| &ALL, None);
-    composer.finds_repeated_keys = false;
-    match quick::read(text, &mut composer) {
-        Ok(()) => composer.root.take(),
-        // The quick reader refuses it as `compose` would: the full reader reads it.
-        Err(Unsupported) => full_compose(text, &|_, _| &ALL).value,
-    }
-}
-
 /// Reads a document with granit-parser, where go-yaml v2's scanner lets it
 /// (see [`goyaml`]).
 fn full_compose(text: &str, choose: Choose<'_>) -> Composed {
@@ -279,9 +265,6 @@ struct Composer<'a, 'c> {
     /// and become its map or vector when it ends, made at their size.
     entries: Vec<(String, Value)>,
     items: Vec<Value>,
-    /// Whether repeated keys are looked for (they are not when a document
-    /// is read again: [`compose_again`]).
-    finds_repeated_keys: bool,
     anchors: Vec<Option<Anchored>>,
     alias_nodes: usize,
     problems: Vec<Problem>,
@@ -351,7 +334,6 @@ impl<'a, 'c> Composer<'a, 'c> {
             keys: Keys::default(),
             entries: Vec::new(),
             items: Vec::new(),
-            finds_repeated_keys: true,
             anchors: Vec::new(),
             alias_nodes: 0,
             problems: Vec::new(),
@@ -623,10 +605,6 @@ impl<'a, 'c> Composer<'a, 'c> {
             frame.pending = Pending::Merge;
             return;
         };
-        if !self.finds_repeated_keys {
-            frame.pending = Pending::Value(key);
-            return;
-        }
         let repeated = !self
             .keys
             .insert(frame.keys_start, &mut frame.many_keys, key.clone());
@@ -1170,17 +1148,6 @@ pub(super) mod tests {
         fn the_quick_reader_agrees_with_the_full_reader(text in manifest_like()) {
             quick_agrees(&text);
         }
-
-        /// A document read again, without looking for its problems, reads
-        /// as it read the first time, whatever is wrong with it.
-        #[test]
-        fn a_document_reads_again_as_it_read(text in manifest_like()) {
-            reads_again_alike(&text);
-        }
-    }
-
-    fn reads_again_alike(text: &str) {
-        assert_eq!(compose_again(text), whole(text).value, "{text:?}");
     }
 
     /// Every document of the real-world corpus and the examples: the quick

@@ -132,12 +132,6 @@ pub fn read_document(text: &str, choose: Choose<'_>) -> Document {
     }
 }
 
-/// The objects of a document [`read_document`] read before, read again
-/// whole: what it found wrong then is not looked for again.
-pub fn read_again(text: &str) -> Vec<(Value, FieldPath)> {
-    objects(compose::compose_again(text), &|_, _| &ALL)
-}
-
 /// A document's value, or the items of a `List` (with their path, `items[i]`).
 fn objects(value: Option<Value>, choose: Choose<'_>) -> Vec<(Value, FieldPath)> {
     let is_list = value
@@ -238,15 +232,6 @@ mod tests {
                     proptest::prop_assert!(chunk.text.is_char_boundary(pos.offset));
                     proptest::prop_assert!(chunk.text.is_char_boundary(pos.offset + pos.len));
                 }
-            }
-        }
-
-        /// Read again without looking for problems, any text reads as the
-        /// first time.
-        #[test]
-        fn reading_again_reads_alike(text in yamlish()) {
-            for chunk in split_documents(&text) {
-                proptest::prop_assert_eq!(read_again(chunk.text), whole(chunk.text).values);
             }
         }
     }

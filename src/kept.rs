@@ -1,0 +1,292 @@
+//! The HPAs step 1 keeps whole for step 2 (packed values, see
+//! [`hpa_lint_rules::workspace::Found::whole`]), so that step 2 does not read
+//! their documents again: in memory up to a bound, beyond it in an unnamed
+//! temporary file, which step 2 reads at the records' offsets. Without a
+//! temporary file, or once writing to it fails (a full disk, a file size
+//! limit), they are all held in memory, as standard input is.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{self, Write};
+use std::ops::Range;
+use std::sync::{Mutex, PoisonError};
+
+use crate::input::read_exact_at;
+
+/// Where a record is in the store.
+#[derive(Clone, Copy, Debug)]
+pub struct Record {
+    at: u64,
+    len: u32,
+}
+
+/// Bytes gathered before they are written to the file at once.
+const BUFFER: usize = 64 << 10;
+
+/// The file records go to once the memory is full, and what writes to it.
+struct Spill {
+    file: File,
+    /// In tests, a writer that fails.
+    writer: Box<dyn Write + Send>,
+}
+
+/// Makes the file to spill to.
+type MakeSpill = Box<dyn Fn() -> io::Result<Spill> + Send + Sync>;
+
+/// An unnamed temporary file in the system's temporary directory.
+fn temporary() -> io::Result<Spill> {
+    let file = tempfile::tempfile()?;
+    let writer = Box::new(file.try_clone()?);
+    Ok(Spill { file, writer })
+}
+
+/// Records being added, from several threads.
+pub struct Store {
+    writing: Mutex<Writing>,
+    make: MakeSpill,
+}
+
+struct Writing {
+    /// At most this many bytes are held in memory.
+    bound: usize,
+    /// The buffer is written out once it holds this many bytes.
+    flush_at: usize,
+    /// The first records.
+    memory: Vec<u8>,
+    /// Once the memory is full, the records that follow.
+    file: Option<Spill>,
+    /// Bytes the file took.
+    in_file: u64,
+    /// Bytes that follow those in the file, not written yet.
+    buffer: Vec<u8>,
+    /// Why records were lost, if they were: the file could not be read
+    /// back after a write to it failed.
+    lost: Option<io::Error>,
+}
+
+impl Writing {
+    fn len(&self) -> u64 {
+        (self.memory.len() + self.buffer.len()) as u64 + self.in_file
+    }
+
+    fn add(&mut self, record: &[u8], make: &MakeSpill) -> Record {
+        let at = self.len();
+        if self.file.is_none() && self.memory.len() + record.len() > self.bound {
+            match make() {
+                Ok(spill) => self.file = Some(spill),
+                Err(_) => self.bound = usize::MAX,
+            }
+        }
+        if self.file.is_some() {
+            self.buffer.extend_from_slice(record);
+            if self.buffer.len() >= self.flush_at {
+                self.flush();
+            }
+        } else {
+            self.memory.extend_from_slice(record);
+        }
+        Record {
+            at,
+            len: u32::try_from(record.len()).expect("a record of less than 4 GiB"),
+        }
+    }
+
+    /// Writes out the buffer; if that fails, what the file took is read back
+    /// and everything is held in memory from now on.
+    fn flush(&mut self) {
+        let Some(spill) = &mut self.file else {
+            return;
+        };
+        if spill.writer.write_all(&self.buffer).is_ok() {
+            self.in_file += self.buffer.len() as u64;
+            self.buffer.clear();
+            return;
+        }
+        let mut taken = vec![0; usize::try_from(self.in_file).unwrap_or(usize::MAX)];
+        if let Err(error) = read_exact_at(&spill.file, &mut taken, 0) {
+            self.lost.get_or_insert(error);
+        }
+        self.memory.append(&mut taken);
+        self.memory.append(&mut self.buffer);
+        self.file = None;
+        self.in_file = 0;
+        self.bound = usize::MAX;
+    }
+}
+
+impl Store {
+    /// Holds at most `bound` bytes of records in memory.
+    pub fn new(bound: usize) -> Self {
+        Self::spilling_to(bound, BUFFER, Box::new(temporary))
+    }
+
+    /// [`Store::new`], spilling to the file `make` makes, written
+    /// `flush_at` bytes at a time.
+    fn spilling_to(bound: usize, flush_at: usize, make: MakeSpill) -> Self {
+        Self {
+            make,
+            writing: Mutex::new(Writing {
+                bound,
+                flush_at,
+                memory: Vec::new(),
+                file: None,
+                in_file: 0,
+                buffer: Vec::new(),
+                lost: None,
+            }),
+        }
+    }
+
+    /// Adds records; gives where each is.
+    pub fn add(&self, records: &[impl AsRef<[u8]>]) -> Vec<Record> {
+        let mut writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
+        records
+            .iter()
+            .map(|record| writing.add(record.as_ref(), &self.make))
+            .collect()
+    }
+
+    /// The records, to be read; an error if some were lost.
+    pub fn finish(self) -> io::Result<Kept> {
+        let mut writing = self
+            .writing
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        writing.flush();
+        if let Some(error) = writing.lost {
+            return Err(error);
+        }
+        writing.memory.shrink_to_fit();
+        Ok(Kept {
+            memory: writing.memory,
+            file: writing.file.map(|spill| spill.file),
+        })
+    }
+}
+
+/// The records added to a [`Store`], read from several threads.
+pub struct Kept {
+    memory: Vec<u8>,
+    file: Option<File>,
+}
+
+impl Kept {
+    /// The records' bytes. Records that follow each other in the file (as
+    /// those of a block of documents do) are read at once.
+    pub fn read(&self, records: &[Record]) -> io::Result<Read<'_>> {
+        let memory = self.memory.len() as u64;
+        let start = |record: &Record| usize::try_from(record.at).map_err(io::Error::other);
+        let mut read = Read {
+            runs: vec![Cow::Borrowed(&self.memory[..])],
+            records: Vec::with_capacity(records.len()),
+        };
+        for run in records.chunk_by(|a, b| a.at + u64::from(a.len) == b.at && b.at != memory) {
+            let first = start(&run[0])?;
+            let (from, first) = if first < self.memory.len() {
+                (0, 0)
+            } else {
+                let last = run[run.len() - 1];
+                let file = self.file.as_ref().ok_or(io::ErrorKind::UnexpectedEof)?;
+                let mut bytes = vec![0; start(&last)? + last.len as usize - first];
+                read_exact_at(file, &mut bytes, first - self.memory.len())?;
+                read.runs.push(Cow::Owned(bytes));
+                (read.runs.len() - 1, first)
+            };
+            for record in run {
+                let at = start(record)? - first;
+                read.records.push((from, at..at + record.len as usize));
+            }
+        }
+        Ok(read)
+    }
+}
+
+/// Records read from [`Kept`].
+pub struct Read<'k> {
+    /// The memory, and the runs read from the file.
+    runs: Vec<Cow<'k, [u8]>>,
+    /// Each record's run and place in it.
+    records: Vec<(usize, Range<usize>)>,
+}
+
+impl Read<'_> {
+    /// Each record's bytes, in the order asked for.
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        self.records
+            .iter()
+            .map(|(run, range)| &self.runs[*run][range.clone()])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes to a file, and fails once it took `left` more bytes.
+    struct Failing {
+        file: File,
+        left: usize,
+    }
+
+    impl Write for Failing {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            if self.left == 0 {
+                return Err(io::Error::other("the disk is full"));
+            }
+            let taken = self.file.write(&bytes[..bytes.len().min(self.left)])?;
+            self.left -= taken;
+            Ok(taken)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            self.file.flush()
+        }
+    }
+
+    /// Records added a few at a time come back as they were, whether they
+    /// are held in memory, in the file, or both, and when writing to the
+    /// file fails at first or half-way (they are all held in memory then).
+    #[test]
+    fn records_come_back_as_they_were_added() {
+        let records: Vec<Vec<u8>> = (0..300u32)
+            .map(|i| (0..i % 37 + 1).map(|j| (i * 7 + j) as u8).collect())
+            .collect();
+        for bound in [0, 500, usize::MAX] {
+            for fails_after in [Some(0), Some(1_000), None] {
+                let make: MakeSpill = Box::new(move || {
+                    let file = tempfile::tempfile()?;
+                    let writer: Box<dyn Write + Send> = match fails_after {
+                        Some(left) => Box::new(Failing {
+                            file: file.try_clone()?,
+                            left,
+                        }),
+                        None => Box::new(file.try_clone()?),
+                    };
+                    Ok(Spill { file, writer })
+                });
+                let store = Store::spilling_to(bound, 300, make);
+                let mut added = Vec::new();
+                for group in records.chunks(3) {
+                    added.extend(store.add(group));
+                }
+                let kept = store.finish().unwrap();
+                let case = format!("bound {bound}, failing after {fails_after:?}");
+                let spilled = bound < usize::MAX && fails_after.is_none();
+                assert_eq!(kept.file.is_some(), spilled, "{case}");
+                let read = |added: &[Record]| -> Vec<Vec<u8>> {
+                    kept.read(added)
+                        .unwrap()
+                        .iter()
+                        .map(<[u8]>::to_vec)
+                        .collect()
+                };
+                assert_eq!(read(&added), records, "{case}");
+                // Any of them, alone or a few together.
+                for (i, window) in added.windows(5).enumerate().step_by(7) {
+                    assert_eq!(read(&window[2..3]), records[i + 2..i + 3], "{case}");
+                    assert_eq!(read(window), records[i..i + 5], "{case}");
+                }
+            }
+        }
+    }
+}
