@@ -385,21 +385,21 @@ fn hpa_documents_of<'h>(
 const FILES_AT_ONCE: usize = 256;
 
 /// Step 1: reads every file.
+///
+/// It runs on a thread of the pool, so that a batch starts without handing
+/// work over from another thread and waking the pool; what a batch kept is
+/// put together while the next is read, not while the pool waits.
 pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
+    rayon::scope(|_| read_in_pool(sources, settings))
+}
+
+fn read_in_pool(sources: &[SourceFile], settings: &Settings) -> Inventory {
     let mut summary = Summary::default();
     let mut findings = Vec::new();
     let mut input_errors = Vec::new();
     let mut catalog = Catalog::default();
     let needs = reads(settings);
-    for (batch, first) in sources
-        .chunks(FILES_AT_ONCE)
-        .zip((0..).step_by(FILES_AT_ONCE))
-    {
-        let scans: Vec<FileScan> = batch
-            .par_iter()
-            .enumerate()
-            .map(|(i, source)| scan_file(first + i, source, settings, &needs))
-            .collect();
+    let mut add = |scans: Vec<FileScan>, batch: &[SourceFile]| {
         for (scan, source) in scans.into_iter().zip(batch) {
             // Context files only feed the lookups; their problems are not this run's.
             if !source.context {
@@ -415,7 +415,24 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> Inventory {
             }
             catalog.append(scan.found);
         }
+    };
+    // The batch read last, with its files.
+    let mut last: (Vec<FileScan>, &[SourceFile]) = (Vec::new(), &[]);
+    for (batch, first) in sources
+        .chunks(FILES_AT_ONCE)
+        .zip((0..).step_by(FILES_AT_ONCE))
+    {
+        let scan = || {
+            batch
+                .par_iter()
+                .enumerate()
+                .map(|(i, source)| scan_file(first + i, source, settings, &needs))
+                .collect()
+        };
+        let (scans, ()) = rayon::join(scan, || add(std::mem::take(&mut last.0), last.1));
+        last = (scans, batch);
     }
+    add(last.0, last.1);
     let (index, places, hpas) = catalog.finish();
     Inventory {
         index,
