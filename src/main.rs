@@ -20,6 +20,7 @@ use crate::args::{CheckArgs, Cli, Command};
 use hpa_lint::input::SourceFile;
 
 fn main() -> ExitCode {
+    survive_file_size_limits();
     let cli = Cli::parse();
     let result = match cli.command {
         None => check(&cli.check),
@@ -32,6 +33,20 @@ fn main() -> ExitCode {
         Some(Command::Diff(args)) => diff::run(&args),
     };
     report::exit("hpa-lint", result)
+}
+
+/// A write past a file size limit (`ulimit -f`) fails (EFBIG) instead of
+/// killing the run (SIGXFSZ; Rust already makes a broken pipe an error):
+/// findings spilled to a temporary file are then held in memory, and other
+/// writes fail with an error. Programs the run starts do not inherit the
+/// handler.
+fn survive_file_size_limits() {
+    #[cfg(unix)]
+    {
+        static EXCEEDED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        // Without the handler the run goes on as before: killed at the limit.
+        let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, &EXCEEDED);
+    }
 }
 
 fn check(args: &CheckArgs) -> Result<u8> {

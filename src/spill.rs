@@ -5,15 +5,17 @@
 //! those objects' documents, come in the order of the HPAs and are sorted a
 //! chunk at a time. Records are kept in memory up to a bound, beyond it in an
 //! unnamed temporary file (in the system's temporary directory, gone when the
-//! run ends). At the end they are read back and merged with the findings held
-//! in memory ([`Sorted`]).
+//! run ends); when that file cannot be made, or writing to it fails (a full
+//! disk, a file size limit), they are all held in memory instead. At the end
+//! they are read back and merged with the findings held in memory
+//! ([`Sorted`]).
 
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Cursor, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufRead, BufReader, Cursor, Read, Seek, SeekFrom, Write};
 use std::iter::Peekable;
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Once};
 
 use hpa_lint_rules::fix::{Applicability, Fix};
 use hpa_lint_rules::rules::ALL;
@@ -120,9 +122,14 @@ pub struct Gather {
 impl Gather {
     /// Keeps at most `bound` bytes of records of each kind in memory.
     pub fn new(bound: usize) -> Self {
+        Self::spilling_to(bound, Rc::new(Scratch::temporary))
+    }
+
+    /// [`Gather::new`], spilling to the files `make` makes.
+    fn spilling_to(bound: usize, make: MakeScratch) -> Self {
         Self {
-            spill: Spill::new(bound),
-            placed: Placed::new(bound),
+            spill: Spill::new(bound, Rc::clone(&make)),
+            placed: Placed::new(bound, make),
             held: Vec::new(),
         }
     }
@@ -178,8 +185,8 @@ struct Placed {
     /// Bytes of chunks kept in memory, at most.
     bound: usize,
     in_memory: usize,
-    file: Option<BufWriter<File>>,
-    written: u64,
+    make: MakeScratch,
+    file: Option<Scratch>,
 }
 
 /// A sorted chunk of records.
@@ -190,7 +197,7 @@ enum Chunk {
 }
 
 impl Placed {
-    fn new(bound: usize) -> Self {
+    fn new(bound: usize, make: MakeScratch) -> Self {
         Self {
             // Some 1 MiB of records; small bounds (in tests) make many chunks.
             per_chunk: (bound / 512).clamp(1, 2048),
@@ -198,8 +205,8 @@ impl Placed {
             chunks: Vec::new(),
             bound,
             in_memory: 0,
+            make,
             file: None,
-            written: 0,
         }
     }
 
@@ -229,31 +236,52 @@ impl Placed {
         }
         drop(pending);
         if self.file.is_none() && self.in_memory + records.bytes.len() > self.bound {
-            self.file = temporary_file(&mut self.bound);
+            self.file = temporary_file(&self.make, &mut self.bound);
         }
-        let chunk = match &mut self.file {
+        match &mut self.file {
             Some(file) => {
-                file.write_all(&records.bytes)?;
-                let start = self.written;
-                self.written += records.bytes.len() as u64;
-                Chunk::File(start, self.written)
+                let start = file.len();
+                let written = file.write(&records.bytes);
+                self.chunks.push(Chunk::File(start, file.len()));
+                self.hold_if_failed(written)
             }
             None => {
                 self.in_memory += records.bytes.len();
-                Chunk::Memory(records.bytes)
+                self.chunks.push(Chunk::Memory(records.bytes));
+                Ok(())
             }
+        }
+    }
+
+    /// After a write to the file: if it failed, the chunks in the file are
+    /// read back, and all are held in memory from now on.
+    fn hold_if_failed(&mut self, written: io::Result<()>) -> io::Result<()> {
+        let Err(error) = written else {
+            return Ok(());
         };
-        self.chunks.push(chunk);
+        let Some(mut file) = self.file.take() else {
+            return Err(error);
+        };
+        for chunk in &mut self.chunks {
+            if let Chunk::File(start, end) = *chunk {
+                let bytes = file.read(start, end)?;
+                self.in_memory += bytes.len();
+                *chunk = Chunk::Memory(bytes);
+            }
+        }
+        self.bound = usize::MAX;
+        note_held_in_memory(&error);
         Ok(())
     }
 
     /// Each chunk's findings, in order.
     fn read(mut self) -> io::Result<Vec<Spilled>> {
         self.flush()?;
-        let file = match self.file {
-            Some(file) => Some(Rc::new(file.into_inner().map_err(|e| e.into_error())?)),
-            None => None,
-        };
+        if let Some(file) = &mut self.file {
+            let written = file.flush();
+            self.hold_if_failed(written)?;
+        }
+        let file = self.file.map(|file| Rc::new(file.file));
         Ok(self
             .chunks
             .into_iter()
@@ -279,12 +307,125 @@ impl Placed {
 /// An unnamed temporary file to spill to. Without a temporary directory to
 /// write in, records stay in memory (`bound` is lifted), as standard input
 /// does: the run still works.
-fn temporary_file(bound: &mut usize) -> Option<BufWriter<File>> {
-    let file = tempfile::tempfile().ok().map(BufWriter::new);
+fn temporary_file(make: &MakeScratch, bound: &mut usize) -> Option<Scratch> {
+    let file = make().ok();
     if file.is_none() {
         *bound = usize::MAX;
     }
     file
+}
+
+/// Tells once per run that findings are held in memory because writing them
+/// to the temporary file failed (a full disk, a file size limit): the run
+/// works, with more memory than usual.
+fn note_held_in_memory(error: &io::Error) {
+    static NOTED: Once = Once::new();
+    NOTED.call_once(|| {
+        eprintln!("hpa-lint: note: findings are held in memory: writing them to a temporary file failed: {error}");
+    });
+}
+
+/// Makes a temporary file to spill to (in tests, one that fails).
+type MakeScratch = Rc<dyn Fn() -> io::Result<Scratch>>;
+
+/// A temporary file written through a buffer of its own: when a write
+/// fails, what the file took is known, and every byte written can still be
+/// read back, from the file or the buffer.
+struct Scratch {
+    file: File,
+    /// Writes to `file` (in tests, a writer that fails).
+    writer: Box<dyn Write>,
+    /// Bytes written to the buffer that the file has not taken yet: they
+    /// follow those in the file.
+    buffer: Vec<u8>,
+    /// Bytes the file took.
+    in_file: u64,
+    /// The buffer is written out once it holds this many bytes.
+    capacity: usize,
+}
+
+/// Writes `bytes`, and tells how many were taken before an error.
+fn write_some(writer: &mut impl Write, bytes: &[u8]) -> (usize, io::Result<()>) {
+    let mut taken = 0;
+    while taken < bytes.len() {
+        match writer.write(&bytes[taken..]) {
+            Ok(0) => return (taken, Err(io::ErrorKind::WriteZero.into())),
+            Ok(n) => taken += n,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return (taken, Err(error)),
+        }
+    }
+    (taken, Ok(()))
+}
+
+/// Bytes a [`Scratch`] gathers before writing them out.
+const SCRATCH_BUFFER: usize = 64 << 10;
+
+impl Scratch {
+    /// An unnamed temporary file in the system's temporary directory.
+    fn temporary() -> io::Result<Self> {
+        let file = tempfile::tempfile()?;
+        let writer = Box::new(file.try_clone()?);
+        Ok(Self::new(file, writer, SCRATCH_BUFFER))
+    }
+
+    fn new(file: File, writer: Box<dyn Write>, capacity: usize) -> Self {
+        Self {
+            file,
+            writer,
+            buffer: Vec::new(),
+            in_file: 0,
+            capacity,
+        }
+    }
+
+    /// Bytes written so far.
+    fn len(&self) -> u64 {
+        self.in_file + self.buffer.len() as u64
+    }
+
+    /// Writes `bytes`; when writing out fails they are kept all the same.
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.buffer.len() + bytes.len() < self.capacity {
+            self.buffer.extend_from_slice(bytes);
+            return Ok(());
+        }
+        if let Err(error) = self.flush() {
+            self.buffer.extend_from_slice(bytes);
+            return Err(error);
+        }
+        // The buffer is empty: the bytes go out as they are, not copied.
+        let (taken, written) = write_some(&mut self.writer, bytes);
+        self.in_file += taken as u64;
+        if written.is_err() {
+            self.buffer.extend_from_slice(&bytes[taken..]);
+        }
+        written
+    }
+
+    /// Writes out the buffer; what the file does not take stays in it.
+    fn flush(&mut self) -> io::Result<()> {
+        let (taken, written) = write_some(&mut self.writer, &self.buffer);
+        self.in_file += taken as u64;
+        self.buffer.drain(..taken);
+        written
+    }
+
+    /// The bytes written from `start` to `end`.
+    fn read(&mut self, start: u64, end: u64) -> io::Result<Vec<u8>> {
+        let mut bytes = vec![0; usize::try_from(end - start).map_err(io::Error::other)?];
+        let from_file = usize::try_from(end.min(self.in_file).saturating_sub(start))
+            .map_err(io::Error::other)?;
+        if from_file > 0 {
+            self.file
+                .seek(SeekFrom::Start(start))
+                .and_then(|_| self.file.read_exact(&mut bytes[..from_file]))
+                .map_err(read_back)?;
+        }
+        let buffered = |at: u64| (at.max(self.in_file) - self.in_file) as usize;
+        bytes[from_file..].copy_from_slice(&self.buffer[buffered(start)..buffered(end)]);
+        Ok(bytes)
+    }
 }
 
 /// Bytes read at once from each chunk in the file.
@@ -318,17 +459,19 @@ struct Spill {
     /// At most this many bytes are kept in memory.
     bound: usize,
     memory: Vec<u8>,
+    make: MakeScratch,
     /// Once more than `bound` came, all are here.
-    file: Option<BufWriter<File>>,
+    file: Option<Scratch>,
     /// The last record pushed, after its length.
     last: Vec<u8>,
 }
 
 impl Spill {
-    fn new(bound: usize) -> Self {
+    fn new(bound: usize, make: MakeScratch) -> Self {
         Self {
             bound,
             memory: Vec::new(),
+            make,
             file: None,
             last: Vec::new(),
         }
@@ -351,27 +494,54 @@ impl Spill {
         self.last.clear();
         self.last.extend_from_slice(records.last());
         if self.file.is_none() && self.memory.len() + records.bytes.len() > self.bound {
-            self.file = temporary_file(&mut self.bound);
-            if let Some(file) = &mut self.file {
-                file.write_all(&std::mem::take(&mut self.memory))?;
+            self.file = temporary_file(&self.make, &mut self.bound);
+            if self.file.is_some() {
+                let memory = std::mem::take(&mut self.memory);
+                self.write(&memory)?;
             }
         }
+        self.write(&records.bytes)
+    }
+
+    /// Writes records to the file, or holds them in memory.
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
         match &mut self.file {
-            Some(file) => file.write_all(&records.bytes),
+            Some(file) => {
+                let written = file.write(bytes);
+                self.hold_if_failed(written)
+            }
             None => {
-                self.memory.extend_from_slice(&records.bytes);
+                self.memory.extend_from_slice(bytes);
                 Ok(())
             }
         }
     }
 
+    /// After a write to the file: if it failed, what it holds is read back,
+    /// and all is held in memory from now on.
+    fn hold_if_failed(&mut self, written: io::Result<()>) -> io::Result<()> {
+        let Err(error) = written else {
+            return Ok(());
+        };
+        let Some(mut file) = self.file.take() else {
+            return Err(error);
+        };
+        self.memory = file.read(0, file.len())?;
+        self.bound = usize::MAX;
+        note_held_in_memory(&error);
+        Ok(())
+    }
+
     /// The findings pushed, in order.
-    fn read(self) -> io::Result<Spilled> {
+    fn read(mut self) -> io::Result<Spilled> {
+        if let Some(file) = &mut self.file {
+            let written = file.flush();
+            self.hold_if_failed(written)?;
+        }
         let records: Box<dyn BufRead> = match self.file {
             None => Box::new(Cursor::new(self.memory)),
-            Some(file) => {
-                let mut file = file.into_inner().map_err(|e| e.into_error())?;
-                file.rewind()?;
+            Some(Scratch { mut file, .. }) => {
+                file.rewind().map_err(read_back)?;
                 Box::new(BufReader::new(file))
             }
         };
@@ -403,18 +573,26 @@ impl Iterator for Spilled {
         match self.records.fill_buf() {
             Ok([]) => return None,
             Ok(_) => {}
-            Err(error) => return Some(Err(error)),
+            Err(error) => return Some(Err(read_back(error))),
         }
         let mut len = [0; 4];
         let read = self.records.read_exact(&mut len).and_then(|()| {
             self.buf.resize(u32::from_le_bytes(len) as usize, 0);
             self.records.read_exact(&mut self.buf)
         });
-        Some(read.and_then(|()| {
+        Some(read.map_err(read_back).and_then(|()| {
             let record = Record::read(&self.buf)?;
             Ok((record.stage(), record.finding(&mut self.names)?))
         }))
     }
+}
+
+/// An error reading the temporary file back, told as one.
+fn read_back(error: io::Error) -> io::Error {
+    io::Error::new(
+        error.kind(),
+        format!("reading findings back from a temporary file: {error}"),
+    )
 }
 
 fn invalid(error: impl std::error::Error + Send + Sync + 'static) -> io::Error {
@@ -790,6 +968,8 @@ impl LastRead {
 
 #[cfg(test)]
 mod tests {
+    use std::cell::{Cell, RefCell};
+
     use super::*;
 
     /// A finding of `rule` about `name`, placed at `line` of `file`; its help
@@ -910,7 +1090,7 @@ mod tests {
         }
         // Held in memory, and in the file.
         for bound in [usize::MAX, 0] {
-            let mut spill = Spill::new(bound);
+            let mut spill = Spill::new(bound, Rc::new(Scratch::temporary));
             spill.push(&records).unwrap();
             assert_eq!(spill.file.is_some(), bound == 0);
             let read: Vec<(Stage, Finding)> =
@@ -988,14 +1168,22 @@ mod tests {
             .collect()
     }
 
-    /// The findings of a run come out as a stable sort of all would put them
-    /// (step 1's, each linted document's in order of input and document,
-    /// those located elsewhere), repeats dropped, wherever they were held:
-    /// for documents linted in any order of file names, names that repeat,
-    /// and any bound.
-    #[test]
-    fn findings_come_out_as_a_stable_sort_of_all_orders_them() {
-        for seed in 0..500 {
+    /// A run's findings: made while reading, in the linted documents, and
+    /// caused by them elsewhere.
+    struct Run {
+        read: Vec<Finding>,
+        /// Input and document, in the order given.
+        documents: Vec<(usize, usize)>,
+        /// Each input's name.
+        names: Vec<&'static str>,
+        own: Vec<Vec<Finding>>,
+        caused: Vec<Vec<Finding>>,
+        /// Picks how each document's findings are gathered.
+        seed: u64,
+    }
+
+    impl Run {
+        fn random(seed: u64) -> Self {
             let mut random = Random(seed);
             let mut id = 0..;
             // Four inputs, with two names.
@@ -1037,11 +1225,26 @@ mod tests {
                         .collect()
                 })
                 .collect();
+            Run {
+                read,
+                documents,
+                names,
+                own,
+                caused,
+                seed: random.0,
+            }
+        }
 
-            let mut all: Vec<&Finding> = read.iter().chain(own.iter().flatten()).collect();
-            let mut located: Vec<(Stage, &Finding)> = documents
+        /// Which findings a stable sort of all puts out (step 1's, each
+        /// linted document's in order of input and document, those located
+        /// elsewhere), repeats dropped.
+        fn expected(&self) -> Vec<&str> {
+            let mut all: Vec<&Finding> =
+                self.read.iter().chain(self.own.iter().flatten()).collect();
+            let mut located: Vec<(Stage, &Finding)> = self
+                .documents
                 .iter()
-                .zip(&caused)
+                .zip(&self.caused)
                 .flat_map(|(&(input, document), found)| {
                     found
                         .iter()
@@ -1055,26 +1258,172 @@ mod tests {
             all.extend(located.iter().map(|(_, f)| f));
             all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
             all.dedup_by(|a, b| a.sort_key() == b.sort_key());
+            ids(all)
+        }
 
-            let mut gather = Gather::new([0, 200, usize::MAX][random.below(3)]);
-            gather.hold(read.iter().map(|f| (Stage::Read, copy(f))));
-            let mut by_name: Vec<usize> = (0..documents.len()).collect();
-            by_name.sort_by_key(|&i| (names[documents[i].0], documents[i]));
+        /// The findings `gather` puts out, given them in the order of the
+        /// output (documents linted by file name).
+        fn gathered(&self, mut gather: Gather) -> Vec<Finding> {
+            let mut random = Random(self.seed);
+            gather.hold(self.read.iter().map(|f| (Stage::Read, copy(f))));
+            let mut by_name: Vec<usize> = (0..self.documents.len()).collect();
+            by_name.sort_by_key(|&i| (self.names[self.documents[i].0], self.documents[i]));
             for i in by_name {
-                let (input, document) = documents[i];
+                let (input, document) = self.documents[i];
                 let stage = Stage::Linted(input, document);
-                let findings = own[i].iter().map(|f| (stage, copy(f))).collect();
+                let findings = self.own[i].iter().map(|f| (stage, copy(f))).collect();
                 gather.linted(random.own(findings)).unwrap();
                 let stage = Stage::Elsewhere(input, document);
-                let placed = caused[i].iter().map(|f| (stage, copy(f))).collect();
+                let placed = self.caused[i].iter().map(|f| (stage, copy(f))).collect();
                 // Placed and spilled in chunks (reported), or held (to be fixed).
                 match random.below(3) {
                     0 => gather.hold(placed),
                     _ => gather.placed(placed).unwrap(),
                 }
             }
-            let sorted: Vec<Finding> = gather.sorted().unwrap().collect::<io::Result<_>>().unwrap();
-            assert_eq!(ids(&sorted), ids(all), "seed {seed}");
+            gather.sorted().unwrap().collect::<io::Result<_>>().unwrap()
         }
+    }
+
+    /// The findings of a run come out as a stable sort of all would put them,
+    /// repeats dropped, wherever they were held: for documents linted in any
+    /// order of file names, names that repeat, and any bound.
+    #[test]
+    fn findings_come_out_as_a_stable_sort_of_all_orders_them() {
+        for seed in 0..500 {
+            let run = Run::random(seed);
+            let bound = [0, 200, usize::MAX][Random(seed).below(3)];
+            let sorted = run.gathered(Gather::new(bound));
+            assert_eq!(ids(&sorted), run.expected(), "seed {seed}");
+        }
+    }
+
+    /// Takes at most `room` bytes into a file, then fails as a full disk
+    /// does; every other write is interrupted first (by a signal).
+    struct Full {
+        file: File,
+        room: u64,
+        interrupt: bool,
+        /// The bytes each file of a test took, and the writes refused.
+        taken: Rc<RefCell<Vec<Vec<u8>>>>,
+        this: usize,
+        refused: Rc<Cell<usize>>,
+    }
+
+    impl Write for Full {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.interrupt = !self.interrupt;
+            if self.interrupt {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            if self.room == 0 {
+                self.refused.set(self.refused.get() + 1);
+                return Err(io::ErrorKind::StorageFull.into());
+            }
+            let n = self.file.write(&buf[..buf.len().min(self.room as usize)])?;
+            self.room -= n as u64;
+            self.taken.borrow_mut()[self.this].extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Temporary files that take at most `room` bytes each, written out
+    /// `capacity` bytes at a time.
+    fn full_files(
+        room: u64,
+        capacity: usize,
+        taken: &Rc<RefCell<Vec<Vec<u8>>>>,
+        refused: &Rc<Cell<usize>>,
+    ) -> MakeScratch {
+        let (taken, refused) = (Rc::clone(taken), Rc::clone(refused));
+        Rc::new(move || {
+            let file = tempfile::tempfile()?;
+            taken.borrow_mut().push(Vec::new());
+            let writer = Full {
+                file: file.try_clone()?,
+                room,
+                interrupt: false,
+                this: taken.borrow().len() - 1,
+                taken: Rc::clone(&taken),
+                refused: Rc::clone(&refused),
+            };
+            Ok(Scratch::new(file, Box::new(writer), capacity))
+        })
+    }
+
+    /// Where each record starts in bytes written, and where they end.
+    fn record_starts(mut bytes: &[u8]) -> Vec<u64> {
+        let mut starts = vec![0];
+        while let Some((len, rest)) = bytes.split_first_chunk::<4>() {
+            bytes = &rest[u32::from_le_bytes(*len) as usize..];
+            starts.push(starts.last().unwrap() + 4 + u64::from(u32::from_le_bytes(*len)));
+        }
+        starts
+    }
+
+    /// When writing to the temporary file fails (a full disk, a file size
+    /// limit) after any number of bytes (at every record's start, in its
+    /// length, just before and after), of step 2's records or of a chunk of
+    /// placed ones, while the records held in memory are moved to the file
+    /// or later, or when the last are written out, what the file took is
+    /// read back and all is held in memory: the findings come out as they
+    /// do when nothing fails.
+    #[test]
+    fn findings_written_to_a_temporary_file_that_fails_are_not_lost() {
+        let mut failed_runs = 0;
+        for seed in 0..300 {
+            let run = Run::random(seed);
+            let mut random = Random(seed);
+            let bound = [0, 200][random.below(2)];
+            let capacity = [1, 40, 300, SCRATCH_BUFFER][random.below(4)];
+            let taken = Rc::new(RefCell::new(Vec::new()));
+            let refused = Rc::new(Cell::new(0));
+            let gather =
+                |room| Gather::spilling_to(bound, full_files(room, capacity, &taken, &refused));
+            let expected = written(&run.gathered(gather(u64::MAX)));
+            assert_eq!(refused.get(), 0);
+            let files = taken.take();
+            let most = files.iter().map(Vec::len).max().unwrap_or(0) as u64;
+            let mut rooms: Vec<u64> = files
+                .iter()
+                .flat_map(|bytes| record_starts(bytes))
+                .flat_map(|start| [start.saturating_sub(1), start, start + 1, start + 3])
+                .filter(|&room| room < most)
+                .collect();
+            rooms.sort();
+            rooms.dedup();
+            for room in rooms {
+                refused.set(0);
+                let sorted = run.gathered(gather(room));
+                assert_eq!(written(&sorted), expected, "seed {seed}, room {room}");
+                assert!(refused.get() > 0, "seed {seed}, room {room}");
+                failed_runs += 1;
+            }
+        }
+        // Runs long enough to spill, and fail, at many places.
+        assert!(failed_runs > 5_000, "{failed_runs} runs failed");
+    }
+
+    /// An error reading the temporary file back says what failed.
+    #[test]
+    fn an_error_reading_findings_back_tells_where() {
+        struct Failing;
+        impl Read for Failing {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::ErrorKind::Other.into())
+            }
+        }
+        let mut spilled = Spilled::of(Box::new(BufReader::new(Failing)));
+        let error = spilled.next().unwrap().unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("reading findings back from a temporary file: "),
+            "{error}"
+        );
     }
 }

@@ -786,6 +786,89 @@ fn a_run_that_cannot_spill_keeps_its_findings_and_gives_the_same_output() {
     assert!(report["diagnostics"].as_array().unwrap().len() >= 3 * 3000);
 }
 
+/// A run whose temporary file cannot grow (a full disk; here a file size
+/// limit, `ulimit -f`, at which writing fails with EFBIG instead of the
+/// signal killing the run) reads back what the file took and keeps all its
+/// findings in memory: the same output, and one note on standard error.
+#[cfg(unix)]
+#[test]
+fn a_run_whose_temporary_file_fills_up_keeps_its_findings_and_gives_the_same_output() {
+    // Each HPA has maxReplicas below minReplicas and 20 metrics of an
+    // unknown type (step 2's findings) and scales on cpu its Deployment,
+    // which sets replicas and has 20 containers without requests (findings
+    // placed elsewhere): more than the 1 MiB of each held in memory.
+    let metrics = "  - {type: Resource, resource: {name: cpu, target: {type: Utilization, \
+                   averageUtilization: 50}}}\n";
+    let hpa = format!(
+        "{HPA_MAX_ZERO}  metrics:\n{metrics}{}",
+        "  - {type: Bogus}\n".repeat(20)
+    );
+    let containers: String = (0..20)
+        .map(|i| format!("      - {{name: c{i}, image: nginx}}\n"))
+        .collect();
+    let target = TARGET
+        .replace("spec:\n  selector", "spec:\n  replicas: 3\n  selector")
+        .replace(
+            "      - {name: web, image: nginx, resources: {requests: {cpu: 100m}}}\n",
+            &containers,
+        );
+    let stream: String = (0..200)
+        .map(|i| {
+            // In the HPA's metadata and target, and the Deployment's metadata.
+            let name = format!("name: web-{i:0>60}}}");
+            let hpa = hpa.replace("name: web}", &name);
+            let target = target.replace("name: web}", &name);
+            format!("{hpa}---\n{target}---\n")
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("stream.yaml");
+    std::fs::write(&input, stream).unwrap();
+    let run = |limit: &str| {
+        // 64 blocks: 32 KiB in dash's blocks of 512 bytes (POSIX), 64 KiB in bash's.
+        std::process::Command::new("sh")
+            .args(["-c", &format!("{limit} exec \"$0\" \"$@\"")])
+            .arg(assert_cmd::cargo::cargo_bin("hpa-lint"))
+            .args(["--isolated", "--format", "json"])
+            .arg(&input)
+            .env("TMPDIR", dir.path())
+            .output()
+            .unwrap()
+    };
+    let spilled = run("");
+    let full = run("ulimit -f 64;");
+    assert_eq!(
+        (
+            spilled.status.code(),
+            String::from_utf8_lossy(&spilled.stderr)
+        ),
+        (Some(1), "".into())
+    );
+    assert_eq!(
+        (full.status.code(), String::from_utf8_lossy(&full.stderr)),
+        (
+            Some(1),
+            "hpa-lint: note: findings are held in memory: writing them to a temporary file \
+             failed: File too large (os error 27)\n"
+                .into()
+        )
+    );
+    assert!(full.stdout == spilled.stdout, "the outputs differ");
+    let report: Value = serde_json::from_slice(&full.stdout).unwrap();
+    let on = |kind: &str| {
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["object"]["kind"] == kind)
+            .count()
+    };
+    assert_eq!(
+        (on("HorizontalPodAutoscaler"), on("Deployment")),
+        (21 * 200, 21 * 200)
+    );
+}
+
 /// A reader that stops early (`hpa-lint … | head -1`) ends the run while
 /// findings are written; the inputs that could not be read are still told.
 #[test]
