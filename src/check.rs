@@ -23,7 +23,7 @@ use hpa_lint_rules::fix::{Fix, TextEdit};
 use hpa_lint_rules::reads::Needs;
 use hpa_lint_rules::rules::reads;
 use hpa_lint_rules::source::lines::positions;
-use hpa_lint_rules::source::{Chunk, Pos, split_documents};
+use hpa_lint_rules::source::{Chunk, Pos};
 use hpa_lint_rules::workspace::{
     Catalog, Scan, fix_edits, lint_document, locate, objects_of, scan_document, template_finding,
 };
@@ -163,57 +163,70 @@ fn scan_chunk<'t>(
     (place, chunk.text, scan)
 }
 
-/// Step 1 for one file, block by block.
+/// Step 1 for one file, block by block: the next block is read while one
+/// is scanned.
 fn scan_file(id: usize, source: &SourceFile, settings: &Settings, needs: &Needs) -> FileScan {
     let mut file = FileScan::default();
     let mut template = None;
-    let read = source.blocks(|block| {
-        if template.is_some() {
-            return;
+    let mut scan_blocks = || -> Result<(), String> {
+        let mut blocks = source.blocks()?;
+        let mut next = blocks.next().transpose()?;
+        while let Some(block) = next {
+            if template.is_some() {
+                // Read on: an unreadable file is reported as such.
+                next = blocks.next().transpose()?;
+                continue;
+            }
+            let chunks = block.documents();
+            let first = file.documents;
+            file.documents += chunks.len();
+            let read = |(i, chunk)| scan_chunk((id, first + i), chunk, settings, needs);
+            let parallel = chunks.len() >= PARALLEL_DOCUMENTS;
+            let scan = || -> Vec<_> {
+                if parallel {
+                    chunks.par_iter().enumerate().map(read).collect()
+                } else {
+                    chunks.iter().enumerate().map(read).collect()
+                }
+            };
+            let (scans, after) = if parallel && !blocks.is_done() {
+                rayon::join(scan, || blocks.next().transpose())
+            } else {
+                (scan(), blocks.next().transpose())
+            };
+            for (place, text, scan) in scans {
+                // A template is not YAML: the file is reported once and skipped.
+                if let Some(at) = scan.template {
+                    let [(line, column)] = positions(text, &[at])[..] else {
+                        unreachable!("one position for one offset")
+                    };
+                    let pos = Pos {
+                        line,
+                        column,
+                        offset: at,
+                        len: 2,
+                    };
+                    template = Some(
+                        template_finding(settings)
+                            .map(|d| place.finding(d, &source.name, text, pos)),
+                    );
+                    break;
+                }
+                file.objects += scan.objects;
+                for (diagnostic, pos) in scan.findings {
+                    file.findings
+                        .push(place.finding(diagnostic, &source.name, text, pos));
+                }
+                for found in scan.found {
+                    file.found.add(place.at(&found.prefix), found);
+                }
+            }
+            blocks.give_back(block);
+            next = after?;
         }
-        let chunks: Vec<Chunk<'_>> = split_documents(&block.text)
-            .into_iter()
-            .map(|chunk| Chunk {
-                offset: block.offset + chunk.offset,
-                line_offset: block.line_offset + chunk.line_offset,
-                ..chunk
-            })
-            .collect();
-        let first = file.documents;
-        file.documents += chunks.len();
-        let read = |(i, chunk)| scan_chunk((id, first + i), chunk, settings, needs);
-        let scans: Vec<_> = if chunks.len() >= PARALLEL_DOCUMENTS {
-            chunks.par_iter().enumerate().map(read).collect()
-        } else {
-            chunks.iter().enumerate().map(read).collect()
-        };
-        for (place, text, scan) in scans {
-            // A template is not YAML: the file is reported once and skipped.
-            if let Some(at) = scan.template {
-                let [(line, column)] = positions(text, &[at])[..] else {
-                    unreachable!("one position for one offset")
-                };
-                let pos = Pos {
-                    line,
-                    column,
-                    offset: at,
-                    len: 2,
-                };
-                template = Some(
-                    template_finding(settings).map(|d| place.finding(d, &source.name, text, pos)),
-                );
-                return;
-            }
-            file.objects += scan.objects;
-            for (diagnostic, pos) in scan.findings {
-                file.findings
-                    .push(place.finding(diagnostic, &source.name, text, pos));
-            }
-            for found in scan.found {
-                file.found.add(place.at(&found.prefix), found);
-            }
-        }
-    });
+        Ok(())
+    };
+    let read = scan_blocks();
     match (read, template) {
         (Err(error), _) => FileScan {
             error: Some(format!("{}: {error}", source.name)),

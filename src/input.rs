@@ -14,8 +14,7 @@ use std::sync::Arc;
 
 use std::sync::{Mutex, PoisonError};
 
-use hpa_lint_rules::source::lines::count_breaks;
-use hpa_lint_rules::source::split_documents;
+use hpa_lint_rules::source::{Chunk, split_documents};
 use ignore::overrides::{Override, OverrideBuilder};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 use rayon::slice::ParallelSliceMut;
@@ -36,8 +35,9 @@ enum Bytes {
     Named(Arc<str>),
     /// A file whose path is not valid UTF-8, opened when read.
     Path(PathBuf),
-    /// Standard input, copied to an unnamed temporary file so that it is
-    /// never held whole and can be read again.
+    /// Standard input as a file, never held whole and read again by
+    /// ranges: the file itself when it is a regular file read from its
+    /// start (`- < file`), otherwise a copy in an unnamed temporary file.
     Spooled(std::fs::File),
     /// Standard input held in memory, when no temporary file can be made,
     /// or a file of a git revision.
@@ -65,6 +65,73 @@ pub struct Block {
     pub offset: usize,
     /// Lines before the text in the file.
     pub line_offset: usize,
+    /// The documents of `text`, when cutting it found them (those of the
+    /// last block are found when asked for).
+    documents: Option<Vec<Span>>,
+}
+
+/// Where a document is in its block: bytes, and lines before it.
+struct Span {
+    start: usize,
+    end: usize,
+    lines: usize,
+}
+
+/// The spans of documents cut from a block's text.
+fn spans(chunks: &[Chunk<'_>]) -> Vec<Span> {
+    chunks
+        .iter()
+        .map(|chunk| Span {
+            start: chunk.offset,
+            end: chunk.offset + chunk.text.len(),
+            lines: chunk.line_offset,
+        })
+        .collect()
+}
+
+impl Block {
+    /// The documents, placed in the file (as [`split_documents`] cuts them).
+    pub fn documents<'a>(&'a self) -> Vec<Chunk<'a>> {
+        let placed = |chunk: Chunk<'a>| Chunk {
+            offset: self.offset + chunk.offset,
+            line_offset: self.line_offset + chunk.line_offset,
+            ..chunk
+        };
+        match &self.documents {
+            Some(spans) => spans
+                .iter()
+                .map(|span| Chunk {
+                    text: &self.text[span.start..span.end],
+                    offset: span.start,
+                    line_offset: span.lines,
+                })
+                .map(placed)
+                .collect(),
+            None => split_documents(&self.text)
+                .into_iter()
+                .map(placed)
+                .collect(),
+        }
+    }
+}
+
+/// An input's blocks, read in order ([`SourceFile::blocks`]).
+pub struct Blocks<'a> {
+    reader: Box<dyn Read + Send + 'a>,
+    /// Read and not yet handed over.
+    buf: Vec<u8>,
+    offset: usize,
+    line_offset: usize,
+    /// Where to look for a cut next: after a failed look, once the buffer
+    /// has doubled, so a huge document is not split over and over.
+    next_look: usize,
+    /// Bytes left to read, when the size is known.
+    left: Option<usize>,
+    first: bool,
+    /// Whether the last block was handed over, or an error.
+    done: bool,
+    /// A block's buffer given back, to read into.
+    spare: Option<Vec<u8>>,
 }
 
 /// An input opened for reading ranges of it again.
@@ -74,7 +141,7 @@ pub enum Opened<'a> {
     Memory(&'a [u8]),
 }
 
-impl Opened<'_> {
+impl<'a> Opened<'a> {
     /// The text at `offset..offset + len`, as [`Block`] offsets count.
     pub fn range(&self, offset: usize, len: usize) -> Result<String, String> {
         let mut buf = vec![0; len];
@@ -118,18 +185,17 @@ impl Opened<'_> {
     }
 
     /// A reader from the start, for reading the whole input in order.
-    fn reader(&self) -> std::io::Result<Box<dyn Read + '_>> {
+    fn into_reader(self) -> std::io::Result<Box<dyn Read + Send + 'a>> {
         use std::io::{Seek, SeekFrom};
         match self {
             // Just opened: at its start.
             Opened::File(file) => Ok(Box::new(file)),
             // A spooled input is shared: its position is wherever it was left.
-            Opened::Borrowed(file) => {
-                let mut file: &std::fs::File = file;
+            Opened::Borrowed(mut file) => {
                 file.seek(SeekFrom::Start(0))?;
                 Ok(Box::new(file))
             }
-            Opened::Memory(bytes) => Ok(Box::new(*bytes)),
+            Opened::Memory(bytes) => Ok(Box::new(bytes)),
         }
     }
 }
@@ -214,7 +280,7 @@ impl SourceFile {
     pub fn original_bytes(&self) -> Result<Vec<u8>, String> {
         let mut bytes = Vec::new();
         self.open_original()?
-            .reader()
+            .into_reader()
             .and_then(|mut r| r.read_to_end(&mut bytes))
             .map_err(|e| e.to_string())?;
         Ok(bytes)
@@ -251,95 +317,154 @@ impl SourceFile {
     }
 
     /// Reads the input in blocks of whole documents, checked to be UTF-8,
-    /// calling `each` on each block in order. Memory holds one block (and a
-    /// document that is larger than a block) at a time.
-    pub fn blocks(&self, mut each: impl FnMut(Block)) -> Result<(), String> {
+    /// in order. Memory holds the block read (and a document that is larger
+    /// than a block).
+    pub fn blocks(&self) -> Result<Blocks<'_>, String> {
         let opened = self.open()?;
-        let mut left = opened.size()?;
-        let mut reader = opened.reader().map_err(|e| e.to_string())?;
-        let mut buf: Vec<u8> = Vec::new();
-        let (mut offset, mut line_offset) = (0, 0);
-        // Where to look for a cut next: after a failed look, once the buffer
-        // has doubled, so a huge document is not split over and over.
-        let mut next_look = BLOCK_BYTES;
-        let mut first = true;
+        let left = opened.size()?;
+        Ok(Blocks {
+            reader: opened.into_reader().map_err(|e| e.to_string())?,
+            buf: Vec::new(),
+            offset: 0,
+            line_offset: 0,
+            next_look: BLOCK_BYTES,
+            left,
+            first: true,
+            done: false,
+            spare: None,
+        })
+    }
+}
+
+impl Iterator for Blocks<'_> {
+    type Item = Result<Block, String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let block = self.read();
+        self.done = !matches!(block, Ok(Some(_)));
+        block.transpose()
+    }
+}
+
+impl Blocks<'_> {
+    /// Whether no block is left.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Gives back a block read, whose buffer the next block is read into.
+    pub fn give_back(&mut self, block: Block) {
+        self.spare = Some(block.text.into_bytes());
+    }
+
+    /// The next block; `None` at the end.
+    fn read(&mut self) -> Result<Option<Block>, String> {
+        let buf = &mut self.buf;
         loop {
             // A file of known size is read up to its size, not on to a read
             // that finds its end; room for it is made at once, as reading to
             // an unknown end would grow it in small steps.
-            let want = left.map_or(BLOCK_BYTES, |left| {
+            let want = self.left.map_or(BLOCK_BYTES, |left| {
                 buf.reserve(left.min(BLOCK_BYTES));
                 left.min(BLOCK_BYTES)
             });
-            let n = (&mut reader)
+            let n = (&mut self.reader)
                 .take(want as u64)
-                .read_to_end(&mut buf)
+                .read_to_end(buf)
                 .map_err(|e| e.to_string())?;
-            left = left.map(|left| left.saturating_sub(n));
-            if first {
-                first = false;
+            self.left = self.left.map(|left| left.saturating_sub(n));
+            if self.first {
+                self.first = false;
                 // Offsets count from the file's start, a byte-order mark included.
-                offset = check_start(&buf)?;
-                buf.drain(..offset);
+                self.offset = check_start(buf)?;
+                buf.drain(..self.offset);
             }
-            let end = n == 0 || left == Some(0);
+            let end = n == 0 || self.left == Some(0);
+            let offset = self.offset;
             let invalid =
                 |at: usize| format!("file is not valid UTF-8 (invalid byte at offset {at})");
             if end {
-                // The rest is whole documents: handed over without a copy.
-                if !buf.is_empty() {
-                    let text = String::from_utf8(std::mem::take(&mut buf))
-                        .map_err(|e| invalid(offset + e.utf8_error().valid_up_to()))?;
-                    each(Block {
-                        text,
-                        offset,
-                        line_offset,
-                    });
+                self.done = true;
+                if buf.is_empty() {
+                    return Ok(None);
                 }
-                return Ok(());
+                // The rest is whole documents: handed over without a copy.
+                let text = String::from_utf8(std::mem::take(buf))
+                    .map_err(|e| invalid(offset + e.utf8_error().valid_up_to()))?;
+                let block = Block {
+                    text,
+                    offset,
+                    line_offset: self.line_offset,
+                    documents: None,
+                };
+                return Ok(Some(block));
             }
-            if buf.len() < next_look {
+            if buf.len() < self.next_look {
                 continue;
             }
-            let valid = match std::str::from_utf8(&buf) {
-                Ok(text) => text.len(),
-                Err(e) if e.error_len().is_none() => e.valid_up_to(),
-                Err(e) => return Err(invalid(offset + e.valid_up_to())),
+            // Checked once, as it is handed over; a character cut by the read
+            // is completed by the next.
+            let (mut text, cut_short) = match String::from_utf8(std::mem::take(buf)) {
+                Ok(text) => (text, Vec::new()),
+                Err(e) if e.utf8_error().error_len().is_none() => {
+                    let valid = e.utf8_error().valid_up_to();
+                    let mut bytes = e.into_bytes();
+                    let cut_short = bytes.split_off(valid);
+                    let text = String::from_utf8(bytes).expect("valid up to there");
+                    (text, cut_short)
+                }
+                Err(e) => return Err(invalid(offset + e.utf8_error().valid_up_to())),
             };
-            let text = std::str::from_utf8(&buf[..valid]).expect("checked above");
             // Up to the start of the last document, which may go on.
-            let cut = match split_documents(text).last() {
-                Some(last) if last.offset > 0 => last.offset,
-                _ => 0,
-            };
-            if cut == 0 {
-                next_look = buf.len() * 2;
+            let chunks = split_documents(&text);
+            let Some(&last) = chunks.last().filter(|last| last.offset > 0) else {
+                *buf = text.into_bytes();
+                buf.extend_from_slice(&cut_short);
+                self.next_look = buf.len() * 2;
                 if buf.len() > MAX_DOCUMENT_BYTES {
                     return Err(format!(
                         "a document at line {} is larger than {} MiB",
-                        line_offset + 1,
+                        self.line_offset + 1,
                         MAX_DOCUMENT_BYTES >> 20
                     ));
                 }
                 continue;
-            }
-            let block = text[..cut].to_owned();
-            let breaks = count_breaks(&block);
-            each(Block {
-                text: block,
+            };
+            let (cut, lines) = (last.offset, last.line_offset);
+            // The documents before the last are those of the text up to it.
+            let documents = Some(spans(&chunks[..chunks.len() - 1]));
+            // The block is the text read, but for the last document: only
+            // that is copied, to be read on (into a block given back: a
+            // few buffers serve a whole stream).
+            let mut rest = self.spare.take().unwrap_or_default();
+            rest.clear();
+            rest.extend_from_slice(&text.as_bytes()[cut..]);
+            rest.extend_from_slice(&cut_short);
+            text.truncate(cut);
+            *buf = rest;
+            let block = Block {
+                text,
                 offset,
-                line_offset,
-            });
-            offset += cut;
-            line_offset += breaks;
-            buf.drain(..cut);
-            next_look = BLOCK_BYTES;
+                line_offset: self.line_offset,
+                documents,
+            };
+            self.offset += cut;
+            self.line_offset += lines;
+            self.next_look = BLOCK_BYTES;
+            return Ok(Some(block));
         }
     }
 }
 
-/// Standard input, copied to a temporary file (or, failing that, memory).
+/// Standard input: the file itself when it is a regular file read from its
+/// start; otherwise copied to a temporary file (or, failing that, memory).
 fn read_stdin() -> Bytes {
+    if let Some(file) = stdin_file() {
+        return Bytes::Spooled(file);
+    }
     let stdin = std::io::stdin();
     match tempfile::tempfile() {
         Ok(mut file) => match std::io::copy(&mut stdin.lock(), &mut file) {
@@ -354,6 +479,19 @@ fn read_stdin() -> Bytes {
             }
         }
     }
+}
+
+/// Standard input when it is a regular file at its start (`- < file`): read
+/// where it is, like a named file, rather than copied first.
+fn stdin_file() -> Option<std::fs::File> {
+    use std::io::Seek;
+    #[cfg(unix)]
+    let stdin = std::os::fd::AsFd::as_fd(&std::io::stdin()).try_clone_to_owned();
+    #[cfg(windows)]
+    let stdin = std::os::windows::io::AsHandle::as_handle(&std::io::stdin()).try_clone_to_owned();
+    let mut file = std::fs::File::from(stdin.ok()?);
+    let regular = file.metadata().ok()?.is_file();
+    (regular && file.stream_position().ok()? == 0).then_some(file)
 }
 
 pub fn ignore_matcher(globs: &[String], root: &Path) -> Result<Override, String> {
@@ -678,7 +816,10 @@ mod tests {
     fn read_blocks(path: &Path) -> Result<Vec<(String, usize, usize)>, String> {
         let sources = to_sources(vec![path.to_path_buf()], false, Order::Sorted, true);
         let mut blocks = Vec::new();
-        sources[0].blocks(|b| blocks.push((b.text, b.offset, b.line_offset)))?;
+        for block in sources[0].blocks()? {
+            let block = block?;
+            blocks.push((block.text, block.offset, block.line_offset));
+        }
         Ok(blocks)
     }
 
@@ -701,7 +842,8 @@ mod tests {
             let mut read = text[..start].to_owned();
             for (block, offset, line_offset) in &blocks {
                 assert_eq!(*offset, read.len(), "{name}");
-                assert_eq!(*line_offset, count_breaks(&read), "{name}");
+                let breaks = hpa_lint_rules::source::lines::count_breaks(&read);
+                assert_eq!(*line_offset, breaks, "{name}");
                 read += block;
             }
             assert_eq!(read, text, "{name}");

@@ -11,9 +11,10 @@
 //! ([`Sorted`]).
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read, Seek, SeekFrom, Write};
-use std::iter::Peekable;
 use std::rc::Rc;
 use std::sync::{Arc, Once};
 
@@ -39,6 +40,8 @@ pub enum Stage {
 
 /// The order findings are written in: by sort key, then stage.
 fn order(finding: &Finding, stage: Stage) -> (SortKey<'_>, Stage) {
+    #[cfg(test)]
+    tests::ORDERED.with(|n| n.set(n.get() + 1));
     (finding.sort_key(), stage)
 }
 
@@ -600,7 +603,45 @@ fn invalid(error: impl std::error::Error + Send + Sync + 'static) -> io::Error {
 }
 
 /// Findings in order, by their stage.
-type Stream = Peekable<Box<dyn Iterator<Item = io::Result<(Stage, Finding)>>>>;
+type Stream = Box<dyn Iterator<Item = io::Result<(Stage, Finding)>>>;
+
+/// The next finding of one stream, waiting in the merge's heap.
+struct Head {
+    stage: Stage,
+    finding: Finding,
+    stream: usize,
+}
+
+impl Head {
+    /// Where it goes: by order, then stream (of equal findings, the first
+    /// stream's comes first).
+    fn cmp_place(&self, other: &Self) -> Ordering {
+        order(&self.finding, self.stage)
+            .cmp(&order(&other.finding, other.stage))
+            .then(self.stream.cmp(&other.stream))
+    }
+}
+
+/// Reversed: the heap gives its greatest first, the merge wants the least.
+impl Ord for Head {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.cmp_place(self)
+    }
+}
+
+impl PartialOrd for Head {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Head {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Head {}
 
 /// A run's findings in the order they are written, repeats (equal sort
 /// keys) dropped: those of steps 2 and 3, each spilled in order, merged with
@@ -611,6 +652,11 @@ pub struct Sorted {
     /// the held ones (of findings in the same place in the order, the first
     /// of these came first).
     streams: Vec<Stream>,
+    /// The next finding of each stream that has one: each finding out costs
+    /// a logarithm of the number of chunks, however many there are.
+    heads: BinaryHeap<Head>,
+    /// Errors read, by stream, given before any finding.
+    failed: VecDeque<(usize, io::Error)>,
     /// The next finding, read while looking for repeats.
     ahead: Option<io::Result<Finding>>,
 }
@@ -621,35 +667,47 @@ impl Sorted {
         crate::report::sort_by(&mut held, |(a_stage, a), (b_stage, b)| {
             order(a, *a_stage).cmp(&order(b, *b_stage))
         });
-        let stream = |findings: Box<dyn Iterator<Item = _>>| findings.peekable();
-        let mut streams = vec![stream(Box::new(spill.read()?))];
+        let mut streams: Vec<Stream> = vec![Box::new(spill.read()?)];
         for chunk in placed.read()? {
-            streams.push(stream(Box::new(chunk)));
+            streams.push(Box::new(chunk));
         }
-        streams.push(stream(Box::new(held.into_iter().map(Ok))));
-        Ok(Self {
+        streams.push(Box::new(held.into_iter().map(Ok)));
+        let mut sorted = Self {
+            heads: BinaryHeap::with_capacity(streams.len()),
             streams,
+            failed: VecDeque::new(),
             ahead: None,
-        })
+        };
+        for stream in 0..sorted.streams.len() {
+            sorted.pull(stream);
+        }
+        Ok(sorted)
+    }
+
+    /// Reads the next finding of a stream into the heap (or its error).
+    fn pull(&mut self, stream: usize) {
+        match self.streams[stream].next() {
+            Some(Ok((stage, finding))) => self.heads.push(Head {
+                stage,
+                finding,
+                stream,
+            }),
+            Some(Err(error)) => self.failed.push_back((stream, error)),
+            None => {}
+        }
     }
 
     /// The next finding of any stream, repeats included; an error first.
     fn merged(&mut self) -> Option<io::Result<Finding>> {
-        let heads: Vec<Option<&io::Result<(Stage, Finding)>>> =
-            self.streams.iter_mut().map(Peekable::peek).collect();
-        let next = match heads.iter().position(|head| matches!(head, Some(Err(_)))) {
-            Some(failed) => failed,
-            None => {
-                (0..heads.len())
-                    .filter_map(|i| match heads[i] {
-                        Some(Ok((stage, finding))) => Some((order(finding, *stage), i)),
-                        _ => None,
-                    })
-                    .min()?
-                    .1
-            }
-        };
-        Some(self.streams[next].next()?.map(|(_, finding)| finding))
+        if let Some((stream, error)) = self.failed.pop_front() {
+            self.pull(stream);
+            return Some(Err(error));
+        }
+        let Head {
+            finding, stream, ..
+        } = self.heads.pop()?;
+        self.pull(stream);
+        Some(Ok(finding))
     }
 }
 
@@ -1015,6 +1073,11 @@ mod tests {
                 fix_not_made: None,
             }),
         }
+    }
+
+    thread_local! {
+        /// Times this thread worked out a finding's place in the order.
+        pub static ORDERED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     }
 
     fn written(findings: &[Finding]) -> Vec<String> {
@@ -1424,6 +1487,44 @@ mod tests {
                 .to_string()
                 .starts_with("reading findings back from a temporary file: "),
             "{error}"
+        );
+    }
+
+    /// Findings placed elsewhere in thousands of chunks (each document's
+    /// own, as with a small bound) come out at the cost of a logarithm of
+    /// the number of chunks each: a merge that looked at every chunk for
+    /// each finding made a stream of shuffled HPA + target pairs slow down
+    /// with the square of its length.
+    #[test]
+    fn merging_many_chunks_costs_a_logarithm_per_finding() {
+        let documents = 4000;
+        let mut random = Random(7);
+        let mut gather = Gather::new(0);
+        for document in 0..documents {
+            // In a target's document anywhere in the stream, as when HPAs
+            // and their targets are shuffled.
+            let at = (0, random.below(2 * documents));
+            let name = format!("web{document}");
+            let placed = finding(0, "s.yaml", at, at.1 * 20, &name, "help");
+            gather
+                .placed(vec![(Stage::Elsewhere(0, document), placed)])
+                .unwrap();
+        }
+        ORDERED.with(|n| n.set(0));
+        let sorted: Vec<Finding> = gather.sorted().unwrap().collect::<io::Result<_>>().unwrap();
+        let ordered = ORDERED.with(std::cell::Cell::get);
+        assert_eq!(sorted.len(), documents);
+        assert!(
+            sorted.is_sorted_by(|a, b| a.sort_key() <= b.sort_key()),
+            "in order"
+        );
+        // Each finding is ordered some twice per level of the heap of the
+        // chunks' next findings, some 2 × 12 levels here; a look at every
+        // chunk would take 4,000.
+        let levels = documents.ilog2() as usize + 1;
+        assert!(
+            ordered <= documents * 4 * levels,
+            "{ordered} findings ordered to merge {documents} in as many chunks"
         );
     }
 }

@@ -902,3 +902,80 @@ fn a_reader_that_stops_early_still_gets_the_unread_inputs_told() {
         "{stderr}"
     );
 }
+
+/// Standard input that is a file is read where it is, and a pipe is copied
+/// first: both give the same findings, at the lines they are on, over a
+/// stream cut into several blocks (LF and CRLF documents); a file given
+/// part-way through is read from there, as the same text piped.
+#[test]
+fn standard_input_reads_the_same_from_a_file_as_from_a_pipe() {
+    use std::io::{Seek, SeekFrom};
+    let padding = "# padding\n".repeat(60);
+    let documents: Vec<String> = (0..3000)
+        .map(|i| {
+            let hpa = HPA_MAX_ZERO.replace(
+                "metadata: {name: web}",
+                &format!("metadata: {{name: web-{i}}}"),
+            );
+            let document = format!("{padding}{hpa}");
+            if i % 3 == 0 {
+                document.replace('\n', "\r\n")
+            } else {
+                document
+            }
+        })
+        .collect();
+    let stream = documents.join("---\n");
+    assert!(stream.len() > 2 << 20, "more than two blocks");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("stream.yaml");
+    std::fs::write(&path, &stream).unwrap();
+    let lint = |stdin: std::fs::File| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-lint"))
+            .args(["--isolated", "--format", "json", "-"])
+            .env_remove("HPA_LINT_KUBE_VERSION")
+            .stdin(stdin)
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()
+    };
+    let piped = |text: &str| json_output(hpa_lint().arg("-").write_stdin(text));
+    // Each HPA's `maxReplicas` line, counted in the text.
+    let lines = |text: &str| -> Vec<(String, u64)> {
+        let mut name = String::new();
+        let mut found = Vec::new();
+        for (number, line) in text.lines().enumerate() {
+            if let Some(rest) = line.strip_prefix("metadata: {name: ") {
+                name = rest.trim_end_matches(['}', '\r']).to_owned();
+            }
+            if line.starts_with("  maxReplicas: 1") {
+                found.push((name.clone(), number as u64 + 1));
+            }
+        }
+        found
+    };
+    let reported = |report: &Value| -> Vec<(String, u64)> {
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["rule"] == "invalid-replicas")
+            .map(|d| {
+                let name = d["object"]["name"].as_str().unwrap().to_owned();
+                (name, d["line"].as_u64().unwrap())
+            })
+            .collect()
+    };
+    let from_file = lint(std::fs::File::open(&path).unwrap());
+    assert_eq!(reported(&from_file), lines(&stream));
+    assert!(from_file == piped(&stream), "file and pipe differ");
+    // Part-way: from the 2,000th document on.
+    let at = documents[..2000].join("---\n").len();
+    let rest = &stream[at..];
+    let mut file = std::fs::File::open(&path).unwrap();
+    file.seek(SeekFrom::Start(at as u64)).unwrap();
+    let from_middle = lint(file);
+    assert_eq!(reported(&from_middle).len(), 1000);
+    assert_eq!(reported(&from_middle), lines(rest));
+    assert!(from_middle == piped(rest), "file and pipe differ part-way");
+}
