@@ -414,7 +414,19 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> io::Result<Inventory
 }
 
 /// [`read`], holding at most `bound` bytes of HPAs kept whole in memory.
+///
+/// It runs on a thread of the pool, so that a batch starts without handing
+/// work over from another thread and waking the pool; what a batch kept is
+/// put together while the next is read, not while the pool waits.
 fn read_keeping(
+    sources: &[SourceFile],
+    settings: &Settings,
+    bound: usize,
+) -> io::Result<Inventory> {
+    rayon::scope(|_| read_in_pool(sources, settings, bound))
+}
+
+fn read_in_pool(
     sources: &[SourceFile],
     settings: &Settings,
     bound: usize,
@@ -426,15 +438,7 @@ fn read_keeping(
     let mut records = Vec::new();
     let store = Store::new(bound);
     let needs = reads(settings);
-    for (batch, first) in sources
-        .chunks(FILES_AT_ONCE)
-        .zip((0..).step_by(FILES_AT_ONCE))
-    {
-        let scans: Vec<FileScan> = batch
-            .par_iter()
-            .enumerate()
-            .map(|(i, source)| scan_file(first + i, source, settings, &needs, &store))
-            .collect();
+    let mut add = |scans: Vec<FileScan>, batch: &[SourceFile]| {
         for (scan, source) in scans.into_iter().zip(batch) {
             // Context files only feed the lookups; their problems are not this run's.
             if !source.context {
@@ -456,7 +460,24 @@ fn read_keeping(
                 records.extend(scan.kept);
             }
         }
+    };
+    // The batch read last, with its files.
+    let mut last: (Vec<FileScan>, &[SourceFile]) = (Vec::new(), &[]);
+    for (batch, first) in sources
+        .chunks(FILES_AT_ONCE)
+        .zip((0..).step_by(FILES_AT_ONCE))
+    {
+        let scan = || {
+            batch
+                .par_iter()
+                .enumerate()
+                .map(|(i, source)| scan_file(first + i, source, settings, &needs, &store))
+                .collect()
+        };
+        let (scans, ()) = rayon::join(scan, || add(std::mem::take(&mut last.0), last.1));
+        last = (scans, batch);
     }
+    add(last.0, last.1);
     let (index, places, hpas) = catalog.finish();
     Ok(Inventory {
         index,

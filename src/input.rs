@@ -17,6 +17,7 @@ use std::sync::{Mutex, PoisonError};
 use hpa_lint_rules::source::{Chunk, split_documents};
 use ignore::overrides::{Override, OverrideBuilder};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
+use rayon::slice::ParallelSliceMut;
 
 /// A single document larger than this is refused (documents are held whole
 /// while they are read; files of any size are read in blocks).
@@ -159,23 +160,36 @@ impl<'a> Opened<'a> {
         String::from_utf8(buf).map_err(|e| e.to_string())
     }
 
-    /// The input's size in bytes, when it is known.
-    fn len(&self) -> Option<usize> {
-        match self {
-            Opened::File(file) => file.metadata().ok().map(|m| m.len() as usize),
-            Opened::Borrowed(file) => file.metadata().ok().map(|m| m.len() as usize),
-            Opened::Memory(bytes) => Some(bytes.len()),
+    /// The input's size in bytes, when it is known: not for a device, nor
+    /// for a file that says it is empty (`/proc` files do). A pipe or a
+    /// socket is refused: its ranges cannot be read again.
+    fn size(&self) -> Result<Option<usize>, String> {
+        let file = match self {
+            Opened::File(file) => file,
+            Opened::Borrowed(file) => file,
+            Opened::Memory(bytes) => return Ok(Some(bytes.len())),
+        };
+        let Ok(metadata) = file.metadata() else {
+            return Ok(None);
+        };
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            let kind = metadata.file_type();
+            if kind.is_fifo() || kind.is_socket() {
+                return Err("not a regular file (a pipe): give it on standard input (`-`)".into());
+            }
         }
+        let len = metadata.len() as usize;
+        Ok((metadata.is_file() && len > 0).then_some(len))
     }
 
     /// A reader from the start, for reading the whole input in order.
     fn into_reader(self) -> std::io::Result<Box<dyn Read + Send + 'a>> {
         use std::io::{Seek, SeekFrom};
         match self {
-            Opened::File(mut file) => {
-                file.seek(SeekFrom::Start(0))?;
-                Ok(Box::new(file))
-            }
+            // Just opened: at its start.
+            Opened::File(file) => Ok(Box::new(file)),
             // A spooled input is shared: its position is wherever it was left.
             Opened::Borrowed(mut file) => {
                 file.seek(SeekFrom::Start(0))?;
@@ -307,7 +321,7 @@ impl SourceFile {
     /// than a block).
     pub fn blocks(&self) -> Result<Blocks<'_>, String> {
         let opened = self.open()?;
-        let left = opened.len();
+        let left = opened.size()?;
         Ok(Blocks {
             reader: opened.into_reader().map_err(|e| e.to_string())?,
             buf: Vec::new(),
@@ -350,11 +364,15 @@ impl Blocks<'_> {
     fn read(&mut self) -> Result<Option<Block>, String> {
         let buf = &mut self.buf;
         loop {
-            // One read for a file smaller than a block: reading to the end of an
-            // unknown size would probe in small steps.
-            buf.reserve(self.left.unwrap_or(BLOCK_BYTES).min(BLOCK_BYTES) + 1);
+            // A file of known size is read up to its size, not on to a read
+            // that finds its end; room for it is made at once, as reading to
+            // an unknown end would grow it in small steps.
+            let want = self.left.map_or(BLOCK_BYTES, |left| {
+                buf.reserve(left.min(BLOCK_BYTES));
+                left.min(BLOCK_BYTES)
+            });
             let n = (&mut self.reader)
-                .take(BLOCK_BYTES as u64)
+                .take(want as u64)
                 .read_to_end(buf)
                 .map_err(|e| e.to_string())?;
             self.left = self.left.map(|left| left.saturating_sub(n));
@@ -623,7 +641,8 @@ fn sort_walked(paths: Vec<PathBuf>) -> Vec<PathBuf> {
         );
         order.push((start..keys.len(), i));
     }
-    order.sort_unstable_by(|(a, _), (b, _)| keys[a.clone()].cmp(&keys[b.clone()]));
+    // On all cores: the walk's threads are done, step 1's not started.
+    order.par_sort_unstable_by(|(a, _), (b, _)| keys[a.clone()].cmp(&keys[b.clone()]));
     let mut paths: Vec<Option<PathBuf>> = paths.into_iter().map(Some).collect();
     order
         .into_iter()
@@ -791,6 +810,65 @@ mod tests {
             sources[0].path().unwrap().strip_prefix("./base").unwrap(),
             Path::new("apps/a.yaml")
         );
+    }
+
+    /// The blocks of a file as `blocks` hands them over.
+    fn read_blocks(path: &Path) -> Result<Vec<(String, usize, usize)>, String> {
+        let sources = to_sources(vec![path.to_path_buf()], false, Order::Sorted, true);
+        let mut blocks = Vec::new();
+        for block in sources[0].blocks()? {
+            let block = block?;
+            blocks.push((block.text, block.offset, block.line_offset));
+        }
+        Ok(blocks)
+    }
+
+    /// A file is read whole, up to the size it has, in blocks of whole
+    /// documents; an empty file has no block.
+    #[test]
+    fn files_are_read_whole_in_blocks_of_documents() {
+        let dir = tempfile::tempdir().unwrap();
+        let document = format!("a: {}\n", "x".repeat(999));
+        let cases = [
+            ("empty.yaml", String::new()),
+            ("small.yaml", "\u{feff}a: 1\n---\nb: 2".to_owned()),
+            ("large.yaml", format!("---\n{document}").repeat(3000)),
+        ];
+        for (name, text) in cases {
+            let path = dir.path().join(name);
+            std::fs::write(&path, &text).unwrap();
+            let blocks = read_blocks(&path).unwrap();
+            let start = text.len() - text.trim_start_matches('\u{feff}').len();
+            let mut read = text[..start].to_owned();
+            for (block, offset, line_offset) in &blocks {
+                assert_eq!(*offset, read.len(), "{name}");
+                let breaks = hpa_lint_rules::source::lines::count_breaks(&read);
+                assert_eq!(*line_offset, breaks, "{name}");
+                read += block;
+            }
+            assert_eq!(read, text, "{name}");
+            let expected = match name {
+                "empty.yaml" => 0,
+                "small.yaml" => 1,
+                _ => text.len().div_ceil(BLOCK_BYTES),
+            };
+            assert_eq!(blocks.len(), expected, "{name}");
+        }
+    }
+
+    /// A pipe given by its path is refused with a clear error (its ranges
+    /// cannot be read again), rather than read once and then lost.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_pipe_given_as_a_path_is_an_error() {
+        use std::io::Write;
+        use std::os::fd::AsRawFd;
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        writer.write_all(b"a: 1\n").unwrap();
+        drop(writer);
+        let path = PathBuf::from(format!("/proc/self/fd/{}", reader.as_raw_fd()));
+        let error = read_blocks(&path).unwrap_err();
+        assert!(error.contains("not a regular file"), "{error}");
     }
 
     proptest::proptest! {
