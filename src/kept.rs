@@ -7,11 +7,12 @@
 
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 use std::ops::Range;
 use std::sync::{Mutex, PoisonError};
 
 use crate::input::read_exact_at;
+use crate::scratch::Scratch;
 
 /// Where a record is in the store.
 #[derive(Clone, Copy, Debug)]
@@ -20,45 +21,22 @@ pub struct Record {
     len: u32,
 }
 
-/// Bytes gathered before they are written to the file at once.
-const BUFFER: usize = 64 << 10;
-
-/// The file records go to once the memory is full, and what writes to it.
-struct Spill {
-    file: File,
-    /// In tests, a writer that fails.
-    writer: Box<dyn Write + Send>,
-}
-
-/// Makes the file to spill to.
-type MakeSpill = Box<dyn Fn() -> io::Result<Spill> + Send + Sync>;
-
-/// An unnamed temporary file in the system's temporary directory.
-fn temporary() -> io::Result<Spill> {
-    let file = tempfile::tempfile()?;
-    let writer = Box::new(file.try_clone()?);
-    Ok(Spill { file, writer })
-}
+/// Makes the file to spill to (in tests, one that fails).
+type MakeScratch = Box<dyn Fn() -> io::Result<Scratch> + Send + Sync>;
 
 /// Records being added, from several threads.
 pub struct Store {
     writing: Mutex<Writing>,
-    make: MakeSpill,
+    make: MakeScratch,
 }
 
 struct Writing {
     /// At most this many bytes are held in memory.
     bound: usize,
-    /// The buffer is written out once it holds this many bytes.
-    flush_at: usize,
     /// The first records.
     memory: Vec<u8>,
     /// Once the memory is full, the records that follow.
-    file: Option<Spill>,
-    /// Bytes the file took.
-    in_file: u64,
-    /// Bytes that follow those in the file, not written yet.
-    buffer: Vec<u8>,
+    file: Option<Scratch>,
     /// Why records were lost, if they were: the file could not be read
     /// back after a write to it failed.
     lost: Option<io::Error>,
@@ -66,24 +44,23 @@ struct Writing {
 
 impl Writing {
     fn len(&self) -> u64 {
-        (self.memory.len() + self.buffer.len()) as u64 + self.in_file
+        self.memory.len() as u64 + self.file.as_ref().map_or(0, Scratch::written)
     }
 
-    fn add(&mut self, record: &[u8], make: &MakeSpill) -> Record {
+    fn add(&mut self, record: &[u8], make: &MakeScratch) -> Record {
         let at = self.len();
         if self.file.is_none() && self.memory.len() + record.len() > self.bound {
             match make() {
-                Ok(spill) => self.file = Some(spill),
+                Ok(file) => self.file = Some(file),
                 Err(_) => self.bound = usize::MAX,
             }
         }
-        if self.file.is_some() {
-            self.buffer.extend_from_slice(record);
-            if self.buffer.len() >= self.flush_at {
-                self.flush();
+        match &mut self.file {
+            Some(file) => {
+                let written = file.write(record);
+                self.hold_if_failed(written);
             }
-        } else {
-            self.memory.extend_from_slice(record);
+            None => self.memory.extend_from_slice(record),
         }
         Record {
             at,
@@ -91,25 +68,19 @@ impl Writing {
         }
     }
 
-    /// Writes out the buffer; if that fails, what the file took is read back
+    /// After a write to the file: if it failed, what it holds is read back,
     /// and everything is held in memory from now on.
-    fn flush(&mut self) {
-        let Some(spill) = &mut self.file else {
+    fn hold_if_failed(&mut self, written: io::Result<()>) {
+        if written.is_ok() {
+            return;
+        }
+        let Some(file) = self.file.take() else {
             return;
         };
-        if spill.writer.write_all(&self.buffer).is_ok() {
-            self.in_file += self.buffer.len() as u64;
-            self.buffer.clear();
-            return;
+        match file.read(0, file.written()) {
+            Ok(mut taken) => self.memory.append(&mut taken),
+            Err(error) => self.lost = Some(error),
         }
-        let mut taken = vec![0; usize::try_from(self.in_file).unwrap_or(usize::MAX)];
-        if let Err(error) = read_exact_at(&spill.file, &mut taken, 0) {
-            self.lost.get_or_insert(error);
-        }
-        self.memory.append(&mut taken);
-        self.memory.append(&mut self.buffer);
-        self.file = None;
-        self.in_file = 0;
         self.bound = usize::MAX;
     }
 }
@@ -117,21 +88,17 @@ impl Writing {
 impl Store {
     /// Holds at most `bound` bytes of records in memory.
     pub fn new(bound: usize) -> Self {
-        Self::spilling_to(bound, BUFFER, Box::new(temporary))
+        Self::spilling_to(bound, Box::new(Scratch::temporary))
     }
 
-    /// [`Store::new`], spilling to the file `make` makes, written
-    /// `flush_at` bytes at a time.
-    fn spilling_to(bound: usize, flush_at: usize, make: MakeSpill) -> Self {
+    /// [`Store::new`], spilling to the file `make` makes.
+    fn spilling_to(bound: usize, make: MakeScratch) -> Self {
         Self {
             make,
             writing: Mutex::new(Writing {
                 bound,
-                flush_at,
                 memory: Vec::new(),
                 file: None,
-                in_file: 0,
-                buffer: Vec::new(),
                 lost: None,
             }),
         }
@@ -152,14 +119,17 @@ impl Store {
             .writing
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
-        writing.flush();
+        if let Some(file) = &mut writing.file {
+            let written = file.flush();
+            writing.hold_if_failed(written);
+        }
         if let Some(error) = writing.lost {
             return Err(error);
         }
         writing.memory.shrink_to_fit();
         Ok(Kept {
             memory: writing.memory,
-            file: writing.file.map(|spill| spill.file),
+            file: writing.file.map(Scratch::into_file),
         })
     }
 }
@@ -220,6 +190,8 @@ impl Read<'_> {
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write;
+
     use super::*;
 
     /// Writes to a file, and fails once it took `left` more bytes.
@@ -253,7 +225,7 @@ mod tests {
             .collect();
         for bound in [0, 500, usize::MAX] {
             for fails_after in [Some(0), Some(1_000), None] {
-                let make: MakeSpill = Box::new(move || {
+                let make: MakeScratch = Box::new(move || {
                     let file = tempfile::tempfile()?;
                     let writer: Box<dyn Write + Send> = match fails_after {
                         Some(left) => Box::new(Failing {
@@ -262,9 +234,9 @@ mod tests {
                         }),
                         None => Box::new(file.try_clone()?),
                     };
-                    Ok(Spill { file, writer })
+                    Ok(Scratch::new(file, writer, 300))
                 });
-                let store = Store::spilling_to(bound, 300, make);
+                let store = Store::spilling_to(bound, make);
                 let mut added = Vec::new();
                 for group in records.chunks(3) {
                     added.extend(store.add(group));

@@ -25,6 +25,7 @@ pub mod options;
 pub mod prometheus;
 pub mod proxy;
 pub mod report;
+pub mod scratch;
 pub mod settings;
 pub mod simulate;
 pub mod spill;

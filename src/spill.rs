@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Cursor, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufRead, BufReader, Cursor, Read, Seek, SeekFrom};
 use std::rc::Rc;
 use std::sync::{Arc, Once};
 
@@ -26,6 +26,7 @@ use hpa_lint_rules::{
 use serde::{Deserialize, Serialize};
 
 use crate::report::{Excerpt, FileEdit, Finding, Location, Outcome, Position, SortKey};
+use crate::scratch::Scratch;
 
 /// Which part of the run a finding comes from. Of findings equal in their
 /// sort key, the first in this order is kept: reading (step 1), linting an
@@ -243,9 +244,9 @@ impl Placed {
         }
         match &mut self.file {
             Some(file) => {
-                let start = file.len();
+                let start = file.written();
                 let written = file.write(&records.bytes);
-                self.chunks.push(Chunk::File(start, file.len()));
+                self.chunks.push(Chunk::File(start, file.written()));
                 self.hold_if_failed(written)
             }
             None => {
@@ -262,12 +263,12 @@ impl Placed {
         let Err(error) = written else {
             return Ok(());
         };
-        let Some(mut file) = self.file.take() else {
+        let Some(file) = self.file.take() else {
             return Err(error);
         };
         for chunk in &mut self.chunks {
             if let Chunk::File(start, end) = *chunk {
-                let bytes = file.read(start, end)?;
+                let bytes = file.read(start, end).map_err(read_back)?;
                 self.in_memory += bytes.len();
                 *chunk = Chunk::Memory(bytes);
             }
@@ -284,7 +285,7 @@ impl Placed {
             let written = file.flush();
             self.hold_if_failed(written)?;
         }
-        let file = self.file.map(|file| Rc::new(file.file));
+        let file = self.file.map(|file| Rc::new(file.into_file()));
         Ok(self
             .chunks
             .into_iter()
@@ -330,106 +331,6 @@ fn note_held_in_memory(error: &io::Error) {
 
 /// Makes a temporary file to spill to (in tests, one that fails).
 type MakeScratch = Rc<dyn Fn() -> io::Result<Scratch>>;
-
-/// A temporary file written through a buffer of its own: when a write
-/// fails, what the file took is known, and every byte written can still be
-/// read back, from the file or the buffer.
-struct Scratch {
-    file: File,
-    /// Writes to `file` (in tests, a writer that fails).
-    writer: Box<dyn Write>,
-    /// Bytes written to the buffer that the file has not taken yet: they
-    /// follow those in the file.
-    buffer: Vec<u8>,
-    /// Bytes the file took.
-    in_file: u64,
-    /// The buffer is written out once it holds this many bytes.
-    capacity: usize,
-}
-
-/// Writes `bytes`, and tells how many were taken before an error.
-fn write_some(writer: &mut impl Write, bytes: &[u8]) -> (usize, io::Result<()>) {
-    let mut taken = 0;
-    while taken < bytes.len() {
-        match writer.write(&bytes[taken..]) {
-            Ok(0) => return (taken, Err(io::ErrorKind::WriteZero.into())),
-            Ok(n) => taken += n,
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-            Err(error) => return (taken, Err(error)),
-        }
-    }
-    (taken, Ok(()))
-}
-
-/// Bytes a [`Scratch`] gathers before writing them out.
-const SCRATCH_BUFFER: usize = 64 << 10;
-
-impl Scratch {
-    /// An unnamed temporary file in the system's temporary directory.
-    fn temporary() -> io::Result<Self> {
-        let file = tempfile::tempfile()?;
-        let writer = Box::new(file.try_clone()?);
-        Ok(Self::new(file, writer, SCRATCH_BUFFER))
-    }
-
-    fn new(file: File, writer: Box<dyn Write>, capacity: usize) -> Self {
-        Self {
-            file,
-            writer,
-            buffer: Vec::new(),
-            in_file: 0,
-            capacity,
-        }
-    }
-
-    /// Bytes written so far.
-    fn len(&self) -> u64 {
-        self.in_file + self.buffer.len() as u64
-    }
-
-    /// Writes `bytes`; when writing out fails they are kept all the same.
-    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if self.buffer.len() + bytes.len() < self.capacity {
-            self.buffer.extend_from_slice(bytes);
-            return Ok(());
-        }
-        if let Err(error) = self.flush() {
-            self.buffer.extend_from_slice(bytes);
-            return Err(error);
-        }
-        // The buffer is empty: the bytes go out as they are, not copied.
-        let (taken, written) = write_some(&mut self.writer, bytes);
-        self.in_file += taken as u64;
-        if written.is_err() {
-            self.buffer.extend_from_slice(&bytes[taken..]);
-        }
-        written
-    }
-
-    /// Writes out the buffer; what the file does not take stays in it.
-    fn flush(&mut self) -> io::Result<()> {
-        let (taken, written) = write_some(&mut self.writer, &self.buffer);
-        self.in_file += taken as u64;
-        self.buffer.drain(..taken);
-        written
-    }
-
-    /// The bytes written from `start` to `end`.
-    fn read(&mut self, start: u64, end: u64) -> io::Result<Vec<u8>> {
-        let mut bytes = vec![0; usize::try_from(end - start).map_err(io::Error::other)?];
-        let from_file = usize::try_from(end.min(self.in_file).saturating_sub(start))
-            .map_err(io::Error::other)?;
-        if from_file > 0 {
-            self.file
-                .seek(SeekFrom::Start(start))
-                .and_then(|_| self.file.read_exact(&mut bytes[..from_file]))
-                .map_err(read_back)?;
-        }
-        let buffered = |at: u64| (at.max(self.in_file) - self.in_file) as usize;
-        bytes[from_file..].copy_from_slice(&self.buffer[buffered(start)..buffered(end)]);
-        Ok(bytes)
-    }
-}
 
 /// Bytes read at once from each chunk in the file.
 const CHUNK_BUFFER: usize = 8 << 10;
@@ -526,10 +427,10 @@ impl Spill {
         let Err(error) = written else {
             return Ok(());
         };
-        let Some(mut file) = self.file.take() else {
+        let Some(file) = self.file.take() else {
             return Err(error);
         };
-        self.memory = file.read(0, file.len())?;
+        self.memory = file.read(0, file.written()).map_err(read_back)?;
         self.bound = usize::MAX;
         note_held_in_memory(&error);
         Ok(())
@@ -543,7 +444,8 @@ impl Spill {
         }
         let records: Box<dyn BufRead> = match self.file {
             None => Box::new(Cursor::new(self.memory)),
-            Some(Scratch { mut file, .. }) => {
+            Some(scratch) => {
+                let mut file = scratch.into_file();
                 file.rewind().map_err(read_back)?;
                 Box::new(BufReader::new(file))
             }
@@ -1026,7 +928,10 @@ impl LastRead {
 
 #[cfg(test)]
 mod tests {
-    use std::cell::{Cell, RefCell};
+    use std::io::Write;
+    use std::sync::Mutex;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::atomic::Ordering::Relaxed;
 
     use super::*;
 
@@ -1368,9 +1273,9 @@ mod tests {
         room: u64,
         interrupt: bool,
         /// The bytes each file of a test took, and the writes refused.
-        taken: Rc<RefCell<Vec<Vec<u8>>>>,
+        taken: Arc<Mutex<Vec<Vec<u8>>>>,
         this: usize,
-        refused: Rc<Cell<usize>>,
+        refused: Arc<AtomicUsize>,
     }
 
     impl Write for Full {
@@ -1380,12 +1285,12 @@ mod tests {
                 return Err(io::ErrorKind::Interrupted.into());
             }
             if self.room == 0 {
-                self.refused.set(self.refused.get() + 1);
+                self.refused.fetch_add(1, Relaxed);
                 return Err(io::ErrorKind::StorageFull.into());
             }
             let n = self.file.write(&buf[..buf.len().min(self.room as usize)])?;
             self.room -= n as u64;
-            self.taken.borrow_mut()[self.this].extend_from_slice(&buf[..n]);
+            self.taken.lock().unwrap()[self.this].extend_from_slice(&buf[..n]);
             Ok(n)
         }
 
@@ -1399,20 +1304,20 @@ mod tests {
     fn full_files(
         room: u64,
         capacity: usize,
-        taken: &Rc<RefCell<Vec<Vec<u8>>>>,
-        refused: &Rc<Cell<usize>>,
+        taken: &Arc<Mutex<Vec<Vec<u8>>>>,
+        refused: &Arc<AtomicUsize>,
     ) -> MakeScratch {
-        let (taken, refused) = (Rc::clone(taken), Rc::clone(refused));
+        let (taken, refused) = (Arc::clone(taken), Arc::clone(refused));
         Rc::new(move || {
             let file = tempfile::tempfile()?;
-            taken.borrow_mut().push(Vec::new());
+            taken.lock().unwrap().push(Vec::new());
             let writer = Full {
                 file: file.try_clone()?,
                 room,
                 interrupt: false,
-                this: taken.borrow().len() - 1,
-                taken: Rc::clone(&taken),
-                refused: Rc::clone(&refused),
+                this: taken.lock().unwrap().len() - 1,
+                taken: Arc::clone(&taken),
+                refused: Arc::clone(&refused),
             };
             Ok(Scratch::new(file, Box::new(writer), capacity))
         })
@@ -1442,14 +1347,14 @@ mod tests {
             let run = Run::random(seed);
             let mut random = Random(seed);
             let bound = [0, 200][random.below(2)];
-            let capacity = [1, 40, 300, SCRATCH_BUFFER][random.below(4)];
-            let taken = Rc::new(RefCell::new(Vec::new()));
-            let refused = Rc::new(Cell::new(0));
+            let capacity = [1, 40, 300, 64 << 10][random.below(4)];
+            let taken = Arc::new(Mutex::new(Vec::new()));
+            let refused = Arc::new(AtomicUsize::new(0));
             let gather =
                 |room| Gather::spilling_to(bound, full_files(room, capacity, &taken, &refused));
             let expected = written(&run.gathered(gather(u64::MAX)));
-            assert_eq!(refused.get(), 0);
-            let files = taken.take();
+            assert_eq!(refused.load(Relaxed), 0);
+            let files = std::mem::take(&mut *taken.lock().unwrap());
             let most = files.iter().map(Vec::len).max().unwrap_or(0) as u64;
             let mut rooms: Vec<u64> = files
                 .iter()
@@ -1460,10 +1365,10 @@ mod tests {
             rooms.sort();
             rooms.dedup();
             for room in rooms {
-                refused.set(0);
+                refused.store(0, Relaxed);
                 let sorted = run.gathered(gather(room));
                 assert_eq!(written(&sorted), expected, "seed {seed}, room {room}");
-                assert!(refused.get() > 0, "seed {seed}, room {room}");
+                assert!(refused.load(Relaxed) > 0, "seed {seed}, room {room}");
                 failed_runs += 1;
             }
         }
