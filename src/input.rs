@@ -177,7 +177,7 @@ impl<'a> Opened<'a> {
             use std::os::unix::fs::FileTypeExt;
             let kind = metadata.file_type();
             if kind.is_fifo() || kind.is_socket() {
-                return Err("not a regular file (a pipe): give it on standard input (`-`)".into());
+                return Err(NOT_REGULAR.into());
             }
         }
         let len = metadata.len() as usize;
@@ -661,6 +661,25 @@ pub enum Order {
     Given,
 }
 
+/// Why a pipe or a socket is not read by its path: its ranges cannot be
+/// read again.
+const NOT_REGULAR: &str = "not a regular file (a pipe): give it on standard input (`-`)";
+
+/// Whether `path` is a pipe or a socket. Checked before opening it: opening
+/// a named pipe waits for a writer.
+fn is_pipe(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo() || m.file_type().is_socket())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
 /// The files to lint in `order`, without duplicates, then the files under
 /// the `context` directories that are not among them (sorted), plus the
 /// errors met while looking for them. `-` reads standard input (once).
@@ -690,6 +709,8 @@ pub fn collect(
             walk(path, &ignored, &cwd, &mut files, &mut errors);
         } else if !path.exists() {
             errors.push(format!("{}: no such file or directory", path.display()));
+        } else if is_pipe(path) {
+            errors.push(format!("{}: {NOT_REGULAR}", path.display()));
         } else if !is_ignored(&ignored, &cwd, path, false) {
             files.push(path.clone());
         }
@@ -869,6 +890,30 @@ mod tests {
         let path = PathBuf::from(format!("/proc/self/fd/{}", reader.as_raw_fd()));
         let error = read_blocks(&path).unwrap_err();
         assert!(error.contains("not a regular file"), "{error}");
+    }
+
+    /// A named pipe given by its path is refused before it is opened:
+    /// opening it would wait for a writer that may never come.
+    #[cfg(unix)]
+    #[test]
+    fn a_named_pipe_is_refused_without_waiting_for_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("hpa.yaml");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let (sources, errors) = collect(
+            std::slice::from_ref(&fifo),
+            &[],
+            &[],
+            dir.path(),
+            Order::Sorted,
+        )
+        .unwrap();
+        assert!(sources.is_empty());
+        assert_eq!(errors, [format!("{}: {NOT_REGULAR}", fifo.display())]);
     }
 
     proptest::proptest! {
