@@ -119,7 +119,8 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
         });
     }
     let mut suppressions = Vec::new();
-    for (value, prefix) in document.values {
+    let objects = document.values.len();
+    for (i, (value, prefix)) in document.values.into_iter().enumerate() {
         let Some(object) = Object::new(value, Origin::default(), namespace) else {
             continue;
         };
@@ -151,6 +152,12 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
             // apart, to be linted).
             Stored::Grouped { key: object.key }
         };
+        // Room for the objects left, at most, rather than for four: four
+        // `Found`s are more than a kilobyte, which glibc's malloc serves
+        // only after consolidating its small free chunks.
+        if scan.found.len() == scan.found.capacity() {
+            scan.found.reserve_exact(objects - i);
+        }
         scan.found.push(Found {
             prefix,
             stored,
@@ -207,14 +214,23 @@ pub fn template_finding(settings: &Settings) -> Option<Diagnostic> {
 pub struct Catalog<P> {
     places: Vec<P>,
     entries: Entries,
+    /// The last objects added, not yet in `entries`: a catalog of a few
+    /// objects (one file's, most often) is appended to another without
+    /// building tables of its own, and its identities are held once, in
+    /// the catalog they are appended to.
+    pending: Vec<(Stored, Option<Scaler>)>,
     hpas: Vec<Origin>,
 }
+
+/// Objects a catalog holds as they were added, at most.
+const PENDING: usize = 64;
 
 impl<P> Default for Catalog<P> {
     fn default() -> Self {
         Self {
             places: Vec::new(),
             entries: Entries::default(),
+            pending: Vec::new(),
             hpas: Vec::new(),
         }
     }
@@ -229,8 +245,18 @@ impl<P> Catalog<P> {
             self.hpas.push(self.origin());
         }
         self.places.push(place);
-        self.entries.push(found.stored, found.scaler);
+        if self.pending.len() == PENDING {
+            self.settle();
+        }
+        self.pending.push((found.stored, found.scaler));
         found.whole
+    }
+
+    /// Puts the pending objects into the entries.
+    fn settle(&mut self) {
+        for (stored, scaler) in self.pending.drain(..) {
+            self.entries.push(stored, scaler);
+        }
     }
 
     /// The origin the next object added gets.
@@ -259,7 +285,9 @@ impl<P> Catalog<P> {
         self.hpas
             .extend(next.hpas.iter().map(|origin| Origin(origin.0 + shift)));
         self.places.append(&mut next.places);
+        self.settle();
         self.entries.append(next.entries);
+        self.pending = next.pending;
     }
 
     /// Lets go of spare room, once all is added: a catalog is held until
@@ -268,11 +296,13 @@ impl<P> Catalog<P> {
         self.places.shrink_to_fit();
         self.hpas.shrink_to_fit();
         self.entries.shrink_to_fit();
+        self.pending.shrink_to_fit();
     }
 
     /// The index the rules look objects up in, the places by origin, and the
     /// HPAs' origins in input order (those of one document together).
     pub fn finish(mut self) -> (MemoryIndex, Vec<P>, Vec<Origin>) {
+        self.settle();
         self.entries.number();
         (MemoryIndex::of(self.entries), self.places, self.hpas)
     }

@@ -7,6 +7,7 @@
 //! expanded under a node budget, so alias bombs end quickly.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::HashSet;
 
 use granit_parser::{Event, Parser, ScalarStyle, ScanError, Tag};
@@ -129,7 +130,7 @@ fn full_compose(text: &str, choose: Choose<'_>) -> Composed {
         Ok(value) => value,
         Err(problem) => {
             let partial = composer.unwind();
-            let mut problems = composer.problems;
+            let mut problems = std::mem::take(&mut composer.problems);
             problems.push(problem);
             return Composed {
                 value: None,
@@ -138,9 +139,7 @@ fn full_compose(text: &str, choose: Choose<'_>) -> Composed {
             };
         }
     };
-    let Composer {
-        problems, chosen, ..
-    } = composer;
+    let (problems, chosen) = (std::mem::take(&mut composer.problems), composer.chosen);
     // The choice made on the way may differ from the final `apiVersion` and
     // `kind` (a repeated key): then build the document whole and cut it again.
     let last = value.as_ref().map_or(&ALL, |v| keep_of(v, choose));
@@ -325,15 +324,43 @@ fn tab_in_indentation(text: &str, offset: usize) -> Option<usize> {
     }
 }
 
+/// Entries and items of built nodes, as a composer holds them.
+type Built = (Vec<(String, Value)>, Vec<Value>);
+
+thread_local! {
+    /// The room of the last composer of this thread for its entries and
+    /// items, for the next: most documents build some, and growing them
+    /// anew for each costs more than reading the document.
+    static ROOM: Cell<Built> = const { Cell::new((Vec::new(), Vec::new())) };
+}
+
+/// The most entries or items whose room is kept for the next document.
+const ROOM_KEPT: usize = 1024;
+
+impl Drop for Composer<'_, '_> {
+    fn drop(&mut self) {
+        let (mut entries, mut items) = (
+            std::mem::take(&mut self.entries),
+            std::mem::take(&mut self.items),
+        );
+        if entries.capacity() <= ROOM_KEPT && items.capacity() <= ROOM_KEPT {
+            entries.clear();
+            items.clear();
+            ROOM.set((entries, items));
+        }
+    }
+}
+
 impl<'a, 'c> Composer<'a, 'c> {
     fn new(choose: Choose<'c>, stop: Option<(usize, Problem)>) -> Self {
+        let (entries, items) = ROOM.take();
         Self {
             choose,
             stop,
             frames: Vec::new(),
             keys: Keys::default(),
-            entries: Vec::new(),
-            items: Vec::new(),
+            entries,
+            items,
             anchors: Vec::new(),
             alias_nodes: 0,
             problems: Vec::new(),
