@@ -207,6 +207,8 @@ fn scan_file(
             };
             // The block's HPAs, kept together.
             let mut wholes = Vec::new();
+            file.found
+                .reserve(scans.iter().map(|(_, _, scan)| scan.found.len()).sum());
             for (place, text, scan) in scans {
                 // A template is not YAML: the file is reported once and skipped.
                 if let Some(at) = scan.template {

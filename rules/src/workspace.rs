@@ -259,6 +259,13 @@ impl<P> Catalog<P> {
         }
     }
 
+    /// Room for `additional` more objects: a file's, made at once, are not
+    /// grown by pushing (and given back when it is held).
+    pub fn reserve(&mut self, additional: usize) {
+        self.places.reserve(additional);
+        self.pending.reserve(additional.min(PENDING));
+    }
+
     /// The origin the next object added gets.
     fn origin(&self) -> Origin {
         Origin(u32::try_from(self.places.len()).expect("fewer than 2³² objects"))

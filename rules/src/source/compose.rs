@@ -271,8 +271,10 @@ struct Composer<'a, 'c> {
     chosen: Option<&'static Keep>,
     /// Whether a merge key added entries to the root (its identity among them, maybe).
     merged_at_root: bool,
-    api_version: Option<String>,
-    kind: Option<String>,
+    /// Where the root's `apiVersion` and `kind` are in `entries`, until the
+    /// keep is chosen (the root's values are all built until then).
+    api_version: Option<usize>,
+    kind: Option<usize>,
     root: Option<Value>,
 }
 
@@ -667,12 +669,12 @@ impl<'a, 'c> Composer<'a, 'c> {
                 }
             }
             Pending::Value(key) => {
-                if depth == 1 {
-                    self.note_identity(&key, node.value.as_ref());
-                }
                 let frame = self.frames.last().expect("checked above");
                 if let (true, Some(value)) = (frame.builds, node.value) {
                     self.entries.push((key.into_owned(), value));
+                    if depth == 1 && self.chosen.is_none() {
+                        self.note_identity();
+                    }
                 }
             }
             Pending::Merge => {
@@ -690,18 +692,17 @@ impl<'a, 'c> Composer<'a, 'c> {
         Ok(())
     }
 
-    /// Chooses what to build of the root once its `apiVersion` and `kind` are known.
-    fn note_identity(&mut self, key: &str, value: Option<&Value>) {
-        let text = value.and_then(Value::as_str).map(str::to_owned);
-        match key {
-            "apiVersion" => self.api_version = text,
-            "kind" => self.kind = text,
+    /// Chooses what to build of the root once its `apiVersion` and `kind`
+    /// are known, the root's entry just built among them.
+    fn note_identity(&mut self) {
+        let last = self.entries.len() - 1;
+        match self.entries[last].0.as_str() {
+            "apiVersion" => self.api_version = Some(last),
+            "kind" => self.kind = Some(last),
             _ => return,
         }
-        if self.chosen.is_some() {
-            return;
-        }
-        if let (Some(api_version), Some(kind)) = (&self.api_version, &self.kind) {
+        let text = |at: Option<usize>| at.and_then(|at| self.entries[at].1.as_str());
+        if let (Some(api_version), Some(kind)) = (text(self.api_version), text(self.kind)) {
             let keep = (self.choose)(api_version, kind);
             self.chosen = Some(keep);
             let root = &mut self.frames[0];
