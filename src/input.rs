@@ -7,6 +7,7 @@
 //! the run.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -324,7 +325,7 @@ impl SourceFile {
         let left = opened.size()?;
         Ok(Blocks {
             reader: opened.into_reader().map_err(|e| e.to_string())?,
-            buf: Vec::new(),
+            buf: SPARE.take(),
             offset: 0,
             line_offset: 0,
             next_look: BLOCK_BYTES,
@@ -333,6 +334,31 @@ impl SourceFile {
             done: false,
             spare: None,
         })
+    }
+}
+
+/// The largest buffer kept for the next file: most files are smaller.
+const SPARE_BYTES: usize = 64 << 10;
+
+thread_local! {
+    /// The buffer the last file read on this thread was read into, for the
+    /// next: most files are small, and a buffer made for each is a large
+    /// allocation (glibc's malloc consolidates its free chunks for those).
+    static SPARE: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+impl Drop for Blocks<'_> {
+    fn drop(&mut self) {
+        let spare = self.spare.take().unwrap_or_default();
+        let mut buffer = if spare.capacity() >= self.buf.capacity() {
+            spare
+        } else {
+            std::mem::take(&mut self.buf)
+        };
+        if buffer.capacity() <= SPARE_BYTES {
+            buffer.clear();
+            SPARE.set(buffer);
+        }
     }
 }
 
