@@ -21,6 +21,13 @@ pub struct Record {
     len: u32,
 }
 
+impl Record {
+    /// Its size in bytes.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+}
+
 /// Makes the file to spill to (in tests, one that fails).
 type MakeScratch = Box<dyn Fn() -> io::Result<Scratch> + Send + Sync>;
 
