@@ -584,7 +584,7 @@ fn run_holding(
         .flat_map(|file| hpa_documents_of(&places, &hpas, file).map(move |d| (file, d)))
         .peekable();
     let size = |document: &Range<usize>| -> usize {
-        records[document.clone()].iter().map(Record::len).sum()
+        records[document.clone()].iter().map(Record::size).sum()
     };
     loop {
         let batch = next_batch(&mut documents, size);

@@ -23,7 +23,7 @@ pub struct Record {
 
 impl Record {
     /// Its size in bytes.
-    pub fn len(&self) -> usize {
+    pub fn size(&self) -> usize {
         self.len as usize
     }
 }
