@@ -256,13 +256,7 @@ fn scan_file(
             findings: finding.into_iter().collect(),
             ..FileScan::default()
         },
-        (Ok(()), None) => {
-            // Held until every file is read: most files hold one object, and
-            // a vector grown by pushing has room for four.
-            file.found.shrink_to_fit();
-            file.findings.shrink_to_fit();
-            file
-        }
+        (Ok(()), None) => file,
     }
 }
 
@@ -481,6 +475,8 @@ fn read_in_pool(
         last = (scans, batch);
     }
     add(last.0, last.1);
+    // Held until the end of the run.
+    catalog.shrink_to_fit();
     let (index, places, hpas) = catalog.finish();
     Ok(Inventory {
         index,
