@@ -81,8 +81,16 @@ fn quick_compose(text: &str, choose: Choose<'_>) -> Option<Composed> {
     if !composer.problems.is_empty() || rechosen {
         return None;
     }
+    // Without merge keys at the root, the entries read after the choice
+    // were built as kept.
+    let value = match composer.chosen {
+        Some(chosen) if !composer.merged_at_root => {
+            value.map(|v| chosen.prune_front(v, composer.built_before_choice))
+        }
+        _ => value.map(|v| last.prune(v)),
+    };
     Some(Composed {
-        value: value.map(|v| last.prune(v)),
+        value,
         problems: Vec::new(),
         partial: None,
     })
@@ -271,6 +279,8 @@ struct Composer<'a, 'c> {
     chosen: Option<&'static Keep>,
     /// Whether a merge key added entries to the root (its identity among them, maybe).
     merged_at_root: bool,
+    /// How many entries the root had when the keep was chosen: built whole.
+    built_before_choice: usize,
     /// Where the root's `apiVersion` and `kind` are in `entries`, until the
     /// keep is chosen (the root's values are all built until then).
     api_version: Option<usize>,
@@ -368,6 +378,7 @@ impl<'a, 'c> Composer<'a, 'c> {
             problems: Vec::new(),
             chosen: None,
             merged_at_root: false,
+            built_before_choice: 0,
             api_version: None,
             kind: None,
             root: None,
@@ -706,6 +717,7 @@ impl<'a, 'c> Composer<'a, 'c> {
             let keep = (self.choose)(api_version, kind);
             self.chosen = Some(keep);
             let root = &mut self.frames[0];
+            self.built_before_choice = self.entries.len() - root.built_start;
             if root.anchor == 0 {
                 root.keep = Some(keep);
             }
@@ -1037,6 +1049,25 @@ pub(super) mod tests {
             super::super::locate::quick_places_as_full(text, value);
         }
         quick.value
+    }
+
+    #[test]
+    fn the_quick_reader_cuts_what_it_built_before_the_choice() {
+        static KEEP: Keep = Keep::Fields(&[
+            ("kind", Keep::All),
+            ("metadata", Keep::Fields(&[("name", Keep::All)])),
+            ("spec", Keep::Fields(&[("replicas", Keep::All)])),
+        ]);
+        let choose = |_: &str, kind: &str| if kind == "Deployment" { &KEEP } else { &ALL };
+        for text in [
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, labels: {x: y}}\nspec: {replicas: 1, paused: true}\n",
+            "metadata: {name: a, labels: {x: y}}\nkind: Deployment\nspec: {replicas: 1, paused: true}\napiVersion: apps/v1\n",
+            "spec: {replicas: 1, paused: true}\napiVersion: apps/v1\nmetadata:\n  name: a\n  uid: u\nkind: Deployment\nstatus: {}\n",
+        ] {
+            let quick = quick_compose(text, &choose).expect("read quickly");
+            assert_eq!(quick.value, Some(KEEP.prune(value(text))), "{text:?}");
+            assert_eq!(quick, full_compose(text, &choose), "{text:?}");
+        }
     }
 
     #[test]

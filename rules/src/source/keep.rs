@@ -48,6 +48,30 @@ impl Keep {
         value
     }
 
+    /// `value` with only the kept fields among the first `built` entries
+    /// of a mapping, the others kept as they are: they were built as kept
+    /// (by [`super::compose`], once the keep was chosen).
+    pub fn prune_front(&'static self, mut value: Value, built: usize) -> Value {
+        let Value::Object(map) = &mut value else {
+            return self.prune(value);
+        };
+        let mut entries = 0;
+        map.retain(|key, value| {
+            entries += 1;
+            if entries > built {
+                return true;
+            }
+            match self.field(key) {
+                Some(keep) => {
+                    keep.prune_in_place(value);
+                    true
+                }
+                None => false,
+            }
+        });
+        value
+    }
+
     fn prune_in_place(&'static self, value: &mut Value) {
         match (self, value) {
             (Keep::All, _) => {}
