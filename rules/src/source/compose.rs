@@ -347,7 +347,7 @@ thread_local! {
 }
 
 /// The most entries or items whose room is kept for the next document.
-const ROOM_KEPT: usize = 1024;
+const ROOM_KEPT: usize = 256;
 
 impl Drop for Composer<'_, '_> {
     fn drop(&mut self) {
