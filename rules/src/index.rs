@@ -437,12 +437,10 @@ impl Index for MemoryIndex {
         {
             return Lookup::Unknown;
         }
-        Lookup::Found(
-            listed
-                .iter()
-                .filter_map(|&i| self.object(i as usize))
-                .collect(),
-        )
+        // Sized first: a namespace may list many, and every HPA of it asks.
+        let mut objects = Vec::with_capacity(listed.len());
+        objects.extend(listed.iter().filter_map(|&i| self.object(i as usize)));
+        Lookup::Found(objects)
     }
 }
 
