@@ -152,18 +152,20 @@ pub fn default_scaling_rules(direction: &str) -> ScalingRules {
 
 /// D4/D5: each field the user set replaces the default; `policies` as a whole.
 fn merge_with_defaults(direction: &str, user: Option<ScalingRules>) -> ScalingRules {
-    let mut rules = default_scaling_rules(direction);
-    if let Some(user) = user {
-        if user.stabilization_window_seconds.is_some() {
-            rules.stabilization_window_seconds = user.stabilization_window_seconds;
-        }
-        if user.select_policy.is_some() {
-            rules.select_policy = user.select_policy;
-        }
-        if user.policies.is_some() {
-            rules.policies = user.policies;
-        }
-        rules.tolerance = user.tolerance;
+    let Some(mut rules) = user else {
+        return default_scaling_rules(direction);
+    };
+    // The defaults are made only when some field is unset: they allocate.
+    if rules.stabilization_window_seconds.is_none()
+        || rules.select_policy.is_none()
+        || rules.policies.is_none()
+    {
+        let default = default_scaling_rules(direction);
+        rules.stabilization_window_seconds = rules
+            .stabilization_window_seconds
+            .or(default.stabilization_window_seconds);
+        rules.select_policy = rules.select_policy.or(default.select_policy);
+        rules.policies = rules.policies.or(default.policies);
     }
     rules
 }
