@@ -14,6 +14,7 @@
 //! The output is sorted, so it does not depend on the number of threads.
 
 use std::collections::BTreeMap;
+use std::iter::Peekable;
 use std::ops::Range;
 use std::sync::{Arc, LazyLock, OnceLock};
 
@@ -499,6 +500,10 @@ const HELD_BYTES: usize = 1 << 20;
 /// Documents linted at once (in parallel) in step 2.
 const BATCH: usize = 512;
 
+/// Bytes of packed HPAs read back at once in step 2 (512 documents of
+/// common HPAs take some 0.5 MB).
+const BATCH_BYTES: usize = 4 << 20;
+
 /// Runs the whole pipeline. The findings come out in order; a plain check's
 /// beyond [`HELD_BYTES`] are spilled to a temporary file.
 pub fn run(
@@ -577,9 +582,13 @@ fn run_holding(
     };
     let mut documents = by_name(sources)
         .into_iter()
-        .flat_map(|file| hpa_documents_of(&places, &hpas, file).map(move |d| (file, d)));
+        .flat_map(|file| hpa_documents_of(&places, &hpas, file).map(move |d| (file, d)))
+        .peekable();
+    let size = |document: &Range<usize>| -> usize {
+        records[document.clone()].iter().map(Record::size).sum()
+    };
     loop {
-        let batch: Vec<(usize, Range<usize>)> = documents.by_ref().take(BATCH).collect();
+        let batch = next_batch(&mut documents, size);
         if batch.is_empty() {
             break;
         }
@@ -624,6 +633,24 @@ fn run_holding(
         summary,
         input_errors,
     })
+}
+
+/// The next documents to lint (with their files): at most [`BATCH`], and at
+/// most [`BATCH_BYTES`] of their packed HPAs, which are read back at once
+/// (but always one document, however large).
+fn next_batch(
+    documents: &mut Peekable<impl Iterator<Item = (usize, Range<usize>)>>,
+    size: impl Fn(&Range<usize>) -> usize,
+) -> Vec<(usize, Range<usize>)> {
+    let mut batch = Vec::new();
+    let mut bytes = 0;
+    while let Some((file, document)) = documents.next_if(|(_, document)| {
+        batch.is_empty() || (batch.len() < BATCH && bytes + size(document) <= BATCH_BYTES)
+    }) {
+        bytes += size(&document);
+        batch.push((file, document));
+    }
+    batch
 }
 
 /// The inputs in the order of the output: by name, then as given.
@@ -676,6 +703,32 @@ mod tests {
     use crate::input::{Order, collect};
     use crate::options::{Format, LintArgs};
     use crate::{emit, settings};
+
+    /// Step 2's batches hold at most BATCH documents and BATCH_BYTES of
+    /// packed HPAs, and a document larger than that alone.
+    #[test]
+    fn batches_are_bounded_in_documents_and_bytes() {
+        let cut = |sizes: &[usize]| -> Vec<usize> {
+            let mut documents = sizes
+                .iter()
+                .enumerate()
+                .map(|(i, _)| (0, i..i + 1))
+                .peekable();
+            let mut lengths = Vec::new();
+            loop {
+                let batch = next_batch(&mut documents, |d| sizes[d.start]);
+                if batch.is_empty() {
+                    return lengths;
+                }
+                lengths.push(batch.len());
+            }
+        };
+        assert_eq!(cut(&[1_000; 1100]), [BATCH, BATCH, 1100 - 2 * BATCH]);
+        let mb = 1 << 20;
+        assert_eq!(cut(&[mb; 10]), [4, 4, 2]);
+        assert_eq!(cut(&[3 * mb, 2 * mb, 9 * mb, mb, 3 * mb]), [1, 1, 1, 2]);
+        assert_eq!(cut(&[]), Vec::<usize>::new());
+    }
 
     /// The outputs on the examples and the real-world corpus with the
     /// findings of step 2 spilled to the temporary file (all, or all but the

@@ -19,6 +19,8 @@ use ignore::overrides::{Override, OverrideBuilder};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 use rayon::slice::ParallelSliceMut;
 
+use crate::scratch::{Held, Scratch, note_held_in_memory};
+
 /// A single document larger than this is refused (documents are held whole
 /// while they are read; files of any size are read in blocks).
 pub const MAX_DOCUMENT_BYTES: usize = 256 << 20;
@@ -460,23 +462,54 @@ impl Blocks<'_> {
 }
 
 /// Standard input: the file itself when it is a regular file read from its
-/// start; otherwise copied to a temporary file (or, failing that, memory).
+/// start; otherwise copied to a temporary file, or held in memory when none
+/// can be made or writing to it fails.
 fn read_stdin() -> Bytes {
     if let Some(file) = stdin_file() {
         return Bytes::Spooled(file);
     }
-    let stdin = std::io::stdin();
-    match tempfile::tempfile() {
-        Ok(mut file) => match std::io::copy(&mut stdin.lock(), &mut file) {
-            Ok(_) => Bytes::Spooled(file),
-            Err(e) => Bytes::Failed(e.to_string()),
-        },
-        Err(_) => {
-            let mut bytes = Vec::new();
-            match stdin.lock().read_to_end(&mut bytes) {
-                Ok(_) => Bytes::Memory(bytes),
-                Err(e) => Bytes::Failed(e.to_string()),
-            }
+    spool(&mut std::io::stdin().lock(), Scratch::temporary())
+}
+
+/// Bytes read from standard input at once.
+const SPOOL_READ: usize = 1 << 20;
+
+/// Copies `input` to `scratch`; when writing fails, what was read is read
+/// back and the rest of the input read, all into memory.
+fn spool(input: &mut impl Read, scratch: std::io::Result<Scratch>) -> Bytes {
+    let mut held = Vec::new();
+    if let Ok(mut scratch) = scratch {
+        match copy_into(input, &mut scratch) {
+            Ok(Ok(())) => return Bytes::Spooled(scratch.into_file()),
+            Ok(Err(error)) => match scratch.read(0, scratch.written()) {
+                Ok(taken) => {
+                    held = taken;
+                    note_held_in_memory(Held::Input, &error);
+                }
+                Err(lost) => return Bytes::Failed(lost.to_string()),
+            },
+            Err(error) => return Bytes::Failed(error.to_string()),
+        }
+    }
+    match input.read_to_end(&mut held) {
+        Ok(_) => Bytes::Memory(held),
+        Err(e) => Bytes::Failed(e.to_string()),
+    }
+}
+
+/// Copies `input` to its end into `scratch`, written out: an error reading
+/// it, or (within) an error writing.
+fn copy_into(input: &mut impl Read, scratch: &mut Scratch) -> std::io::Result<std::io::Result<()>> {
+    let mut chunk = vec![0; SPOOL_READ];
+    loop {
+        let read = match input.read(&mut chunk) {
+            Ok(0) => return Ok(scratch.flush()),
+            Ok(read) => read,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if let Err(error) = scratch.write(&chunk[..read]) {
+            return Ok(Err(error));
         }
     }
 }
@@ -880,6 +913,68 @@ mod tests {
     /// A pipe given by its path is refused with a clear error (its ranges
     /// cannot be read again), rather than read once and then lost.
     #[cfg(target_os = "linux")]
+    /// Standard input copied to a temporary file comes back whole, whether
+    /// writing to the file works, fails at once or part-way (the input is
+    /// held in memory then), or no file can be made.
+    #[test]
+    fn standard_input_is_kept_whole_when_its_temporary_file_fills_up() {
+        /// Gives `step` bytes at a time, as a pipe gives what it holds.
+        struct Trickle<'a> {
+            bytes: &'a [u8],
+            step: usize,
+        }
+        impl Read for Trickle<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = self.step.min(buf.len()).min(self.bytes.len());
+                buf[..n].copy_from_slice(&self.bytes[..n]);
+                self.bytes = &self.bytes[n..];
+                Ok(n)
+            }
+        }
+        let input: Vec<u8> = (0..20_000u32).map(|i| (i % 251) as u8).collect();
+        let capacity = 1000;
+        for step in [7, 1000, 4096, 1 << 20] {
+            for fails_after in [
+                None,
+                Some(0),
+                Some(1),
+                Some(capacity - 1),
+                Some(capacity),
+                Some(5003),
+                Some(input.len() - 1),
+                Some(input.len()),
+            ] {
+                let case = format!("{step} bytes at a time, failing after {fails_after:?}");
+                let mut reader = Trickle {
+                    bytes: &input,
+                    step,
+                };
+                let scratch = crate::scratch::testing::scratch(capacity, fails_after);
+                let kept = match spool(&mut reader, scratch) {
+                    Bytes::Spooled(file) => {
+                        assert!(fails_after.is_none_or(|n| n >= input.len()), "{case}");
+                        let mut kept = vec![0; input.len()];
+                        read_exact_at(&file, &mut kept, 0).unwrap();
+                        assert_eq!(file.metadata().unwrap().len() as usize, input.len());
+                        kept
+                    }
+                    Bytes::Memory(kept) => {
+                        assert!(fails_after.is_some_and(|n| n < input.len()), "{case}");
+                        kept
+                    }
+                    _ => panic!("{case}: not read"),
+                };
+                assert!(kept == input, "{case}");
+            }
+        }
+        let mut reader = Trickle {
+            bytes: &input,
+            step: 7,
+        };
+        let no_file = Err(std::io::Error::other("no temporary directory"));
+        assert!(matches!(spool(&mut reader, no_file), Bytes::Memory(kept) if kept == input));
+    }
+
     #[test]
     fn a_pipe_given_as_a_path_is_an_error() {
         use std::io::Write;

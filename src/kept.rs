@@ -12,13 +12,20 @@ use std::ops::Range;
 use std::sync::{Mutex, PoisonError};
 
 use crate::input::read_exact_at;
-use crate::scratch::Scratch;
+use crate::scratch::{Held, Scratch, note_held_in_memory};
 
 /// Where a record is in the store.
 #[derive(Clone, Copy, Debug)]
 pub struct Record {
     at: u64,
     len: u32,
+}
+
+impl Record {
+    /// Its size in bytes.
+    pub fn size(&self) -> usize {
+        self.len as usize
+    }
 }
 
 /// Makes the file to spill to (in tests, one that fails).
@@ -71,15 +78,18 @@ impl Writing {
     /// After a write to the file: if it failed, what it holds is read back,
     /// and everything is held in memory from now on.
     fn hold_if_failed(&mut self, written: io::Result<()>) {
-        if written.is_ok() {
+        let Err(error) = written else {
             return;
-        }
+        };
         let Some(file) = self.file.take() else {
             return;
         };
         match file.read(0, file.written()) {
-            Ok(mut taken) => self.memory.append(&mut taken),
-            Err(error) => self.lost = Some(error),
+            Ok(mut taken) => {
+                self.memory.append(&mut taken);
+                note_held_in_memory(Held::Hpas, &error);
+            }
+            Err(lost) => self.lost = Some(lost),
         }
         self.bound = usize::MAX;
     }
@@ -190,30 +200,8 @@ impl Read<'_> {
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write;
-
     use super::*;
-
-    /// Writes to a file, and fails once it took `left` more bytes.
-    struct Failing {
-        file: File,
-        left: usize,
-    }
-
-    impl Write for Failing {
-        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-            if self.left == 0 {
-                return Err(io::Error::other("the disk is full"));
-            }
-            let taken = self.file.write(&bytes[..bytes.len().min(self.left)])?;
-            self.left -= taken;
-            Ok(taken)
-        }
-
-        fn flush(&mut self) -> io::Result<()> {
-            self.file.flush()
-        }
-    }
+    use crate::scratch::testing::scratch;
 
     /// Records added a few at a time come back as they were, whether they
     /// are held in memory, in the file, or both, and when writing to the
@@ -225,17 +213,7 @@ mod tests {
             .collect();
         for bound in [0, 500, usize::MAX] {
             for fails_after in [Some(0), Some(1_000), None] {
-                let make: MakeScratch = Box::new(move || {
-                    let file = tempfile::tempfile()?;
-                    let writer: Box<dyn Write + Send> = match fails_after {
-                        Some(left) => Box::new(Failing {
-                            file: file.try_clone()?,
-                            left,
-                        }),
-                        None => Box::new(file.try_clone()?),
-                    };
-                    Ok(Scratch::new(file, writer, 300))
-                });
+                let make: MakeScratch = Box::new(move || scratch(300, fails_after));
                 let store = Store::spilling_to(bound, make);
                 let mut added = Vec::new();
                 for group in records.chunks(3) {

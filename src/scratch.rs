@@ -1,11 +1,13 @@
 //! A temporary file written through a buffer of its own: when a write fails
 //! (a full disk, a file size limit), what the file took is known, and every
 //! byte written can still be read back, from the file or the buffer. The
-//! findings spilled ([`crate::spill`]) and the HPAs kept whole
-//! ([`crate::kept`]) go to one each, and are held in memory when it fails.
+//! findings spilled ([`crate::spill`]), the HPAs kept whole
+//! ([`crate::kept`]) and standard input read from a pipe
+//! ([`crate::input`]) go to one each, and are held in memory when it fails.
 
 use std::fs::File;
 use std::io::{self, Write};
+use std::sync::Once;
 
 use crate::input::read_exact_at;
 
@@ -107,5 +109,70 @@ impl Scratch {
     pub fn into_file(self) -> File {
         debug_assert!(self.buffer.is_empty(), "written out first");
         self.file
+    }
+}
+
+/// What is held in memory when writing its temporary file failed.
+#[derive(Clone, Copy)]
+pub enum Held {
+    Findings = 0,
+    Hpas,
+    Input,
+}
+
+/// Tells once per run, for each kind of data, that it is held in memory
+/// because writing it to a temporary file failed (a full disk, a file size
+/// limit): the run works, with more memory than usual.
+pub fn note_held_in_memory(held: Held, error: &io::Error) {
+    static NOTED: [Once; 3] = [Once::new(), Once::new(), Once::new()];
+    let (what, them) = match held {
+        Held::Findings => ("findings are", "them"),
+        Held::Hpas => ("the HPAs read are", "them"),
+        Held::Input => ("standard input is", "it"),
+    };
+    NOTED[held as usize].call_once(|| {
+        eprintln!(
+            "hpa-lint: note: {what} held in memory: writing {them} to a temporary file failed: {error}"
+        );
+    });
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// Writes to a file, and fails once it took `left` more bytes.
+    struct Failing {
+        file: File,
+        left: usize,
+    }
+
+    impl Write for Failing {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            if self.left == 0 {
+                return Err(io::Error::other("the disk is full"));
+            }
+            let taken = self.file.write(&bytes[..bytes.len().min(self.left)])?;
+            self.left -= taken;
+            Ok(taken)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            self.file.flush()
+        }
+    }
+
+    /// A temporary file written `capacity` bytes at a time, whose writes
+    /// fail once it took `fails_after` bytes, if given.
+    pub fn scratch(capacity: usize, fails_after: Option<usize>) -> io::Result<Scratch> {
+        let file = tempfile::tempfile()?;
+        let writer: Box<dyn Write + Send> = match fails_after {
+            Some(left) => Box::new(Failing {
+                file: file.try_clone()?,
+                left,
+            }),
+            None => Box::new(file.try_clone()?),
+        };
+        Ok(Scratch::new(file, writer, capacity))
     }
 }

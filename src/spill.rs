@@ -16,7 +16,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read, Seek, SeekFrom};
 use std::rc::Rc;
-use std::sync::{Arc, Once};
+use std::sync::Arc;
 
 use hpa_lint_rules::fix::{Applicability, Fix};
 use hpa_lint_rules::rules::ALL;
@@ -26,7 +26,7 @@ use hpa_lint_rules::{
 use serde::{Deserialize, Serialize};
 
 use crate::report::{Excerpt, FileEdit, Finding, Location, Outcome, Position, SortKey};
-use crate::scratch::Scratch;
+use crate::scratch::{Held, Scratch, note_held_in_memory};
 
 /// Which part of the run a finding comes from. Of findings equal in their
 /// sort key, the first in this order is kept: reading (step 1), linting an
@@ -274,7 +274,7 @@ impl Placed {
             }
         }
         self.bound = usize::MAX;
-        note_held_in_memory(&error);
+        note_held_in_memory(Held::Findings, &error);
         Ok(())
     }
 
@@ -317,16 +317,6 @@ fn temporary_file(make: &MakeScratch, bound: &mut usize) -> Option<Scratch> {
         *bound = usize::MAX;
     }
     file
-}
-
-/// Tells once per run that findings are held in memory because writing them
-/// to the temporary file failed (a full disk, a file size limit): the run
-/// works, with more memory than usual.
-fn note_held_in_memory(error: &io::Error) {
-    static NOTED: Once = Once::new();
-    NOTED.call_once(|| {
-        eprintln!("hpa-lint: note: findings are held in memory: writing them to a temporary file failed: {error}");
-    });
 }
 
 /// Makes a temporary file to spill to (in tests, one that fails).
@@ -432,7 +422,7 @@ impl Spill {
         };
         self.memory = file.read(0, file.written()).map_err(read_back)?;
         self.bound = usize::MAX;
-        note_held_in_memory(&error);
+        note_held_in_memory(Held::Findings, &error);
         Ok(())
     }
 

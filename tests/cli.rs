@@ -824,19 +824,36 @@ fn a_run_whose_temporary_file_fills_up_keeps_its_findings_and_gives_the_same_out
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("stream.yaml");
     std::fs::write(&input, stream).unwrap();
-    let run = |limit: &str| {
+    // Given by its path, and piped on standard input (copied to a temporary
+    // file first).
+    let run = |limit: &str, piped: bool| {
         // 64 blocks: 32 KiB in dash's blocks of 512 bytes (POSIX), 64 KiB in bash's.
+        let (redirect, given) = if piped {
+            ("cat \"$1\" |", "-")
+        } else {
+            ("", "$1")
+        };
         std::process::Command::new("sh")
-            .args(["-c", &format!("{limit} exec \"$0\" \"$@\"")])
+            .args([
+                "-c",
+                &format!("{limit} {redirect} exec \"$0\" --isolated --format json {given}"),
+            ])
             .arg(assert_cmd::cargo::cargo_bin("hpa-lint"))
-            .args(["--isolated", "--format", "json"])
             .arg(&input)
             .env("TMPDIR", dir.path())
             .output()
             .unwrap()
     };
-    let spilled = run("");
-    let full = run("ulimit -f 64;");
+    let note = |what: &str| {
+        format!(
+            "hpa-lint: note: {what} held in memory: writing {} to a temporary file failed: \
+             File too large (os error 27)\n",
+            if what.ends_with("is") { "it" } else { "them" }
+        )
+    };
+    let spilled = run("", false);
+    let full = run("ulimit -f 64;", false);
+    let held = [note("the HPAs read are"), note("findings are")].concat();
     assert_eq!(
         (
             spilled.status.code(),
@@ -846,14 +863,29 @@ fn a_run_whose_temporary_file_fills_up_keeps_its_findings_and_gives_the_same_out
     );
     assert_eq!(
         (full.status.code(), String::from_utf8_lossy(&full.stderr)),
-        (
-            Some(1),
-            "hpa-lint: note: findings are held in memory: writing them to a temporary file \
-             failed: File too large (os error 27)\n"
-                .into()
-        )
+        (Some(1), held.as_str().into())
     );
     assert!(full.stdout == spilled.stdout, "the outputs differ");
+    let piped = run("", true);
+    let piped_full = run("ulimit -f 64;", true);
+    assert_eq!(
+        (piped.status.code(), String::from_utf8_lossy(&piped.stderr)),
+        (Some(1), "".into())
+    );
+    assert_eq!(
+        (
+            piped_full.status.code(),
+            String::from_utf8_lossy(&piped_full.stderr)
+        ),
+        (
+            Some(1),
+            [note("standard input is"), held].concat().as_str().into()
+        )
+    );
+    assert!(
+        piped_full.stdout == piped.stdout,
+        "the piped outputs differ"
+    );
     let report: Value = serde_json::from_slice(&full.stdout).unwrap();
     let on = |kind: &str| {
         report["diagnostics"]
