@@ -13,7 +13,7 @@
 //! outlives its reading, and a finding keeps only a short excerpt of its line.
 //! The output is sorted, so it does not depend on the number of threads.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::iter::Peekable;
 use std::ops::Range;
 use std::sync::{Arc, LazyLock, OnceLock};
@@ -553,12 +553,13 @@ fn run_holding(
             .zip(wholes)
             .filter_map(|(&origin, whole)| kept_object(whole, origin, settings))
             .collect();
-        let here: HashSet<Origin> = origins.iter().copied().collect();
+        // The document's HPAs, in input order: their origins ascend.
+        let here = |origin: &Origin| origins.binary_search(origin).is_ok();
         let (own, others): (Vec<Diagnostic>, Vec<Diagnostic>) =
             lint_kept(&objects, &index, settings)
                 .into_iter()
                 .filter(|d| !(source.context && in_context(d.subject.origin)))
-                .partition(|d| here.contains(&d.subject.origin));
+                .partition(|d| here(&d.subject.origin));
         drop(objects);
         let own = if own.is_empty() {
             Vec::new()

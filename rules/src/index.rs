@@ -405,9 +405,15 @@ impl Index for MemoryIndex {
     fn scalers_of(&self, target: &ObjectRef) -> Arc<Autoscalers> {
         let order = |(other, _): &(Ref, u32)| other.cmp_ref(target, &self.names);
         let start = self.scalers.partition_point(|s| order(s).is_lt());
-        let end = start + self.scalers[start..].partition_point(|s| order(s).is_eq());
-        if end - start <= FEW {
-            return Arc::new(self.group(start..end));
+        // Most targets have one autoscaler: counted rather than searched
+        // for, up to more than a few (which are worked out already).
+        let few = self.scalers[start..]
+            .iter()
+            .take(FEW + 1)
+            .take_while(|s| order(s).is_eq())
+            .count();
+        if few <= FEW {
+            return Arc::new(self.group(start..start + few));
         }
         let at = self.groups.partition_point(|(s, _)| (*s as usize) < start);
         Arc::clone(&self.groups[at].1)
@@ -437,12 +443,10 @@ impl Index for MemoryIndex {
         {
             return Lookup::Unknown;
         }
-        Lookup::Found(
-            listed
-                .iter()
-                .filter_map(|&i| self.object(i as usize))
-                .collect(),
-        )
+        // Sized first: a namespace may list many, and every HPA of it asks.
+        let mut objects = Vec::with_capacity(listed.len());
+        objects.extend(listed.iter().filter_map(|&i| self.object(i as usize)));
+        Lookup::Found(objects)
     }
 }
 

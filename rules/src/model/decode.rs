@@ -74,10 +74,31 @@ pub(crate) struct Decoder {
 }
 
 /// A JSON object being decoded as a Go struct.
-pub(crate) struct Record<'v> {
+pub(crate) struct Record<'v, 'p> {
     map: Option<&'v Map<String, Value>>,
-    path: FieldPath,
+    at: At<'p>,
     go: &'static GoStruct,
+}
+
+/// Where a record is: made into a [`FieldPath`] only for an error, as most
+/// records have none and a path costs allocations.
+#[derive(Clone, Copy)]
+enum At<'p> {
+    Root,
+    /// The field of the record at the first.
+    Field(&'p At<'p>, &'static str),
+    /// An item of the list field of the record at the first.
+    Item(&'p At<'p>, &'static str, usize),
+}
+
+impl At<'_> {
+    fn path(&self) -> FieldPath {
+        match *self {
+            At::Root => FieldPath::root(),
+            At::Field(record, name) => record.path().field(name),
+            At::Item(record, name, i) => record.path().field(name).index(i),
+        }
+    }
 }
 
 fn json_type(value: &Value) -> String {
@@ -218,23 +239,27 @@ impl Decoder {
     }
 
     /// Opens the top-level object (already known to be a JSON object).
-    pub(crate) fn root<'v>(&mut self, value: &'v Value, go: &'static GoStruct) -> Record<'v> {
-        self.open(Some(value), FieldPath::root(), go, "")
+    pub(crate) fn root<'v>(
+        &mut self,
+        value: &'v Value,
+        go: &'static GoStruct,
+    ) -> Record<'v, 'static> {
+        self.open(Some(value), At::Root, go, "")
     }
 
-    fn open<'v>(
+    fn open<'v, 'p>(
         &mut self,
         value: Option<&'v Value>,
-        path: FieldPath,
+        at: At<'p>,
         go: &'static GoStruct,
         parent: &str,
-    ) -> Record<'v> {
+    ) -> Record<'v, 'p> {
         let map = match value {
             None | Some(Value::Null) => None,
             Some(Value::Object(map)) => {
                 for key in map.keys() {
                     if !go.fields.contains(&key.as_str()) {
-                        let field = path.field(key);
+                        let field = at.path().field(key);
                         let message = format!("unknown field \"{field}\"");
                         let wanted = Wanted::Field(go.fields);
                         self.push(field, DecodeErrorKind::UnknownField, wanted, message);
@@ -243,15 +268,15 @@ impl Decoder {
                 Some(map)
             }
             Some(other) => {
-                self.type_error(other, &path, parent, go.qualified);
+                self.type_error(other, &at.path(), parent, go.qualified);
                 None
             }
         };
-        Record { map, path, go }
+        Record { map, at, go }
     }
 }
 
-impl<'v> Record<'v> {
+impl<'v> Record<'v, '_> {
     /// Whether the JSON value was an object (as opposed to absent, null or wrong).
     pub(crate) fn is_present(&self) -> bool {
         self.map.is_some()
@@ -264,19 +289,17 @@ impl<'v> Record<'v> {
 
     /// The path of a field of this struct.
     pub(crate) fn path(&self, name: &str) -> FieldPath {
-        self.path.field(name)
+        self.at.path().field(name)
     }
 
     /// A nested struct; absent, null and wrong-typed values give an empty record.
-    pub(crate) fn record(&self, d: &mut Decoder, name: &str, go: &'static GoStruct) -> Record<'v> {
-        let value = self.raw(name);
-        // An absent struct reports nothing, at no path: most optional ones
-        // are absent, and a path costs allocations.
-        let path = match value {
-            Some(_) => self.path(name),
-            None => FieldPath::root(),
-        };
-        d.open(value, path, go, self.go.name)
+    pub(crate) fn record(
+        &self,
+        d: &mut Decoder,
+        name: &'static str,
+        go: &'static GoStruct,
+    ) -> Record<'v, '_> {
+        d.open(self.raw(name), At::Field(&self.at, name), go, self.go.name)
     }
 
     /// A string field of a named Go type (`string`, `v2.MetricSourceType`, ...).
@@ -354,25 +377,12 @@ impl<'v> Record<'v> {
         }
     }
 
-    /// A list field; yields each element with its path. Wrong-typed lists are reported.
-    pub(crate) fn list(
-        &self,
-        d: &mut Decoder,
-        name: &str,
-        go_type: &'static str,
-    ) -> Option<Vec<(FieldPath, &'v Value)>> {
-        let value = self.raw(name)?;
-        let path = self.path(name);
-        match value {
-            Value::Array(items) => Some(
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, item)| (path.index(i), item))
-                    .collect(),
-            ),
+    /// A list field's items. Wrong-typed lists are reported.
+    fn list(&self, d: &mut Decoder, name: &str, go_type: &'static str) -> Option<&'v [Value]> {
+        match self.raw(name)? {
+            Value::Array(items) => Some(items),
             other => {
-                d.type_error(other, &path, self.go.name, go_type);
+                d.type_error(other, &self.path(name), self.go.name, go_type);
                 None
             }
         }
@@ -382,15 +392,16 @@ impl<'v> Record<'v> {
     pub(crate) fn records(
         &self,
         d: &mut Decoder,
-        name: &str,
+        name: &'static str,
         go: &'static GoStruct,
         list_type: &'static str,
-    ) -> Option<Vec<Record<'v>>> {
+    ) -> Option<Vec<Record<'v, '_>>> {
         let items = self.list(d, name, list_type)?;
         Some(
             items
-                .into_iter()
-                .map(|(path, item)| d.open(Some(item), path, go, self.go.name))
+                .iter()
+                .enumerate()
+                .map(|(i, item)| d.open(Some(item), At::Item(&self.at, name, i), go, self.go.name))
                 .collect(),
         )
     }
@@ -401,10 +412,12 @@ impl<'v> Record<'v> {
             return Vec::new();
         };
         items
-            .into_iter()
-            .filter_map(|(path, item)| match item.as_str() {
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| match item.as_str() {
                 Some(s) => Some(s.to_owned()),
                 None => {
+                    let path = self.path(name).index(i);
                     d.type_error(item, &path, self.go.name, "string");
                     None
                 }

@@ -11,8 +11,7 @@ const QUALIFIED_NAME_MESSAGE: &str = "must consist of alphanumeric characters, '
 const LABEL_VALUE_MESSAGE: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
 /// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
-fn is_label(value: &str) -> bool {
-    let bytes = value.as_bytes();
+fn is_label(bytes: &[u8]) -> bool {
     let alnum = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
     match (bytes.first(), bytes.last()) {
         (Some(first), Some(last)) => {
@@ -22,9 +21,24 @@ fn is_label(value: &str) -> bool {
     }
 }
 
-/// Labels joined by dots, no length limit per label.
+/// Labels joined by dots, no length limit per label. In one pass, as label
+/// keys (`app.kubernetes.io/name`) are checked often: a label starts after
+/// a dot, or at the start, and ends before one, or at the end.
 fn is_subdomain(value: &str) -> bool {
-    value.split('.').all(is_label)
+    let alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    let mut previous = b'.';
+    for &b in value.as_bytes() {
+        let fits = match b {
+            b'-' => previous != b'.',
+            b'.' => alnum(previous),
+            _ => alnum(b),
+        };
+        if !fits {
+            return false;
+        }
+        previous = b;
+    }
+    alnum(previous)
 }
 
 /// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`
@@ -61,7 +75,7 @@ pub fn dns1123_label(value: &str) -> Vec<String> {
     if value.len() > 63 {
         errors.push(too_long(63, "characters"));
     }
-    if !is_label(value) {
+    if !is_label(value.as_bytes()) {
         errors.push(if is_subdomain(value) {
             // A valid subdomain that is not a label: the length was checked, so it is the dots.
             "must not contain dots".to_owned()
@@ -237,6 +251,26 @@ mod tests {
             dns1123_subdomain(&format!("{}-", "a".repeat(254))),
             [too_long(253, "characters"), SUBDOMAIN_MESSAGE.to_owned()]
         );
+    }
+
+    /// Every string of up to five characters of `a0-.A`: a subdomain is
+    /// labels joined by dots.
+    #[test]
+    fn subdomains_are_labels_joined_by_dots() {
+        let mut values = vec![String::new()];
+        let mut longest = values.clone();
+        for _ in 0..5 {
+            longest = longest
+                .iter()
+                .flat_map(|v| "a0-.A".chars().map(move |c| format!("{v}{c}")))
+                .collect();
+            values.extend(longest.iter().cloned());
+        }
+        assert_eq!(values.len(), 1 + 5 + 25 + 125 + 625 + 3125);
+        for value in &values {
+            let labels = value.split('.').all(|label| is_label(label.as_bytes()));
+            assert_eq!(is_subdomain(value), labels, "{value:?}");
+        }
     }
 
     #[test]

@@ -124,7 +124,7 @@ pub(super) fn convert_member(
 /// errors), then converted.
 fn decode_legacy_metric(
     d: &mut Decoder,
-    metric: &Record<'_>,
+    metric: &Record<'_, '_>,
     internal: &FieldPath,
     aliases: &mut Vec<(FieldPath, FieldPath)>,
 ) -> MetricSpec {
@@ -146,7 +146,7 @@ fn decode_legacy_metric(
 }
 
 /// The fields of a `v2beta1` metric source, checked for their Go types.
-fn check_legacy_source(d: &mut Decoder, member: &str, source: &Record<'_>) {
+fn check_legacy_source(d: &mut Decoder, member: &str, source: &Record<'_, '_>) {
     match member {
         "object" => {
             decode_reference(d, source, "target", &REFERENCE);

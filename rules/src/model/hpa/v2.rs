@@ -8,7 +8,7 @@ use super::schema::*;
 use super::*;
 use crate::model::decode::{DecodeErrorKind, Decoder, GoStruct, Record};
 
-pub(super) fn decode_metadata(d: &mut Decoder, root: &Record<'_>) -> Metadata {
+pub(super) fn decode_metadata(d: &mut Decoder, root: &Record<'_, '_>) -> Metadata {
     let meta = root.record(d, "metadata", &OBJECT_META);
     for name in ["selfLink", "uid", "resourceVersion"] {
         meta.string(d, name);
@@ -67,8 +67,8 @@ pub(super) fn decode_metadata(d: &mut Decoder, root: &Record<'_>) -> Metadata {
 
 pub(super) fn decode_reference(
     d: &mut Decoder,
-    parent: &Record<'_>,
-    name: &str,
+    parent: &Record<'_, '_>,
+    name: &'static str,
     go: &'static GoStruct,
 ) -> ObjectReference {
     let record = parent.record(d, name, go);
@@ -80,7 +80,7 @@ pub(super) fn decode_reference(
 }
 
 /// Checks a `LabelSelector` for decoding errors; its content is never validated (MI3).
-pub(super) fn decode_selector(d: &mut Decoder, parent: &Record<'_>, name: &str) {
+pub(super) fn decode_selector(d: &mut Decoder, parent: &Record<'_, '_>, name: &'static str) {
     let selector = parent.record(d, name, &LABEL_SELECTOR);
     selector.string_map(d, "matchLabels");
     for requirement in selector
@@ -152,18 +152,20 @@ pub fn default_scaling_rules(direction: &str) -> ScalingRules {
 
 /// D4/D5: each field the user set replaces the default; `policies` as a whole.
 fn merge_with_defaults(direction: &str, user: Option<ScalingRules>) -> ScalingRules {
-    let mut rules = default_scaling_rules(direction);
-    if let Some(user) = user {
-        if user.stabilization_window_seconds.is_some() {
-            rules.stabilization_window_seconds = user.stabilization_window_seconds;
-        }
-        if user.select_policy.is_some() {
-            rules.select_policy = user.select_policy;
-        }
-        if user.policies.is_some() {
-            rules.policies = user.policies;
-        }
-        rules.tolerance = user.tolerance;
+    let Some(mut rules) = user else {
+        return default_scaling_rules(direction);
+    };
+    // The defaults are made only when some field is unset: they allocate.
+    if rules.stabilization_window_seconds.is_none()
+        || rules.select_policy.is_none()
+        || rules.policies.is_none()
+    {
+        let default = default_scaling_rules(direction);
+        rules.stabilization_window_seconds = rules
+            .stabilization_window_seconds
+            .or(default.stabilization_window_seconds);
+        rules.select_policy = rules.select_policy.or(default.select_policy);
+        rules.policies = rules.policies.or(default.policies);
     }
     rules
 }
@@ -212,7 +214,7 @@ pub(super) fn decode_v2(d: &mut Decoder, value: &Value, cluster: &Cluster) -> Hp
 
 pub(super) fn decode_scaling_rules(
     d: &mut Decoder,
-    rules: &Record<'_>,
+    rules: &Record<'_, '_>,
     has_tolerance: bool,
 ) -> ScalingRules {
     let policies = rules
@@ -272,7 +274,7 @@ pub(super) fn source_struct(member: &str) -> &'static GoStruct {
 /// [`super::legacy::convert_member`]).
 fn decode_metric(
     d: &mut Decoder,
-    metric: &Record<'_>,
+    metric: &Record<'_, '_>,
     index: usize,
     aliases: &mut Vec<(FieldPath, FieldPath)>,
 ) -> MetricSpec {
@@ -315,10 +317,10 @@ fn decode_metric(
 pub(super) fn decode_member(
     d: &mut Decoder,
     member: &str,
-    source: &Record<'_>,
+    source: &Record<'_, '_>,
     spec: &mut MetricSpec,
 ) {
-    let target = |d: &mut Decoder, source: &Record<'_>| {
+    let target = |d: &mut Decoder, source: &Record<'_, '_>| {
         let target = source.record(d, "target", &METRIC_TARGET);
         MetricTarget {
             type_: target
@@ -329,7 +331,7 @@ pub(super) fn decode_member(
             average_utilization: target.int32(d, "averageUtilization"),
         }
     };
-    let identifier = |d: &mut Decoder, source: &Record<'_>| {
+    let identifier = |d: &mut Decoder, source: &Record<'_, '_>| {
         let id = source.record(d, "metric", &METRIC_IDENTIFIER);
         decode_selector(d, &id, "selector");
         MetricIdentifier {
