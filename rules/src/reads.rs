@@ -132,8 +132,8 @@ impl Needs {
 }
 
 /// What the rules read of a scale target: identity, suppressions, replicas,
-/// selector and the pod template's containers and resources. Workloads are
-/// big (env, volumes, probes) and the rest of them goes.
+/// and the pod template's labels, containers and resources. Workloads are
+/// big (labels, env, volumes, probes) and the rest of them goes.
 pub static WORKLOAD_FIELDS: Keep = Keep::Fields(&[
     ("apiVersion", Keep::All),
     ("kind", Keep::All),
@@ -143,7 +143,6 @@ pub static WORKLOAD_FIELDS: Keep = Keep::Fields(&[
             ("name", Keep::All),
             ("generateName", Keep::All),
             ("namespace", Keep::All),
-            ("labels", Keep::All),
             ("annotations", Keep::Prefixed(SUPPRESSION_PREFIX)),
         ]),
     ),
@@ -151,8 +150,6 @@ pub static WORKLOAD_FIELDS: Keep = Keep::Fields(&[
         "spec",
         Keep::Fields(&[
             ("replicas", Keep::All),
-            ("selector", Keep::All),
-            ("workloadRef", Keep::All),
             (
                 "template",
                 Keep::Fields(&[
