@@ -751,7 +751,7 @@ mod tests {
             cached.object().unwrap().value,
             json!({
                 "apiVersion": "apps/v1", "kind": "Deployment",
-                "metadata": {"name": "web", "namespace": "shop", "labels": {"app": "web"}, "annotations": {"hpa-lint.io/ignore.target-missing-requests": "batch"}},
+                "metadata": {"name": "web", "namespace": "shop", "annotations": {"hpa-lint.io/ignore.target-missing-requests": "batch"}},
                 "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "web", "resources": {"requests": {"cpu": "1"}}}]}}},
             })
         );
