@@ -29,14 +29,13 @@ pub fn pack(value: &Value) -> Box<[u8]> {
     // bytes would cost copies or leave the allocator holes.
     let (structure, strings) = packed_len(value);
     let len = len_len(structure) + structure + strings;
-    let mut out = Packing {
-        structure: Vec::with_capacity(len),
-        strings: Vec::with_capacity(strings),
-    };
-    write_len(structure, &mut out.structure);
-    out.write(value);
-    let mut bytes = out.structure;
-    bytes.extend_from_slice(&out.strings);
+    let mut bytes = Vec::with_capacity(len);
+    write_len(structure, &mut bytes);
+    write_structure(value, &mut bytes);
+    // The strings, in the order the structure gives their lengths: written
+    // after it in a second walk, so that no second buffer holds them (a
+    // value's strings can be most of it).
+    write_strings(value, &mut bytes);
     debug_assert_eq!(bytes.len(), len);
     bytes.into_boxed_slice()
 }
@@ -62,59 +61,63 @@ pub fn unpack(bytes: &[u8]) -> Value {
 }
 
 /// Packed bytes being written: the strings' apart.
-struct Packing {
-    structure: Vec<u8>,
-    strings: Vec<u8>,
-}
-
-impl Packing {
-    fn write(&mut self, value: &Value) {
-        let out = &mut self.structure;
-        match value {
-            Value::Null => out.push(NULL),
-            Value::Bool(false) => out.push(FALSE),
-            Value::Bool(true) => out.push(TRUE),
-            Value::Number(n) => {
-                // serde_json's own order: unsigned, then negative, then float.
-                let (tag, bytes) = if let Some(n) = n.as_u64() {
-                    (UNSIGNED, n.to_le_bytes())
-                } else if let Some(n) = n.as_i64() {
-                    (NEGATIVE, n.to_le_bytes())
-                } else {
-                    (FLOAT, n.as_f64().unwrap_or_default().to_le_bytes())
-                };
-                out.push(tag);
-                out.extend_from_slice(&bytes);
+/// Writes `value` but for its strings' bytes ([`write_strings`]).
+fn write_structure(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Null => out.push(NULL),
+        Value::Bool(false) => out.push(FALSE),
+        Value::Bool(true) => out.push(TRUE),
+        Value::Number(n) => {
+            // serde_json's own order: unsigned, then negative, then float.
+            let (tag, bytes) = if let Some(n) = n.as_u64() {
+                (UNSIGNED, n.to_le_bytes())
+            } else if let Some(n) = n.as_i64() {
+                (NEGATIVE, n.to_le_bytes())
+            } else {
+                (FLOAT, n.as_f64().unwrap_or_default().to_le_bytes())
+            };
+            out.push(tag);
+            out.extend_from_slice(&bytes);
+        }
+        Value::String(s) => {
+            out.push(STRING);
+            write_len(s.len(), out);
+        }
+        Value::Array(items) => {
+            out.push(ARRAY);
+            write_len(items.len(), out);
+            for item in items {
+                write_structure(item, out);
             }
-            Value::String(s) => {
-                out.push(STRING);
-                self.write_str(s);
-            }
-            Value::Array(items) => {
-                out.push(ARRAY);
-                write_len(items.len(), out);
-                for item in items {
-                    self.write(item);
-                }
-            }
-            Value::Object(map) => {
-                out.push(OBJECT);
-                write_len(map.len(), out);
-                for (key, value) in map {
-                    self.write_str(key);
-                    self.write(value);
-                }
+        }
+        Value::Object(map) => {
+            out.push(OBJECT);
+            write_len(map.len(), out);
+            for (key, value) in map {
+                write_len(key.len(), out);
+                write_structure(value, out);
             }
         }
     }
+}
 
-    fn write_str(&mut self, s: &str) {
-        write_len(s.len(), &mut self.structure);
-        self.strings.extend_from_slice(s.as_bytes());
+/// Writes the bytes of `value`'s strings (keys included), in the order
+/// [`write_structure`] writes their lengths.
+fn write_strings(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::String(s) => out.extend_from_slice(s.as_bytes()),
+        Value::Array(items) => items.iter().for_each(|item| write_strings(item, out)),
+        Value::Object(map) => {
+            for (key, value) in map {
+                out.extend_from_slice(key.as_bytes());
+                write_strings(value, out);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
 
-/// How many bytes [`Packing::write`] writes for `value`: before the
+/// How many bytes [`pack`] writes for `value`: before the
 /// strings, and of strings.
 fn packed_len(value: &Value) -> (usize, usize) {
     let sum = |(a, b): (usize, usize), (c, d): (usize, usize)| (a + c, b + d);
