@@ -263,10 +263,14 @@ impl Shared {
             let mut given_password = vec![0; usize::from(length[0])];
             client.read_exact(&mut given_password).await?;
             refused = given_user != user.as_bytes() || given_password != password.as_bytes();
+            // Recorded before the client is told, as the HTTP proxy does: a
+            // client that gives up at once must find the refusal logged.
+            if refused {
+                self.record("SOCKS5 refused".to_owned());
+            }
             client.write_all(&[1, u8::from(refused)]).await?;
         }
         if refused {
-            self.record("SOCKS5 refused".to_owned());
             return Ok(());
         }
         let mut request = [0; 4];
