@@ -20,7 +20,7 @@ use ignore::overrides::{Override, OverrideBuilder};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 use rayon::slice::ParallelSliceMut;
 
-use crate::scratch::{Held, Scratch, note_held_in_memory};
+use crate::scratch::{Held, Scratch, Written};
 
 /// A single document larger than this is refused (documents are held whole
 /// while they are read; files of any size are read in blocks).
@@ -494,48 +494,42 @@ fn read_stdin() -> Bytes {
     if let Some(file) = stdin_file() {
         return Bytes::Spooled(file);
     }
-    spool(&mut std::io::stdin().lock(), Scratch::temporary())
+    spool(
+        &mut std::io::stdin().lock(),
+        Scratch::temporary(Held::Input),
+    )
 }
 
 /// Bytes read from standard input at once.
 const SPOOL_READ: usize = 1 << 20;
 
-/// Copies `input` to `scratch`; when writing fails, what was read is read
-/// back and the rest of the input read, all into memory.
+/// Copies `input` to `scratch`, or into memory when there is none.
 fn spool(input: &mut impl Read, scratch: std::io::Result<Scratch>) -> Bytes {
-    let mut held = Vec::new();
-    if let Ok(mut scratch) = scratch {
-        match copy_into(input, &mut scratch) {
-            Ok(Ok(())) => return Bytes::Spooled(scratch.into_file()),
-            Ok(Err(error)) => match scratch.read(0, scratch.written()) {
-                Ok(taken) => {
-                    held = taken;
-                    note_held_in_memory(Held::Input, &error);
-                }
-                Err(lost) => return Bytes::Failed(lost.to_string()),
-            },
-            Err(error) => return Bytes::Failed(error.to_string()),
+    let spooled = match scratch {
+        Ok(mut scratch) => copy_into(input, &mut scratch).and_then(|()| scratch.finish()),
+        Err(_) => {
+            let mut bytes = Vec::new();
+            input
+                .read_to_end(&mut bytes)
+                .map(|_| Written::Memory(bytes))
         }
-    }
-    match input.read_to_end(&mut held) {
-        Ok(_) => Bytes::Memory(held),
+    };
+    match spooled {
+        Ok(Written::File(file)) => Bytes::Spooled(file),
+        Ok(Written::Memory(bytes)) => Bytes::Memory(bytes),
         Err(e) => Bytes::Failed(e.to_string()),
     }
 }
 
-/// Copies `input` to its end into `scratch`, written out: an error reading
-/// it, or (within) an error writing.
-fn copy_into(input: &mut impl Read, scratch: &mut Scratch) -> std::io::Result<std::io::Result<()>> {
+/// Copies `input` to its end into `scratch`.
+fn copy_into(input: &mut impl Read, scratch: &mut Scratch) -> std::io::Result<()> {
     let mut chunk = vec![0; SPOOL_READ];
     loop {
-        let read = match input.read(&mut chunk) {
-            Ok(0) => return Ok(scratch.flush()),
-            Ok(read) => read,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+        match input.read(&mut chunk) {
+            Ok(0) => return Ok(()),
+            Ok(read) => scratch.write(&chunk[..read])?,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
-        };
-        if let Err(error) = scratch.write(&chunk[..read]) {
-            return Ok(Err(error));
         }
     }
 }
@@ -975,7 +969,7 @@ mod tests {
                     bytes: &input,
                     step,
                 };
-                let scratch = crate::scratch::testing::scratch(capacity, fails_after);
+                let scratch = crate::scratch::testing::scratch(Held::Input, capacity, fails_after);
                 let kept = match spool(&mut reader, scratch) {
                     Bytes::Spooled(file) => {
                         assert!(fails_after.is_none_or(|n| n >= input.len()), "{case}");

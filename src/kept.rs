@@ -12,7 +12,7 @@ use std::ops::Range;
 use std::sync::{Mutex, PoisonError};
 
 use crate::input::read_exact_at;
-use crate::scratch::{Held, Scratch, note_held_in_memory};
+use crate::scratch::{Held, Scratch, Written};
 
 /// Where a record is in the store.
 #[derive(Clone, Copy, Debug)]
@@ -64,8 +64,9 @@ impl Writing {
         }
         match &mut self.file {
             Some(file) => {
-                let written = file.write(record);
-                self.hold_if_failed(written);
+                if let Err(lost) = file.write(record) {
+                    self.lost = Some(lost);
+                }
             }
             None => self.memory.extend_from_slice(record),
         }
@@ -74,31 +75,12 @@ impl Writing {
             len: u32::try_from(record.len()).expect("a record of less than 4 GiB"),
         }
     }
-
-    /// After a write to the file: if it failed, what it holds is read back,
-    /// and everything is held in memory from now on.
-    fn hold_if_failed(&mut self, written: io::Result<()>) {
-        let Err(error) = written else {
-            return;
-        };
-        let Some(file) = self.file.take() else {
-            return;
-        };
-        match file.read(0, file.written()) {
-            Ok(mut taken) => {
-                self.memory.append(&mut taken);
-                note_held_in_memory(Held::Hpas, &error);
-            }
-            Err(lost) => self.lost = Some(lost),
-        }
-        self.bound = usize::MAX;
-    }
 }
 
 impl Store {
     /// Holds at most `bound` bytes of records in memory.
     pub fn new(bound: usize) -> Self {
-        Self::spilling_to(bound, Box::new(Scratch::temporary))
+        Self::spilling_to(bound, Box::new(|| Scratch::temporary(Held::Hpas)))
     }
 
     /// [`Store::new`], spilling to the file `make` makes.
@@ -129,17 +111,22 @@ impl Store {
             .writing
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(file) = &mut writing.file {
-            let written = file.flush();
-            writing.hold_if_failed(written);
-        }
         if let Some(error) = writing.lost {
             return Err(error);
         }
+        let file = match writing.file.map(Scratch::finish).transpose()? {
+            Some(Written::File(file)) => Some(file),
+            // Writing failed: the records in memory follow those before them.
+            Some(Written::Memory(mut bytes)) => {
+                writing.memory.append(&mut bytes);
+                None
+            }
+            None => None,
+        };
         writing.memory.shrink_to_fit();
         Ok(Kept {
             memory: writing.memory,
-            file: writing.file.map(Scratch::into_file),
+            file,
         })
     }
 }
@@ -213,7 +200,7 @@ mod tests {
             .collect();
         for bound in [0, 500, usize::MAX] {
             for fails_after in [Some(0), Some(1_000), None] {
-                let make: MakeScratch = Box::new(move || scratch(300, fails_after));
+                let make: MakeScratch = Box::new(move || scratch(Held::Hpas, 300, fails_after));
                 let store = Store::spilling_to(bound, make);
                 let mut added = Vec::new();
                 for group in records.chunks(3) {

@@ -1,9 +1,9 @@
 //! A temporary file written through a buffer of its own: when a write fails
-//! (a full disk, a file size limit), what the file took is known, and every
-//! byte written can still be read back, from the file or the buffer. The
-//! findings spilled ([`crate::spill`]), the HPAs kept whole
-//! ([`crate::kept`]) and standard input read from a pipe
-//! ([`crate::input`]) go to one each, and are held in memory when it fails.
+//! (a full disk, a file size limit), what the file took is read back and
+//! everything is held in memory from then on, with a note on standard error;
+//! no byte written is lost. The findings spilled ([`crate::spill`]), the
+//! HPAs kept whole ([`crate::kept`]) and standard input read from a pipe
+//! ([`crate::input`]) go to one each.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -12,7 +12,8 @@ use std::sync::Once;
 use crate::input::read_exact_at;
 
 pub struct Scratch {
-    file: File,
+    /// `None` once writing to it failed: every byte is in `buffer` then.
+    file: Option<File>,
     /// Writes to `file` (in tests, a writer that fails).
     writer: Box<dyn Write + Send>,
     /// Bytes written to the buffer that the file has not taken yet: they
@@ -22,6 +23,15 @@ pub struct Scratch {
     in_file: u64,
     /// The buffer is written out once it holds this many bytes.
     capacity: usize,
+    /// What it holds, for the note when it falls back to memory.
+    held: Held,
+}
+
+/// Where the bytes written to a [`Scratch`] are, once all are written.
+pub enum Written {
+    File(File),
+    /// Writing to the file failed.
+    Memory(Vec<u8>),
 }
 
 /// Writes `bytes`, and tells how many were taken before an error.
@@ -43,20 +53,21 @@ const BUFFER: usize = 64 << 10;
 
 impl Scratch {
     /// An unnamed temporary file in the system's temporary directory.
-    pub fn temporary() -> io::Result<Self> {
+    pub fn temporary(held: Held) -> io::Result<Self> {
         let file = tempfile::tempfile()?;
         let writer = Box::new(file.try_clone()?);
-        Ok(Self::new(file, writer, BUFFER))
+        Ok(Self::new(file, writer, BUFFER, held))
     }
 
     /// Writes to `file` through `writer`, `capacity` bytes at a time.
-    pub fn new(file: File, writer: Box<dyn Write + Send>, capacity: usize) -> Self {
+    pub fn new(file: File, writer: Box<dyn Write + Send>, capacity: usize, held: Held) -> Self {
         Self {
-            file,
+            file: Some(file),
             writer,
             buffer: Vec::new(),
             in_file: 0,
             capacity,
+            held,
         }
     }
 
@@ -65,50 +76,66 @@ impl Scratch {
         self.in_file + self.buffer.len() as u64
     }
 
-    /// Writes `bytes`; when writing out fails they are kept all the same.
+    /// Writes `bytes`. When writing out fails, they are held in memory with
+    /// all before them; an error only when what the file took cannot be read
+    /// back.
     pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if self.buffer.len() + bytes.len() < self.capacity {
+        if self.file.is_none() || self.buffer.len() + bytes.len() < self.capacity {
             self.buffer.extend_from_slice(bytes);
             return Ok(());
         }
-        if let Err(error) = self.flush() {
-            self.buffer.extend_from_slice(bytes);
-            return Err(error);
-        }
-        // The buffer is empty: the bytes go out as they are, not copied.
-        let (taken, written) = write_some(&mut self.writer, bytes);
-        self.in_file += taken as u64;
-        if written.is_err() {
-            self.buffer.extend_from_slice(&bytes[taken..]);
-        }
-        written
+        let written = match self.write_out() {
+            Err(error) => {
+                self.buffer.extend_from_slice(bytes);
+                Err(error)
+            }
+            Ok(()) => {
+                // The buffer is empty: the bytes go out as they are, not copied.
+                let (taken, written) = write_some(&mut self.writer, bytes);
+                self.in_file += taken as u64;
+                if written.is_err() {
+                    self.buffer.extend_from_slice(&bytes[taken..]);
+                }
+                written
+            }
+        };
+        self.hold_if_failed(written)
     }
 
     /// Writes out the buffer; what the file does not take stays in it.
-    pub fn flush(&mut self) -> io::Result<()> {
+    fn write_out(&mut self) -> io::Result<()> {
         let (taken, written) = write_some(&mut self.writer, &self.buffer);
         self.in_file += taken as u64;
         self.buffer.drain(..taken);
         written
     }
 
-    /// The bytes written from `start` to `end` (from several threads at once).
-    pub fn read(&self, start: u64, end: u64) -> io::Result<Vec<u8>> {
-        let mut bytes = vec![0; usize::try_from(end - start).map_err(io::Error::other)?];
-        let from_file = usize::try_from(end.min(self.in_file).saturating_sub(start))
-            .map_err(io::Error::other)?;
-        if from_file > 0 {
-            read_exact_at(&self.file, &mut bytes[..from_file], start as usize)?;
-        }
-        let buffered = |at: u64| (at.max(self.in_file) - self.in_file) as usize;
-        bytes[from_file..].copy_from_slice(&self.buffer[buffered(start)..buffered(end)]);
-        Ok(bytes)
+    /// After a write: if it failed, what the file took is read back before
+    /// the buffer, and the file is let go.
+    fn hold_if_failed(&mut self, written: io::Result<()>) -> io::Result<()> {
+        let (Err(error), Some(file)) = (written, &self.file) else {
+            return Ok(());
+        };
+        let mut bytes = vec![0; usize::try_from(self.in_file).map_err(io::Error::other)?];
+        read_exact_at(file, &mut bytes, 0)?;
+        bytes.append(&mut self.buffer);
+        self.buffer = bytes;
+        self.in_file = 0;
+        self.file = None;
+        note_held_in_memory(self.held, &error);
+        Ok(())
     }
 
-    /// The file, once all was written out to it.
-    pub fn into_file(self) -> File {
-        debug_assert!(self.buffer.is_empty(), "written out first");
-        self.file
+    /// Where everything written is, written out.
+    pub fn finish(mut self) -> io::Result<Written> {
+        if self.file.is_some() {
+            let written = self.write_out();
+            self.hold_if_failed(written)?;
+        }
+        Ok(match self.file {
+            Some(file) => Written::File(file),
+            None => Written::Memory(self.buffer),
+        })
     }
 }
 
@@ -123,7 +150,7 @@ pub enum Held {
 /// Tells once per run, for each kind of data, that it is held in memory
 /// because writing it to a temporary file failed (a full disk, a file size
 /// limit): the run works, with more memory than usual.
-pub fn note_held_in_memory(held: Held, error: &io::Error) {
+fn note_held_in_memory(held: Held, error: &io::Error) {
     static NOTED: [Once; 3] = [Once::new(), Once::new(), Once::new()];
     let (what, them) = match held {
         Held::Findings => ("findings are", "them"),
@@ -162,9 +189,9 @@ pub(crate) mod testing {
         }
     }
 
-    /// A temporary file written `capacity` bytes at a time, whose writes
-    /// fail once it took `fails_after` bytes, if given.
-    pub fn scratch(capacity: usize, fails_after: Option<usize>) -> io::Result<Scratch> {
+    /// A temporary file of `held` written `capacity` bytes at a time, whose
+    /// writes fail once it took `fails_after` bytes, if given.
+    pub fn scratch(held: Held, capacity: usize, fails_after: Option<usize>) -> io::Result<Scratch> {
         let file = tempfile::tempfile()?;
         let writer: Box<dyn Write + Send> = match fails_after {
             Some(left) => Box::new(Failing {
@@ -173,6 +200,6 @@ pub(crate) mod testing {
             }),
             None => Box::new(file.try_clone()?),
         };
-        Ok(Scratch::new(file, writer, capacity))
+        Ok(Scratch::new(file, writer, capacity, held))
     }
 }

@@ -15,6 +15,7 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read, Seek, SeekFrom};
+use std::ops::Range;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -26,7 +27,7 @@ use hpa_lint_rules::{
 use serde::{Deserialize, Serialize};
 
 use crate::report::{Excerpt, FileEdit, Finding, Location, Outcome, Position, SortKey};
-use crate::scratch::{Held, Scratch, note_held_in_memory};
+use crate::scratch::{Held, Scratch, Written};
 
 /// Which part of the run a finding comes from. Of findings equal in their
 /// sort key, the first in this order is kept: reading (step 1), linting an
@@ -126,7 +127,7 @@ pub struct Gather {
 impl Gather {
     /// Keeps at most `bound` bytes of records of each kind in memory.
     pub fn new(bound: usize) -> Self {
-        Self::spilling_to(bound, Rc::new(Scratch::temporary))
+        Self::spilling_to(bound, Rc::new(|| Scratch::temporary(Held::Findings)))
     }
 
     /// [`Gather::new`], spilling to the files `make` makes.
@@ -245,9 +246,9 @@ impl Placed {
         match &mut self.file {
             Some(file) => {
                 let start = file.written();
-                let written = file.write(&records.bytes);
+                let written = file.write(&records.bytes).map_err(read_back);
                 self.chunks.push(Chunk::File(start, file.written()));
-                self.hold_if_failed(written)
+                written
             }
             None => {
                 self.in_memory += records.bytes.len();
@@ -257,42 +258,25 @@ impl Placed {
         }
     }
 
-    /// After a write to the file: if it failed, the chunks in the file are
-    /// read back, and all are held in memory from now on.
-    fn hold_if_failed(&mut self, written: io::Result<()>) -> io::Result<()> {
-        let Err(error) = written else {
-            return Ok(());
-        };
-        let Some(file) = self.file.take() else {
-            return Err(error);
-        };
-        for chunk in &mut self.chunks {
-            if let Chunk::File(start, end) = *chunk {
-                let bytes = file.read(start, end).map_err(read_back)?;
-                self.in_memory += bytes.len();
-                *chunk = Chunk::Memory(bytes);
-            }
-        }
-        self.bound = usize::MAX;
-        note_held_in_memory(Held::Findings, &error);
-        Ok(())
-    }
-
     /// Each chunk's findings, in order.
     fn read(mut self) -> io::Result<Vec<Spilled>> {
         self.flush()?;
-        if let Some(file) = &mut self.file {
-            let written = file.flush();
-            self.hold_if_failed(written)?;
-        }
-        let file = self.file.map(|file| Rc::new(file.into_file()));
+        let written = self
+            .file
+            .map(Scratch::finish)
+            .transpose()
+            .map_err(read_back)?;
+        let written = written.map(|written| match written {
+            Written::File(file) => Ok(Rc::new(file)),
+            Written::Memory(bytes) => Err(Rc::new(bytes)),
+        });
         Ok(self
             .chunks
             .into_iter()
             .map(|chunk| {
-                let records: Box<dyn BufRead> = match (chunk, &file) {
+                let records: Box<dyn BufRead> = match (chunk, &written) {
                     (Chunk::Memory(bytes), _) => Box::new(Cursor::new(bytes)),
-                    (Chunk::File(at, end), Some(file)) => Box::new(BufReader::with_capacity(
+                    (Chunk::File(at, end), Some(Ok(file))) => Box::new(BufReader::with_capacity(
                         CHUNK_BUFFER,
                         Section {
                             file: Rc::clone(file),
@@ -300,6 +284,11 @@ impl Placed {
                             end,
                         },
                     )),
+                    // Writing to the file failed: its chunks are in memory.
+                    (Chunk::File(at, end), Some(Err(bytes))) => Box::new(Cursor::new(Shared {
+                        bytes: Rc::clone(bytes),
+                        range: at as usize..end as usize,
+                    })),
                     (Chunk::File(..), None) => unreachable!("a chunk in a file has a file"),
                 };
                 Spilled::of(records)
@@ -324,6 +313,18 @@ type MakeScratch = Rc<dyn Fn() -> io::Result<Scratch>>;
 
 /// Bytes read at once from each chunk in the file.
 const CHUNK_BUFFER: usize = 8 << 10;
+
+/// A range of bytes shared with other chunks.
+struct Shared {
+    bytes: Rc<Vec<u8>>,
+    range: Range<usize>,
+}
+
+impl AsRef<[u8]> for Shared {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes[self.range.clone()]
+    }
+}
 
 /// A range of the temporary file, read on its own (the chunks of one file
 /// are read in turns).
@@ -400,10 +401,7 @@ impl Spill {
     /// Writes records to the file, or holds them in memory.
     fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
         match &mut self.file {
-            Some(file) => {
-                let written = file.write(bytes);
-                self.hold_if_failed(written)
-            }
+            Some(file) => file.write(bytes).map_err(read_back),
             None => {
                 self.memory.extend_from_slice(bytes);
                 Ok(())
@@ -411,31 +409,17 @@ impl Spill {
         }
     }
 
-    /// After a write to the file: if it failed, what it holds is read back,
-    /// and all is held in memory from now on.
-    fn hold_if_failed(&mut self, written: io::Result<()>) -> io::Result<()> {
-        let Err(error) = written else {
-            return Ok(());
-        };
-        let Some(file) = self.file.take() else {
-            return Err(error);
-        };
-        self.memory = file.read(0, file.written()).map_err(read_back)?;
-        self.bound = usize::MAX;
-        note_held_in_memory(Held::Findings, &error);
-        Ok(())
-    }
-
     /// The findings pushed, in order.
-    fn read(mut self) -> io::Result<Spilled> {
-        if let Some(file) = &mut self.file {
-            let written = file.flush();
-            self.hold_if_failed(written)?;
-        }
-        let records: Box<dyn BufRead> = match self.file {
+    fn read(self) -> io::Result<Spilled> {
+        let written = self
+            .file
+            .map(Scratch::finish)
+            .transpose()
+            .map_err(read_back)?;
+        let records: Box<dyn BufRead> = match written {
             None => Box::new(Cursor::new(self.memory)),
-            Some(scratch) => {
-                let mut file = scratch.into_file();
+            Some(Written::Memory(bytes)) => Box::new(Cursor::new(bytes)),
+            Some(Written::File(mut file)) => {
                 file.rewind().map_err(read_back)?;
                 Box::new(BufReader::new(file))
             }
@@ -1048,7 +1032,7 @@ mod tests {
         }
         // Held in memory, and in the file.
         for bound in [usize::MAX, 0] {
-            let mut spill = Spill::new(bound, Rc::new(Scratch::temporary));
+            let mut spill = Spill::new(bound, Rc::new(|| Scratch::temporary(Held::Findings)));
             spill.push(&records).unwrap();
             assert_eq!(spill.file.is_some(), bound == 0);
             let read: Vec<(Stage, Finding)> =
@@ -1309,7 +1293,12 @@ mod tests {
                 taken: Arc::clone(&taken),
                 refused: Arc::clone(&refused),
             };
-            Ok(Scratch::new(file, Box::new(writer), capacity))
+            Ok(Scratch::new(
+                file,
+                Box::new(writer),
+                capacity,
+                Held::Findings,
+            ))
         })
     }
 
