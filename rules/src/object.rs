@@ -3,6 +3,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::path::Json;
 use crate::quote::{code, shown};
 
 /// An opaque handle a front end attaches to each object to find its source again
@@ -33,16 +34,17 @@ fn is_cluster_scoped(group: &str, kind: &str) -> bool {
 }
 
 impl ObjectKey {
-    /// The identity of an object; `None` when `value` has no string `apiVersion`
-    /// and `kind` (it is not a Kubernetes object).
-    pub fn of(value: &Value, default_namespace: &str) -> Option<Self> {
-        let api_version = member(value, "apiVersion")?.as_str()?.to_owned();
-        let kind = member(value, "kind")?.as_str()?.to_owned();
-        let metadata = member(value, "metadata");
+    /// The identity of an object (a serde_json [`Value`] or a document's
+    /// tree); `None` when `value` has no string `apiVersion` and `kind` (it
+    /// is not a Kubernetes object).
+    pub fn of<V: Json>(value: &V, default_namespace: &str) -> Option<Self> {
+        let api_version = value.member("apiVersion")?.text()?.to_owned();
+        let kind = value.member("kind")?.text()?.to_owned();
+        let metadata = value.member("metadata");
         let text = |field: &str| {
             metadata
-                .and_then(|m| member(m, field))
-                .and_then(Value::as_str)
+                .and_then(|m| m.member(field))
+                .and_then(Json::text)
                 .filter(|s| !s.is_empty())
         };
         // A cluster-scoped object has no namespace, whatever is written.
@@ -81,16 +83,6 @@ impl ObjectKey {
             name: self.name.clone(),
         }
     }
-}
-
-/// `value[name]` when `value` is a mapping, found by comparing its keys:
-/// cheaper than hashing the name for the few keys of an object's top level
-/// and metadata.
-fn member<'v>(value: &'v Value, name: &str) -> Option<&'v Value> {
-    value
-        .as_object()?
-        .iter()
-        .find_map(|(key, value)| (key == name).then_some(value))
 }
 
 /// The group part of an `apiVersion` string: `apps/v1` → `apps`, `v1` → `""`.
@@ -194,7 +186,10 @@ impl Object {
     }
 
     fn annotations(&self) -> Option<&Map<String, Value>> {
-        member(member(&self.value, "metadata")?, "annotations")?.as_object()
+        self.value
+            .member("metadata")?
+            .member("annotations")?
+            .as_object()
     }
 
     /// The reason given in `hpa-lint.io/ignore.<rule>` for suppressing a rule.

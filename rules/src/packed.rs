@@ -13,6 +13,8 @@
 
 use serde_json::{Map, Number, Value};
 
+use crate::path::{Json, Shape};
+
 const NULL: u8 = 0;
 const FALSE: u8 = 1;
 const TRUE: u8 = 2;
@@ -23,8 +25,9 @@ const STRING: u8 = 6;
 const ARRAY: u8 = 7;
 const OBJECT: u8 = 8;
 
-/// `value`, packed.
-pub fn pack(value: &Value) -> Box<[u8]> {
+/// `value`, packed: a serde_json [`Value`] or a document's tree
+/// ([`crate::source::Tree`]), the same bytes for the same value.
+pub fn pack<V: Json>(value: &V) -> Box<[u8]> {
     // Sized first: grown by pushing, or made roomy and given back, the
     // bytes would cost copies or leave the allocator holes.
     let (structure, strings) = packed_len(value);
@@ -60,14 +63,13 @@ pub fn unpack(bytes: &[u8]) -> Value {
     .value()
 }
 
-/// Packed bytes being written: the strings' apart.
 /// Writes `value` but for its strings' bytes ([`write_strings`]).
-fn write_structure(value: &Value, out: &mut Vec<u8>) {
-    match value {
-        Value::Null => out.push(NULL),
-        Value::Bool(false) => out.push(FALSE),
-        Value::Bool(true) => out.push(TRUE),
-        Value::Number(n) => {
+fn write_structure<V: Json>(value: &V, out: &mut Vec<u8>) {
+    match value.shape() {
+        Shape::Null => out.push(NULL),
+        Shape::Bool(false) => out.push(FALSE),
+        Shape::Bool(true) => out.push(TRUE),
+        Shape::Number(n) => {
             // serde_json's own order: unsigned, then negative, then float.
             let (tag, bytes) = if let Some(n) = n.as_u64() {
                 (UNSIGNED, n.to_le_bytes())
@@ -79,21 +81,21 @@ fn write_structure(value: &Value, out: &mut Vec<u8>) {
             out.push(tag);
             out.extend_from_slice(&bytes);
         }
-        Value::String(s) => {
+        Shape::String(s) => {
             out.push(STRING);
             write_len(s.len(), out);
         }
-        Value::Array(items) => {
+        Shape::Array(items) => {
             out.push(ARRAY);
             write_len(items.len(), out);
             for item in items {
                 write_structure(item, out);
             }
         }
-        Value::Object(map) => {
+        Shape::Object(len, entries) => {
             out.push(OBJECT);
-            write_len(map.len(), out);
-            for (key, value) in map {
+            write_len(len, out);
+            for (key, value) in entries {
                 write_len(key.len(), out);
                 write_structure(value, out);
             }
@@ -103,36 +105,35 @@ fn write_structure(value: &Value, out: &mut Vec<u8>) {
 
 /// Writes the bytes of `value`'s strings (keys included), in the order
 /// [`write_structure`] writes their lengths.
-fn write_strings(value: &Value, out: &mut Vec<u8>) {
-    match value {
-        Value::String(s) => out.extend_from_slice(s.as_bytes()),
-        Value::Array(items) => items.iter().for_each(|item| write_strings(item, out)),
-        Value::Object(map) => {
-            for (key, value) in map {
+fn write_strings<V: Json>(value: &V, out: &mut Vec<u8>) {
+    match value.shape() {
+        Shape::String(s) => out.extend_from_slice(s.as_bytes()),
+        Shape::Array(items) => items.iter().for_each(|item| write_strings(item, out)),
+        Shape::Object(_, entries) => {
+            for (key, value) in entries {
                 out.extend_from_slice(key.as_bytes());
                 write_strings(value, out);
             }
         }
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        Shape::Null | Shape::Bool(_) | Shape::Number(_) => {}
     }
 }
 
 /// How many bytes [`pack`] writes for `value`: before the
 /// strings, and of strings.
-fn packed_len(value: &Value) -> (usize, usize) {
+fn packed_len<V: Json>(value: &V) -> (usize, usize) {
     let sum = |(a, b): (usize, usize), (c, d): (usize, usize)| (a + c, b + d);
-    let (structure, strings) = match value {
-        Value::Null | Value::Bool(_) => (0, 0),
-        Value::Number(_) => (8, 0),
-        Value::String(s) => str_len(s),
-        Value::Array(items) => items
+    let (structure, strings) = match value.shape() {
+        Shape::Null | Shape::Bool(_) => (0, 0),
+        Shape::Number(_) => (8, 0),
+        Shape::String(s) => str_len(s),
+        Shape::Array(items) => items
             .iter()
             .map(packed_len)
             .fold((len_len(items.len()), 0), sum),
-        Value::Object(map) => map
-            .iter()
+        Shape::Object(len, entries) => entries
             .map(|(key, value)| sum(str_len(key), packed_len(value)))
-            .fold((len_len(map.len()), 0), sum),
+            .fold((len_len(len), 0), sum),
     };
     (1 + structure, strings)
 }

@@ -8,7 +8,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
 use crate::quote::shown;
 
@@ -160,6 +160,79 @@ pub fn get<'v>(value: &'v Value, names: &[&str]) -> Option<&'v Value> {
     names
         .iter()
         .try_fold(value, |value, name| member(value, name))
+}
+
+/// A JSON value, read: serde_json's [`Value`], or a document's tree
+/// (`crate::source::Tree`). What reads objects either way
+/// ([`crate::object::ObjectKey::of`], [`crate::packed::pack`]) reads them
+/// through this.
+pub trait Json: Sized {
+    /// A mapping's entries.
+    type Entries<'v>: Iterator<Item = (&'v str, &'v Self)>
+    where
+        Self: 'v;
+
+    /// What the value is.
+    fn shape(&self) -> Shape<'_, Self>;
+
+    /// The value at `name` of a mapping, found by comparing its keys:
+    /// cheap for the few keys of an object's top level and metadata.
+    fn member(&self, name: &str) -> Option<&Self> {
+        match self.shape() {
+            Shape::Object(_, mut entries) => {
+                entries.find_map(|(key, value)| (key == name).then_some(value))
+            }
+            _ => None,
+        }
+    }
+
+    /// The string, if the value is one.
+    fn text(&self) -> Option<&str> {
+        match self.shape() {
+            Shape::String(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// What a [`Json`] value is.
+pub enum Shape<'v, V: Json + 'v> {
+    /// `null`.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A number.
+    Number(&'v Number),
+    /// A string.
+    String(&'v str),
+    /// A sequence.
+    Array(&'v [V]),
+    /// A mapping: how many entries, and the entries.
+    Object(usize, V::Entries<'v>),
+}
+
+fn value_entry<'v>((key, value): (&'v String, &'v Value)) -> (&'v str, &'v Value) {
+    (key, value)
+}
+
+impl Json for Value {
+    type Entries<'v> = std::iter::Map<
+        serde_json::map::Iter<'v>,
+        fn((&'v String, &'v Value)) -> (&'v str, &'v Value),
+    >;
+
+    fn shape(&self) -> Shape<'_, Self> {
+        match self {
+            Value::Null => Shape::Null,
+            Value::Bool(b) => Shape::Bool(*b),
+            Value::Number(n) => Shape::Number(n),
+            Value::String(s) => Shape::String(s),
+            Value::Array(items) => Shape::Array(items),
+            Value::Object(map) => {
+                Shape::Object(map.len(), map.iter().map(value_entry as fn(_) -> _))
+            }
+        }
+    }
 }
 
 impl fmt::Display for FieldPath {

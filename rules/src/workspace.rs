@@ -26,7 +26,7 @@ use crate::model::autoscaler::Scaler;
 use crate::object::{HPA, Object, ObjectKey, Origin, group_of};
 use crate::packed;
 use crate::path::FieldPath;
-use crate::reads::Needs;
+use crate::reads::{Needs, SCALER_FIELDS};
 use crate::rules::CHECKS;
 use crate::settings::Settings;
 use crate::source::{self, ALL, Pos, Problem, ProblemKind};
@@ -83,7 +83,7 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
             keep(api_version, kind)
         }
     };
-    let document = source::read_document(text, &choose);
+    let document = source::read_tree(text, &choose);
     let namespace = &settings.cluster.default_namespace;
     // The document's object as far as it was read: what its problems are
     // about, and how it is known if it could not be read; most documents
@@ -120,37 +120,54 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
     }
     let mut suppressions = Vec::new();
     let objects = document.values.len();
-    for (i, (value, prefix)) in document.values.into_iter().enumerate() {
-        let Some(object) = Object::new(value, Origin::default(), namespace) else {
+    for (i, (tree, prefix)) in document.values.into_iter().enumerate() {
+        let Some(key) = ObjectKey::of(&tree, namespace) else {
             continue;
         };
         scan.objects += 1;
-        let whole = object.is_hpa().then(|| packed::pack(&object.value));
+        let (api_version, kind) = (key.api_version.as_str(), key.kind.as_str());
+        let is_hpa = HPA.is(group_of(api_version), kind);
+        let whole = is_hpa.then(|| packed::pack(&tree));
+        let read = needs.is_read(&settings.cluster, api_version, kind);
+        // An HPA read whole is held as lookups read it.
+        let tree = if is_hpa && read {
+            keep(api_version, kind).prune_tree(tree)
+        } else {
+            tree
+        };
+        let listed = read && needs.is_listed(api_version, kind);
+        let got = read && needs.is_got(&settings.cluster, api_version, kind);
+        // The object as a value: whole when it is held so (listed), else
+        // what the object-stage rules and the grouping of autoscalers read
+        // of it (its packed bytes are made from the tree).
+        let (value, tree) = if listed {
+            (tree.into_value(), None)
+        } else {
+            (tree.kept_value(&SCALER_FIELDS), Some(tree))
+        };
+        let object = Object {
+            key,
+            value,
+            origin: Origin::default(),
+        };
         for d in lint_object(&object, settings) {
             suppressions.push((prefix.join(&d.source_path), d));
         }
-        let (api_version, kind) = (&object.key.api_version, &object.key.kind);
-        if !needs.is_read(&settings.cluster, api_version, kind) {
+        if !read {
             continue;
         }
         let scaler = Scaler::of(&object);
-        // An HPA read whole is held as lookups read it.
-        let held = |mut object: Object| {
-            if whole.is_some() {
-                let value = std::mem::take(&mut object.value);
-                object.value = keep(&object.key.api_version, &object.key.kind).prune(value);
-            }
-            object
-        };
-        let stored = if needs.is_listed(api_version, kind) {
-            Stored::Parsed(held(object).into())
-        } else if needs.is_got(&settings.cluster, api_version, kind) {
-            Stored::compact(held(object))
-        } else {
+        let stored = match tree {
+            None => Stored::Parsed(object.into()),
+            Some(tree) if got => Stored::Compact {
+                packed: packed::pack(&tree),
+                key: object.key,
+                origin: object.origin,
+            },
             // An autoscaler read only with its target's others: its
             // identity is all that is read of it (an HPA is kept whole
             // apart, to be linted).
-            Stored::Grouped { key: object.key }
+            Some(_) => Stored::Grouped { key: object.key },
         };
         // Room for the objects left, at most, rather than for four: four
         // `Found`s are more than a kilobyte, which glibc's malloc serves

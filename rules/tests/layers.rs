@@ -13,7 +13,8 @@ use std::path::Path;
 /// Top-level modules of `rules/src`, lowest layer first.
 const LAYERS: &[&[&str]] = &[
     &["quote", "suggest"],
-    &["path", "object", "packed"],
+    &["path"],
+    &["object", "packed"],
     &["names"],
     &["source"],
     &["cluster"],

@@ -5,6 +5,8 @@
 
 use serde_json::Value;
 
+use super::tree::Tree;
+
 /// Which fields of a value to keep.
 #[derive(Debug)]
 pub enum Keep {
@@ -48,28 +50,51 @@ impl Keep {
         value
     }
 
-    /// `value` with only the kept fields among the first `built` entries
+    /// `tree` with only the kept fields: [`Keep::prune`] on a document's
+    /// tree.
+    pub fn prune_tree<'t>(&'static self, mut tree: Tree<'t>) -> Tree<'t> {
+        self.prune_tree_in_place(&mut tree);
+        tree
+    }
+
+    /// `tree` with only the kept fields among the first `built` entries
     /// of a mapping, the others kept as they are: they were built as kept
     /// (by [`super::compose`], once the keep was chosen).
-    pub fn prune_front(&'static self, mut value: Value, built: usize) -> Value {
-        let Value::Object(map) = &mut value else {
-            return self.prune(value);
+    pub fn prune_front<'t>(&'static self, mut tree: Tree<'t>, built: usize) -> Tree<'t> {
+        let Tree::Object(entries) = &mut tree else {
+            return self.prune_tree(tree);
         };
-        let mut entries = 0;
-        map.retain(|key, value| {
-            entries += 1;
-            if entries > built {
-                return true;
-            }
-            match self.field(key) {
-                Some(keep) => {
-                    keep.prune_in_place(value);
-                    true
-                }
-                None => false,
-            }
+        let mut seen = 0;
+        entries.retain_mut(|(key, value)| {
+            seen += 1;
+            seen > built || self.keep_entry(key, value)
         });
-        value
+        tree
+    }
+
+    /// Whether to keep the entry `key: value` of a mapping kept with
+    /// `self`, pruned.
+    fn keep_entry(&'static self, key: &str, value: &mut Tree<'_>) -> bool {
+        match self.field(key) {
+            Some(keep) => {
+                keep.prune_tree_in_place(value);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn prune_tree_in_place(&'static self, tree: &mut Tree<'_>) {
+        match (self, tree) {
+            (Keep::All, _) => {}
+            (Keep::Fields(_) | Keep::Prefixed(_), Tree::Object(entries)) => {
+                entries.retain_mut(|(key, value)| self.keep_entry(key, value));
+            }
+            (Keep::Items(item), Tree::Array(items)) => {
+                items.iter_mut().for_each(|v| item.prune_tree_in_place(v));
+            }
+            _ => {}
+        }
     }
 
     fn prune_in_place(&'static self, value: &mut Value) {

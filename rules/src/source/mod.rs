@@ -29,16 +29,18 @@ mod quick;
 mod scalar;
 mod split;
 mod template;
+mod tree;
 
-pub use compose::{Choose, Composed, MAX_ALIAS_NODES, MAX_DEPTH, compose};
+pub use compose::{Choose, Composed, MAX_ALIAS_NODES, MAX_DEPTH, compose, compose_tree};
 pub use edit::{Edit, EditError, Editor, TextEdit, apply, flow_yaml, text_edits};
 pub use keep::{ALL, Keep};
 pub use locate::locate;
 pub use quick::count_events as quick_event_count;
 pub use split::{Chunk, split_documents};
 pub use template::find_action;
+pub use tree::Tree;
 
-use crate::path::{FieldPath, member};
+use crate::path::{FieldPath, Json};
 
 /// A position in a document: 1-based line and column (in characters), and the
 /// byte range of the node.
@@ -97,28 +99,45 @@ pub struct Problem {
     pub pos: Pos,
 }
 
-/// A document read into JSON values: the document itself, or the items of a
-/// `List` (with their path, `items[i]`).
+/// A document read into JSON values (serde_json's, or [`Tree`]s of its text:
+/// [`read_tree`]): the document itself, or the items of a `List` (with
+/// their path, `items[i]`).
 #[derive(Debug, Default)]
-pub struct Document {
+pub struct Document<V = Value> {
     /// The values and their paths in the document.
-    pub values: Vec<(Value, FieldPath)>,
+    pub values: Vec<(V, FieldPath)>,
     /// What is wrong with it.
     pub problems: Vec<Problem>,
     /// Where a Helm template action makes it unreadable, if one does.
     pub template: Option<usize>,
     /// When it cannot be read: what was read of it before the problem.
-    pub partial: Option<Value>,
+    pub partial: Option<V>,
 }
 
 /// Reads one document, building what `choose` keeps of each object, and
 /// splitting `*List` kinds (which `choose` must keep whole) into their items.
 pub fn read_document(text: &str, choose: Choose<'_>) -> Document {
+    let document = read_tree(text, choose);
+    Document {
+        values: document
+            .values
+            .into_iter()
+            .map(|(tree, path)| (tree.into_value(), path))
+            .collect(),
+        problems: document.problems,
+        template: document.template,
+        partial: document.partial.map(Tree::into_value),
+    }
+}
+
+/// [`read_document`], building [`Tree`]s of the text rather than
+/// [`Value`]s.
+pub fn read_tree<'t>(text: &'t str, choose: Choose<'_>) -> Document<Tree<'t>> {
     let Composed {
         value,
         problems,
         partial,
-    } = compose(text, choose);
+    } = compose_tree(text, choose);
     let stopped_at = problems
         .iter()
         .find(|p| p.kind != ProblemKind::DuplicateKey)
@@ -133,37 +152,39 @@ pub fn read_document(text: &str, choose: Choose<'_>) -> Document {
 }
 
 /// A document's value, or the items of a `List` (with their path, `items[i]`).
-fn objects(value: Option<Value>, choose: Choose<'_>) -> Vec<(Value, FieldPath)> {
+fn objects<'t>(value: Option<Tree<'t>>, choose: Choose<'_>) -> Vec<(Tree<'t>, FieldPath)> {
     let is_list = value
         .as_ref()
-        .and_then(|v| member(v, "kind"))
-        .and_then(Value::as_str)
+        .and_then(|v| v.member("kind"))
+        .and_then(Json::text)
         .is_some_and(|kind| kind.ends_with("List"));
-    match value {
-        Some(Value::Object(mut map))
-            if is_list && map.get("items").is_some_and(Value::is_array) =>
-        {
-            let Some(Value::Array(items)) = map.remove("items") else {
-                unreachable!("checked to be an array above")
+    let Some(mut value) = value else {
+        return Vec::new();
+    };
+    let items = match &mut value {
+        Tree::Object(entries) if is_list => entries
+            .iter()
+            .position(|(key, value)| key == "items" && matches!(value, Tree::Array(_)))
+            .map(|at| entries.remove(at).1),
+        _ => None,
+    };
+    let Some(Tree::Array(items)) = items else {
+        return vec![(value, FieldPath::root())];
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let keep = match (
+                item.member("apiVersion").and_then(Json::text),
+                item.member("kind").and_then(Json::text),
+            ) {
+                (Some(api_version), Some(kind)) => choose(api_version, kind),
+                _ => &ALL,
             };
-            items
-                .into_iter()
-                .enumerate()
-                .map(|(i, item)| {
-                    let keep = match (
-                        member(&item, "apiVersion").and_then(Value::as_str),
-                        member(&item, "kind").and_then(Value::as_str),
-                    ) {
-                        (Some(api_version), Some(kind)) => choose(api_version, kind),
-                        _ => &ALL,
-                    };
-                    (keep.prune(item), FieldPath::fields("items").index(i))
-                })
-                .collect()
-        }
-        Some(value) => vec![(value, FieldPath::root())],
-        None => Vec::new(),
-    }
+            (keep.prune_tree(item), FieldPath::fields("items").index(i))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -8,7 +8,9 @@
 use std::borrow::Cow;
 
 use granit_parser::{ScalarStyle, Tag};
-use serde_json::Value;
+use serde_json::Number;
+
+use super::tree::Tree;
 
 const CORE: &str = "tag:yaml.org,2002:";
 
@@ -143,7 +145,7 @@ pub(crate) fn check(value: &str, style: ScalarStyle, tag: Option<&Tag>) -> Resul
             _ => Ok(()),
         },
         Wanted::Binary | Wanted::Kind(_) => resolve(Cow::Borrowed(value), style, tag)
-            .and_then(to_json)
+            .and_then(to_tree)
             .map(drop),
     }
 }
@@ -465,19 +467,19 @@ fn decode_base64(text: &str) -> Option<Vec<u8>> {
 
 /// The JSON value Go's encoding/json writes for a resolved scalar, as the API
 /// server then reads it.
-pub(crate) fn to_json(scalar: Scalar<'_>) -> Result<Value, String> {
+pub(crate) fn to_tree(scalar: Scalar<'_>) -> Result<Tree<'_>, String> {
     Ok(match scalar {
-        Scalar::Null => Value::Null,
-        Scalar::Bool(b) => Value::Bool(b),
-        Scalar::Int(i) => Value::from(i),
-        Scalar::Uint(u) => Value::from(u),
-        Scalar::BigInt(f) | Scalar::Float(f) => json_float(f)?,
-        Scalar::Str(s) => Value::String(s.into_owned()),
-        Scalar::Merge => Value::String("<<".to_owned()),
+        Scalar::Null => Tree::Null,
+        Scalar::Bool(b) => Tree::Bool(b),
+        Scalar::Int(i) => Tree::Number(i.into()),
+        Scalar::Uint(u) => Tree::Number(u.into()),
+        Scalar::BigInt(f) | Scalar::Float(f) => Tree::Number(json_float(f)?),
+        Scalar::Str(s) => Tree::String(s),
+        Scalar::Merge => Tree::String(Cow::Borrowed("<<")),
     })
 }
 
-fn json_float(f: f64) -> Result<Value, String> {
+fn json_float(f: f64) -> Result<Number, String> {
     if !f.is_finite() {
         let go = if f.is_nan() {
             "NaN"
@@ -495,13 +497,13 @@ fn json_float(f: f64) -> Result<Value, String> {
     // exponent, so they arrive as integers.
     if f.fract() == 0.0 && f.abs() < 1e21 {
         if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
-            return Ok(Value::from(f as i64));
+            return Ok((f as i64).into());
         }
         if (0.0..1.844_674_407_370_955_2e19).contains(&f) {
-            return Ok(Value::from(f as u64));
+            return Ok((f as u64).into());
         }
     }
-    Ok(Value::from(f))
+    Ok(Number::from_f64(f).expect("a finite float"))
 }
 
 /// A resolved mapping key as sigs.k8s.io/yaml turns it into a JSON key.
@@ -578,10 +580,10 @@ fn go_float32_g(f: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn plain(text: &str) -> Result<Value, String> {
-        to_json(resolve(Cow::Borrowed(text), ScalarStyle::Plain, None)?)
+        to_tree(resolve(Cow::Borrowed(text), ScalarStyle::Plain, None)?).map(Tree::into_value)
     }
 
     #[test]
@@ -643,7 +645,9 @@ mod tests {
         let float_tag = Tag::new(CORE, "float");
         let str_tag = Tag::new(CORE, "str");
         let resolve_json = |text: &str, style, tag: Option<&Tag>| {
-            resolve(Cow::Borrowed(text), style, tag).and_then(to_json)
+            resolve(Cow::Borrowed(text), style, tag)
+                .and_then(to_tree)
+                .map(Tree::into_value)
         };
         assert_eq!(
             resolve_json("010", ScalarStyle::DoubleQuoted, None),
