@@ -34,7 +34,8 @@ pub enum Check {
     Document(fn(&Problem) -> Option<DocumentFinding>),
     /// A field of an HPA that does not decode into the API's types.
     Decode(fn(&DecodeError, &Object, &mut Report<'_>)),
-    /// Any object, HPA or not (its hpa-lint annotations).
+    /// Any object, HPA or not, that has hpa-lint annotations: those are
+    /// what it checks ([`crate::lint::object_stage_reads`]).
     Object(fn(&Object, &mut Report<'_>)),
     /// Every decoded HPA, with the other objects.
     Hpa(fn(&Context<'_>, &mut Report<'_>)),

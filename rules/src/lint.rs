@@ -12,7 +12,8 @@ use crate::index::{Index, Lookup};
 use crate::model::autoscaler::Autoscalers;
 use crate::model::decode::DecodeErrorKind;
 use crate::model::hpa::Hpa;
-use crate::object::{Object, ObjectRef};
+use crate::object::{ANNOTATION_PREFIX, Object, ObjectRef};
+use crate::path::{Json, Shape};
 use crate::quote::code;
 use crate::registry::{Category, Rule};
 use crate::rules::{CHECKS, unknown_field};
@@ -78,7 +79,24 @@ fn enabled(
         .filter_map(|&(rule, check)| Some((rule, check, settings.severity(rule)?)))
 }
 
+/// Whether the object-stage rules ([`Check::Object`]) have anything to
+/// check on an object (a serde_json value or a document's tree): they check
+/// hpa-lint's own annotations (`hpa-lint.io/…`), and are not run on an
+/// object without any, whichever front end lints it.
+pub fn object_stage_reads<V: Json>(value: &V) -> bool {
+    let annotations = value
+        .member("metadata")
+        .and_then(|metadata| metadata.member("annotations"));
+    match annotations.map(Json::shape) {
+        Some(Shape::Object(_, mut keys)) => keys.any(|(key, _)| key.starts_with(ANNOTATION_PREFIX)),
+        _ => false,
+    }
+}
+
 fn run_object_checks(object: &Object, settings: &Settings, findings: &mut Findings) {
+    if !object_stage_reads(&object.value) {
+        return;
+    }
     let object_subject = Subjects::of(object);
     let linted = Linted {
         settings,

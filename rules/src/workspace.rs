@@ -21,12 +21,12 @@ use crate::context::{Check, Operation};
 use crate::diagnostic::{Diagnostic, Subject};
 use crate::fix::{Edit, EditError, Editor, Fix, TextEdit};
 use crate::index::{Entries, Index, MemoryIndex, Stored};
-use crate::lint::{lint_hpa, lint_object};
+use crate::lint::{lint_hpa, lint_object, object_stage_reads};
 use crate::model::autoscaler::Scaler;
 use crate::object::{HPA, Object, ObjectKey, Origin, group_of};
 use crate::packed;
 use crate::path::FieldPath;
-use crate::reads::{Needs, SCALER_FIELDS};
+use crate::reads::{IDENTITY_FIELDS, Needs};
 use crate::rules::CHECKS;
 use crate::settings::Settings;
 use crate::source::{self, ALL, Pos, Problem, ProblemKind};
@@ -135,39 +135,52 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
         } else {
             tree
         };
-        let listed = read && needs.is_listed(api_version, kind);
-        let got = read && needs.is_got(&settings.cluster, api_version, kind);
-        // The object as a value: whole when it is held so (listed), else
-        // what the object-stage rules and the grouping of autoscalers read
-        // of it (its packed bytes are made from the tree).
-        let (value, tree) = if listed {
-            (tree.into_value(), None)
+        let origin = Origin::default();
+        let (stored, scaler) = if read && needs.is_listed(api_version, kind) {
+            // Listed for every HPA of its namespace: held as a value.
+            let object = Object {
+                key,
+                value: tree.into_value(),
+                origin,
+            };
+            for d in lint_object(&object, settings) {
+                suppressions.push((prefix.join(&d.source_path), d));
+            }
+            let scaler = Scaler::of(&object);
+            (Stored::Parsed(object.into()), scaler)
         } else {
-            (tree.kept_value(&SCALER_FIELDS), Some(tree))
-        };
-        let object = Object {
-            key,
-            value,
-            origin: Origin::default(),
-        };
-        for d in lint_object(&object, settings) {
-            suppressions.push((prefix.join(&d.source_path), d));
-        }
-        if !read {
-            continue;
-        }
-        let scaler = Scaler::of(&object);
-        let stored = match tree {
-            None => Stored::Parsed(object.into()),
-            Some(tree) if got => Stored::Compact {
-                packed: packed::pack(&tree),
-                key: object.key,
-                origin: object.origin,
-            },
-            // An autoscaler read only with its target's others: its
-            // identity is all that is read of it (an HPA is kept whole
-            // apart, to be linted).
-            Some(_) => Stored::Grouped { key: object.key },
+            // Most objects have nothing the object stage reads, and are
+            // not made a value for it.
+            let key = if object_stage_reads(&tree) {
+                let object = Object {
+                    key,
+                    value: tree.kept_value(&IDENTITY_FIELDS),
+                    origin,
+                };
+                for d in lint_object(&object, settings) {
+                    suppressions.push((prefix.join(&d.source_path), d));
+                }
+                object.key
+            } else {
+                key
+            };
+            if !read {
+                continue;
+            }
+            let scaler = Scaler::read(&key, &tree);
+            let stored = if needs.is_got(&settings.cluster, &key.api_version, &key.kind) {
+                Stored::Compact {
+                    packed: packed::pack(&tree),
+                    key,
+                    origin,
+                }
+            } else {
+                // An autoscaler read only with its target's others: its
+                // identity is all that is read of it (an HPA is kept whole
+                // apart, to be linted).
+                Stored::Grouped { key }
+            };
+            (stored, scaler)
         };
         // Room for the objects left, at most, rather than for four: four
         // `Found`s are more than a kilobyte, which glibc's malloc serves

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::names::{Key, Names, Parts, Ref};
 use crate::object::{HPA, Kind, Object, ObjectKey, ObjectRef, group_of};
-use crate::path::{get, member};
+use crate::path::{Json, Shape, get, member};
 
 /// KEDA's `ScaledObject`.
 pub const SCALED_OBJECT: Kind = Kind::new("keda.sh", "ScaledObject");
@@ -18,11 +18,17 @@ pub const AUTOSCALERS: [Kind; 2] = [HPA, SCALED_OBJECT];
 
 /// The scale target of an autoscaler, or `None` for other objects.
 pub fn scale_target(object: &Object) -> Option<ObjectRef> {
-    let reference = get(&object.value, &["spec", "scaleTargetRef"])?;
-    let field = |name: &str| member(reference, name).and_then(Value::as_str);
-    let (api_version, kind) = if object.is_hpa() {
+    target_of(&object.key, &object.value)
+}
+
+/// [`scale_target`] of an object given by its identity and its value (a
+/// serde_json value or a document's tree).
+fn target_of<V: Json>(key: &ObjectKey, value: &V) -> Option<ObjectRef> {
+    let reference = value.member("spec")?.member("scaleTargetRef")?;
+    let field = |name: &str| reference.member(name).and_then(Json::text);
+    let (api_version, kind) = if HPA.is(key.group(), &key.kind) {
         (field("apiVersion").unwrap_or_default(), field("kind")?)
-    } else if is_keda_scaled_object(object) {
+    } else if SCALED_OBJECT.is(key.group(), &key.kind) {
         // KEDA defaults an unset kind and apiVersion to apps/v1 Deployment.
         (
             field("apiVersion").unwrap_or("apps/v1"),
@@ -34,7 +40,7 @@ pub fn scale_target(object: &Object) -> Option<ObjectRef> {
     Some(ObjectRef {
         group: group_of(api_version).to_owned(),
         kind: kind.to_owned(),
-        namespace: object.key.namespace.clone(),
+        namespace: key.namespace.clone(),
         name: field("name")?.to_owned(),
     })
 }
@@ -47,19 +53,30 @@ pub fn is_keda_scaled_object(object: &Object) -> bool {
 /// The objects `object` names in its `ownerReferences`, in its namespace (how
 /// KEDA marks the HPA it creates for a ScaledObject).
 pub fn owners(object: &Object) -> impl Iterator<Item = ObjectRef> + '_ {
-    get(&object.value, &["metadata", "ownerReferences"])
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|reference| {
-            let field = |name: &str| member(reference, name).and_then(Value::as_str);
-            Some(ObjectRef {
-                group: group_of(field("apiVersion").unwrap_or_default()).to_owned(),
-                kind: field("kind")?.to_owned(),
-                namespace: object.key.namespace.clone(),
-                name: field("name")?.to_owned(),
-            })
+    owners_of(&object.key, &object.value)
+}
+
+/// [`owners`] of an object given by its identity and its value.
+fn owners_of<'v, V: Json>(
+    key: &'v ObjectKey,
+    value: &'v V,
+) -> impl Iterator<Item = ObjectRef> + 'v {
+    let references = value
+        .member("metadata")
+        .and_then(|metadata| metadata.member("ownerReferences"));
+    let references: &[V] = match references.map(Json::shape) {
+        Some(Shape::Array(references)) => references,
+        _ => &[],
+    };
+    references.iter().filter_map(|reference| {
+        let field = |name: &str| reference.member(name).and_then(Json::text);
+        Some(ObjectRef {
+            group: group_of(field("apiVersion").unwrap_or_default()).to_owned(),
+            kind: field("kind")?.to_owned(),
+            namespace: key.namespace.clone(),
+            name: field("name")?.to_owned(),
         })
+    })
 }
 
 /// What the autoscalers of a workload are grouped by, of one of them: its
@@ -75,9 +92,15 @@ pub struct Scaler {
 impl Scaler {
     /// What an autoscaler is grouped by; `None` for other objects.
     pub fn of(object: &Object) -> Option<Self> {
+        Self::read(&object.key, &object.value)
+    }
+
+    /// [`Scaler::of`] an object given by its identity and its value (a
+    /// serde_json value or a document's tree).
+    pub fn read<V: Json>(key: &ObjectKey, value: &V) -> Option<Self> {
         Some(Self {
-            target: scale_target(object)?,
-            owners: owners(object).collect(),
+            target: target_of(key, value)?,
+            owners: owners_of(key, value).collect(),
         })
     }
 }

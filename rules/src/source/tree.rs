@@ -199,9 +199,13 @@ mod tests {
     /// Every document of the real-world corpus and the examples, and
     /// documents with merge keys, anchors, repeated keys and lists, read
     /// whole and as the scan keeps them: a tree packs into the bytes its
-    /// value packs into, and keeps what its value keeps.
+    /// value packs into, keeps what its value keeps, and reads as it does
+    /// (identity, the grouping of autoscalers, the object stage).
     #[test]
     fn trees_pack_and_keep_as_their_values_do() {
+        use crate::lint::object_stage_reads;
+        use crate::model::autoscaler::Scaler;
+        use crate::object::{Object, ObjectKey, Origin};
         use crate::reads::{IDENTITY_FIELDS, SCALER_FIELDS, WORKLOAD_FIELDS};
         let settings = crate::settings::Settings::default();
         let needs = crate::rules::reads(&settings);
@@ -212,12 +216,14 @@ mod tests {
             "m:\n  <<: [{a: 1}, {a: 2, b: 2}]\n  b: 3\n  a: 4\n".to_owned(),
             "a: 1\nb:\n  c: 1\n  c: 2\na: 3\n".to_owned(),
             "apiVersion: apps/v1\nkind: Deployment\nmetadata: &m {name: web, annotations: {hpa-lint.io/ignore.x: y, z: w}}\nspec: {replicas: 1.0, paused: 0x1F, template: *m}\n".to_owned(),
+            "apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: {name: s, namespace: n, ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: d}, {kind: X}]}\nspec: {scaleTargetRef: {name: web}}\n".to_owned(),
+            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h, annotations: {hpa-lint.io/ignore.min-equals-max: ''}, ownerReferences: [{apiVersion: keda.sh/v1alpha1, kind: ScaledObject, name: s}]}\nspec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, maxReplicas: 3}\n".to_owned(),
             "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: apps/v1, kind: Deployment, metadata: {name: a}, spec: {replicas: 2, selector: {}}}\n- {apiVersion: v1, kind: ConfigMap, <<: {kind: Secret}, data: {a: b}}\n".to_owned(),
         ];
         for file in crate::testing::manifest_files() {
             texts.push(std::fs::read_to_string(&file).unwrap());
         }
-        let mut documents = 0;
+        let (mut documents, mut scalers, mut annotated) = (0, 0, 0);
         for text in &texts {
             for chunk in super::super::split_documents(text) {
                 let wholly = |_: &str, _: &str| &ALL;
@@ -230,6 +236,21 @@ mod tests {
                     {
                         documents += 1;
                         let value = tree.clone().into_value();
+                        // Read alike: identity, autoscaler grouping, the object stage.
+                        let key = ObjectKey::of(&tree, "default");
+                        assert_eq!(key, ObjectKey::of(&value, "default"));
+                        if let Some(key) = key {
+                            let object = Object {
+                                key: key.clone(),
+                                value: value.clone(),
+                                origin: Origin::default(),
+                            };
+                            let scaler = Scaler::read(&key, &tree);
+                            assert_eq!(scaler, Scaler::of(&object));
+                            scalers += usize::from(scaler.is_some_and(|s| !s.owners.is_empty()));
+                        }
+                        assert_eq!(object_stage_reads(&tree), object_stage_reads(&value));
+                        annotated += usize::from(object_stage_reads(&tree));
                         assert_eq!(
                             crate::packed::pack(&tree),
                             crate::packed::pack(&value),
@@ -250,5 +271,9 @@ mod tests {
             }
         }
         assert!(documents > 200, "{documents}");
+        assert!(
+            scalers >= 4 && annotated >= 4 && annotated < documents / 2,
+            "{scalers} {annotated}"
+        );
     }
 }
