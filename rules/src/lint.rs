@@ -79,7 +79,7 @@ fn enabled(
         .filter_map(|&(rule, check)| Some((rule, check, settings.severity(rule)?)))
 }
 
-/// Whether the object-stage rules ([`Check::Object`]) have anything to
+/// Whether the object-stage rules (`Check::Object`) have anything to
 /// check on an object (a serde_json value or a document's tree): they check
 /// hpa-lint's own annotations (`hpa-lint.io/…`), and are not run on an
 /// object without any, whichever front end lints it.

@@ -1,4 +1,5 @@
-//! One document's events → its JSON value, as kubectl would send it.
+//! One document's events → its JSON value, as kubectl would send it, as a
+//! [`Tree`] of the text (or a `serde_json` value: [`compose`]).
 //!
 //! A single pass over the parser's events checks the whole document (syntax,
 //! repeated keys, anchors, merge keys, values kubectl cannot convert) while

@@ -5,7 +5,8 @@
 //! - [`read_document`] reads one document in a single pass over the parser's
 //!   events ([`compose`]): every document is checked whole (syntax, repeated
 //!   keys, what kubectl cannot convert), and only the fields a [`Keep`]
-//!   selects are built;
+//!   selects are built, as a [`Tree`] of the text ([`read_tree`]), made
+//!   `serde_json` values for the callers that want them;
 //! - [`locate`] finds fields again when a finding needs their position.
 //!
 //! Most documents are read by a quick reader for the YAML manifests are
