@@ -29,7 +29,7 @@ use hpa_lint_rules::rules::reads;
 use hpa_lint_rules::source::lines::positions;
 use hpa_lint_rules::source::{Chunk, Pos};
 use hpa_lint_rules::workspace::{
-    Catalog, Scan, fix_edits, kept_object, lint_kept, locate, scan_document, template_finding,
+    Catalog, Scan, kept_object, lint_kept, place, scan_document, template_finding,
 };
 use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Object, Origin, Settings};
 use rayon::prelude::*;
@@ -276,7 +276,6 @@ fn locate_in(
         .iter()
         .map(|d| (places[d.subject.origin.0 as usize].prefix(), d))
         .collect();
-    let located = locate(document, &about);
     // Files read only for lookups are never changed: no edits for theirs.
     let fixable = |d: &Diagnostic| d.fix.is_some() && !source.context;
     let fixes: Vec<(&FieldPath, &Fix)> = about
@@ -284,8 +283,9 @@ fn locate_in(
         .filter(|(_, d)| fixable(d))
         .filter_map(|(prefix, d)| Some((*prefix, d.fix.as_ref()?)))
         .collect();
-    // All fixes of the document at once: it is read once for them.
-    let mut edits = fix_edits(document, &fixes).into_iter();
+    // All findings and fixes of the document at once: it is read once.
+    let (located, edits) = place(document, &about, &fixes);
+    let mut edits = edits.into_iter();
     let edits: Vec<Vec<TextEdit>> = diagnostics
         .iter()
         .map(|d| {

@@ -9,8 +9,8 @@
 //! 2. a [`Catalog`] gathers what all documents kept, numbers the objects
 //!    and indexes them ([`crate::MemoryIndex`]);
 //! 3. [`lint_kept`] runs the rules on the HPAs, kept whole by the scan
-//!    ([`Found::whole`]); [`locate`] and [`fix_edits`] place their findings
-//!    and fixes in their documents, read again for that.
+//!    ([`Found::whole`]); [`place`] places their findings and fixes in
+//!    their documents, read again (once) for that.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -336,11 +336,28 @@ pub fn lint_kept(hpas: &[Object], index: &dyn Index, settings: &Settings) -> Vec
 /// Where findings are in their document's text, each about the object at the
 /// given path of the document.
 pub fn locate(text: &str, findings: &[(&FieldPath, &Diagnostic)]) -> Vec<Pos> {
-    let paths: Vec<FieldPath> = findings
+    source::locate(text, &paths_of(findings))
+}
+
+fn paths_of(findings: &[(&FieldPath, &Diagnostic)]) -> Vec<FieldPath> {
+    findings
         .iter()
         .map(|(prefix, d)| prefix.join(&d.source_path))
-        .collect();
-    source::locate(text, &paths)
+        .collect()
+}
+
+/// What [`locate`] and [`fix_edits`] give, with the document read once for
+/// both.
+pub fn place(
+    text: &str,
+    findings: &[(&FieldPath, &Diagnostic)],
+    fixes: &[(&FieldPath, &Fix)],
+) -> (Vec<Pos>, Vec<Result<Vec<TextEdit>, EditError>>) {
+    if fixes.is_empty() {
+        return (locate(text, findings), Vec::new());
+    }
+    let (editor, positions) = Editor::placing(text, &paths_of(findings));
+    (positions, edits_of(&editor, fixes))
 }
 
 /// What one pass of [`fix_document`] did.
@@ -391,7 +408,13 @@ pub fn fix_edits(
     if fixes.is_empty() {
         return Vec::new();
     }
-    let editor = Editor::new(text);
+    edits_of(&Editor::new(text), fixes)
+}
+
+fn edits_of(
+    editor: &Editor<'_>,
+    fixes: &[(&FieldPath, &Fix)],
+) -> Vec<Result<Vec<TextEdit>, EditError>> {
     fixes
         .iter()
         .map(|(prefix, fix)| {

@@ -2,11 +2,10 @@
 //! again: no tree is kept, so locating costs no more memory than reading.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
-
 use std::ops::Range;
 
 use granit_parser::{Event, Parser, ScalarStyle};
+use hashbrown::HashMap;
 
 use super::compose::parser_options;
 use super::goyaml;
@@ -100,14 +99,83 @@ fn full_locate(text: &str, paths: &[FieldPath]) -> Vec<Pos> {
 /// document to the full reader, or where its events are not placed as
 /// granit-parser places them and the place would count.
 fn quick_locate(text: &str, paths: &[FieldPath]) -> Option<Vec<Pos>> {
-    let mut sink = QuickLocator {
-        text,
-        locator: Locator::new(paths),
-        line: 1,
-        line_start: 0,
-    };
+    let mut sink = QuickLocator::new(text, paths);
     quick::read(text, &mut sink).ok()?;
     Some(sink.locator.finish())
+}
+
+/// [`locate`], with the document read once for `other` too, another
+/// reader's sink: given back when the quick reader read the whole document
+/// into it, `None` where it leaves the document (or `other` left it) to the
+/// full reader.
+pub(super) fn locate_along<'t, S: quick::Sink<'t>>(
+    text: &'t str,
+    paths: &[FieldPath],
+    other: S,
+) -> (Vec<Pos>, Option<S>) {
+    let mut both = Both {
+        first: Some(QuickLocator::new(text, paths)),
+        second: Some(other),
+    };
+    let (locator, other) = match quick::read(text, &mut both) {
+        Ok(()) => (both.first, both.second),
+        Err(quick::Unsupported) => (None, None),
+    };
+    let positions = locator.map_or_else(|| full_locate(text, paths), |l| l.locator.finish());
+    (positions, other)
+}
+
+/// Two sinks fed by one read: one that leaves the document to the full
+/// reader is dropped, and the read goes on for the other while it is there.
+struct Both<A, B> {
+    first: Option<A>,
+    second: Option<B>,
+}
+
+/// Hands an event to `sink`, dropping it when it leaves the document.
+fn feed<S>(sink: &mut Option<S>, event: impl FnOnce(&mut S) -> Result<(), quick::Unsupported>) {
+    if let Some(reading) = sink
+        && event(reading).is_err()
+    {
+        *sink = None;
+    }
+}
+
+impl<A, B> Both<A, B> {
+    fn going_on(&self) -> Result<(), quick::Unsupported> {
+        if self.first.is_none() && self.second.is_none() {
+            Err(quick::Unsupported)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl<'t, A: quick::Sink<'t>, B: quick::Sink<'t>> quick::Sink<'t> for Both<A, B> {
+    fn on_scalar(
+        &mut self,
+        value: Cow<'t, str>,
+        style: ScalarStyle,
+        at: Range<usize>,
+    ) -> Result<(), quick::Unsupported> {
+        feed(&mut self.first, |s| {
+            s.on_scalar(value.clone(), style, at.clone())
+        });
+        feed(&mut self.second, |s| s.on_scalar(value, style, at));
+        self.going_on()
+    }
+
+    fn on_open(&mut self, is_map: bool, at: usize) -> Result<(), quick::Unsupported> {
+        feed(&mut self.first, |s| s.on_open(is_map, at));
+        feed(&mut self.second, |s| s.on_open(is_map, at));
+        self.going_on()
+    }
+
+    fn on_close(&mut self, at: usize) -> Result<(), quick::Unsupported> {
+        feed(&mut self.first, |s| s.on_close(at));
+        feed(&mut self.second, |s| s.on_close(at));
+        self.going_on()
+    }
 }
 
 struct QuickLocator<'t, 'p> {
@@ -118,7 +186,16 @@ struct QuickLocator<'t, 'p> {
     line_start: usize,
 }
 
-impl QuickLocator<'_, '_> {
+impl<'t, 'p> QuickLocator<'t, 'p> {
+    fn new(text: &'t str, paths: &'p [FieldPath]) -> Self {
+        Self {
+            text,
+            locator: Locator::new(paths),
+            line: 1,
+            line_start: 0,
+        }
+    }
+
     /// The position of `len` bytes at `offset`, counting lines from the last
     /// event's (or from the start, for an earlier one).
     fn pos(&mut self, offset: usize, len: usize) -> Pos {
@@ -338,6 +415,20 @@ fn paths_of(value: &serde_json::Value, here: FieldPath, out: &mut Vec<FieldPath>
         _ => {}
     }
     out.push(here);
+}
+
+/// Every path of `value`, and a missing field under each.
+#[cfg(test)]
+pub(super) fn every_path(value: &serde_json::Value) -> Vec<FieldPath> {
+    let mut paths = Vec::new();
+    paths_of(value, FieldPath::root(), &mut paths);
+    paths
+}
+
+/// Whether the quick reader places `paths` in `text`.
+#[cfg(test)]
+pub(super) fn placed_quickly(text: &str, paths: &[FieldPath]) -> bool {
+    quick_locate(text, paths).is_some()
 }
 
 /// Whether the quick reader places every path of `value` (what `text` reads
