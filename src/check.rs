@@ -24,6 +24,7 @@ use crate::kept::{Kept, Record, Store};
 use crate::report::{Excerpt, FileEdit, Finding, Location, Outcome, Position, Summary};
 use crate::spill::{Gather, Own, Sorted, Stage};
 use hpa_lint_rules::fix::{Fix, TextEdit};
+use hpa_lint_rules::lint::Enabled;
 use hpa_lint_rules::reads::Needs;
 use hpa_lint_rules::rules::reads;
 use hpa_lint_rules::source::lines::positions;
@@ -540,6 +541,7 @@ fn run_holding(
     // checked against the workload it targets, and a changed workload
     // against its HPAs.
     let in_context = |origin: Origin| sources[places[origin.0 as usize].file()].context;
+    let enabled = Enabled::of(settings);
     // The HPAs of a document (their places in `hpas`), with their values;
     // the document is read again (`text`) only to place their findings.
     let lint = |source: &SourceFile,
@@ -556,7 +558,7 @@ fn run_holding(
         // The document's HPAs, in input order: their origins ascend.
         let here = |origin: &Origin| origins.binary_search(origin).is_ok();
         let (own, others): (Vec<Diagnostic>, Vec<Diagnostic>) =
-            lint_kept(&objects, &index, settings)
+            lint_kept(&objects, &index, settings, &enabled)
                 .into_iter()
                 .filter(|d| !(source.context && in_context(d.subject.origin)))
                 .partition(|d| here(&d.subject.origin));

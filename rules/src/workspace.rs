@@ -21,7 +21,7 @@ use crate::context::{Check, Operation};
 use crate::diagnostic::{Diagnostic, Subject};
 use crate::fix::{Edit, EditError, Editor, Fix, TextEdit};
 use crate::index::{Entries, Index, MemoryIndex, Stored};
-use crate::lint::{lint_hpa, lint_object};
+use crate::lint::{Enabled, lint_hpa_with, lint_object};
 use crate::model::autoscaler::Scaler;
 use crate::object::{HPA, Object, ObjectKey, Origin, group_of};
 use crate::packed;
@@ -324,12 +324,18 @@ pub fn kept_object(whole: &[u8], origin: Origin, settings: &Settings) -> Option<
     )
 }
 
-/// Lints HPAs the scan kept whole (the findings of [`lint_hpa`]). Findings
+/// Lints HPAs the scan kept whole (the findings of [`crate::lint::lint_hpa`]). Findings
 /// about these are located in their documents by [`locate`]; the others are
 /// about objects elsewhere.
-pub fn lint_kept(hpas: &[Object], index: &dyn Index, settings: &Settings) -> Vec<Diagnostic> {
+/// `enabled`: the checks that run with `settings`, worked out once for a run.
+pub fn lint_kept(
+    hpas: &[Object],
+    index: &dyn Index,
+    settings: &Settings,
+    enabled: &Enabled,
+) -> Vec<Diagnostic> {
     hpas.iter()
-        .flat_map(|hpa| lint_hpa(hpa, Operation::Create, index, settings))
+        .flat_map(|hpa| lint_hpa_with(hpa, Operation::Create, index, settings, enabled))
         .collect()
 }
 
