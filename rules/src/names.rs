@@ -274,13 +274,9 @@ pub struct Ranks {
 impl Ranks {
     /// The ranks of `names`, and of the groups of `keys`' `apiVersion`s.
     pub fn new(names: &Names, keys: &[Key]) -> Self {
-        let mut sorted: Vec<Name> = (0..names.len()).map(position).collect();
-        sorted.sort_unstable_by(|&a, &b| names.get(a).cmp(names.get(b)));
-        let mut places = vec![0; names.len()];
-        for (place, &name) in sorted.iter().enumerate() {
-            places[name as usize] = position(place);
-        }
-        drop(sorted);
+        let mut places: Vec<u32> = (0..names.len()).map(position).collect();
+        places.sort_unstable_by(|&a, &b| names.get(a).cmp(names.get(b)));
+        invert(&mut places);
         let mut versions: Vec<Name> = keys.iter().map(|key| key.api_version).collect();
         versions.sort_unstable();
         versions.dedup();
@@ -339,6 +335,30 @@ impl Ranks {
             .then_with(|| self.by(a.kind, b.kind))
             .then_with(|| self.by(a.namespace, b.namespace))
             .then_with(|| self.by(a.group, b.group))
+    }
+}
+
+/// Turns a permutation (`p[i]` is where `i` goes) into its inverse in
+/// place, without a second list: an index may hold many strings.
+fn invert(p: &mut [u32]) {
+    const DONE: u32 = 1 << 31;
+    assert!(p.len() <= DONE as usize, "fewer than 2³¹ strings");
+    for start in 0..p.len() {
+        if p[start] & DONE != 0 {
+            continue;
+        }
+        // Along the cycle through `start`, each element points back.
+        let (mut from, mut at) = (position(start), p[start] as usize);
+        while at != start {
+            let next = p[at] as usize;
+            p[at] = from | DONE;
+            from = position(at);
+            at = next;
+        }
+        p[start] = from | DONE;
+    }
+    for place in p.iter_mut() {
+        *place &= !DONE;
     }
 }
 
@@ -488,6 +508,23 @@ mod tests {
         few.add("a");
         few.freeze();
         assert_eq!((few.add("a"), few.add("b"), few.len()), (0, 1, 2));
+    }
+
+    #[test]
+    fn permutations_are_inverted_in_place() {
+        for p in [
+            vec![],
+            vec![0],
+            vec![2, 0, 1, 3],
+            vec![4, 3, 2, 1, 0],
+            vec![1, 0, 3, 4, 2],
+        ] {
+            let mut inverse = p.clone();
+            invert(&mut inverse);
+            for (i, &to) in p.iter().enumerate() {
+                assert_eq!(inverse[to as usize] as usize, i, "{p:?}");
+            }
+        }
     }
 
     #[test]
