@@ -24,12 +24,13 @@ use crate::kept::{Kept, Record, Store};
 use crate::report::{Excerpt, FileEdit, Finding, Location, Outcome, Position, Summary};
 use crate::spill::{Gather, Own, Sorted, Stage};
 use hpa_lint_rules::fix::{Fix, TextEdit};
+use hpa_lint_rules::lint::Enabled;
 use hpa_lint_rules::reads::Needs;
 use hpa_lint_rules::rules::reads;
 use hpa_lint_rules::source::lines::positions;
 use hpa_lint_rules::source::{Chunk, Pos};
 use hpa_lint_rules::workspace::{
-    Catalog, Scan, fix_edits, kept_object, lint_kept, locate, scan_document, template_finding,
+    Catalog, Scan, kept_object, lint_kept, place, scan_document, template_finding,
 };
 use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Object, Origin, Settings};
 use rayon::prelude::*;
@@ -276,7 +277,6 @@ fn locate_in(
         .iter()
         .map(|d| (places[d.subject.origin.0 as usize].prefix(), d))
         .collect();
-    let located = locate(document, &about);
     // Files read only for lookups are never changed: no edits for theirs.
     let fixable = |d: &Diagnostic| d.fix.is_some() && !source.context;
     let fixes: Vec<(&FieldPath, &Fix)> = about
@@ -284,8 +284,9 @@ fn locate_in(
         .filter(|(_, d)| fixable(d))
         .filter_map(|(prefix, d)| Some((*prefix, d.fix.as_ref()?)))
         .collect();
-    // All fixes of the document at once: it is read once for them.
-    let mut edits = fix_edits(document, &fixes).into_iter();
+    // All findings and fixes of the document at once: it is read once.
+    let (located, edits) = place(document, &about, &fixes);
+    let mut edits = edits.into_iter();
     let edits: Vec<Vec<TextEdit>> = diagnostics
         .iter()
         .map(|d| {
@@ -540,6 +541,7 @@ fn run_holding(
     // checked against the workload it targets, and a changed workload
     // against its HPAs.
     let in_context = |origin: Origin| sources[places[origin.0 as usize].file()].context;
+    let enabled = Enabled::of(settings);
     // The HPAs of a document (their places in `hpas`), with their values;
     // the document is read again (`text`) only to place their findings.
     let lint = |source: &SourceFile,
@@ -556,7 +558,7 @@ fn run_holding(
         // The document's HPAs, in input order: their origins ascend.
         let here = |origin: &Origin| origins.binary_search(origin).is_ok();
         let (own, others): (Vec<Diagnostic>, Vec<Diagnostic>) =
-            lint_kept(&objects, &index, settings)
+            lint_kept(&objects, &index, settings, &enabled)
                 .into_iter()
                 .filter(|d| !(source.context && in_context(d.subject.origin)))
                 .partition(|d| here(&d.subject.origin));

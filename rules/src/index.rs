@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::model::autoscaler::{Autoscalers, FEW, Scaler, owners, scale_target};
-use crate::names::{Key, Name, Names, Ref};
+use crate::names::{Key, Name, Names, Ranks, Ref};
 use crate::object::{Object, ObjectKey, ObjectRef, Origin};
 use crate::packed;
 
@@ -287,8 +287,11 @@ impl MemoryIndex {
             owners,
         } = entries;
         names.freeze();
+        // Sorted by numbers standing for the strings: a sort compares
+        // many times more often than there are strings.
+        let ranks = Ranks::new(&names, &keys);
         let names = Arc::new(names);
-        let order = |a: &u32, b: &u32| keys[*a as usize].cmp_in(keys[*b as usize], &names);
+        let order = |a: &u32, b: &u32| ranks.cmp_in(keys[*a as usize], keys[*b as usize]);
         // Stable: of the entries for one reference, the first given leads.
         let mut by_ref: Vec<u32> = (0..keys.len()).map(position).collect();
         by_ref.sort_by(order);
@@ -303,8 +306,8 @@ impl MemoryIndex {
             .filter(|&i| first[i as usize])
             .collect();
         by_kind.sort_by(|a, b| {
-            keys[*a as usize]
-                .cmp_listing(keys[*b as usize], &names)
+            ranks
+                .cmp_listing(keys[*a as usize], keys[*b as usize])
                 .then(a.cmp(b))
         });
         let mut scalers: Vec<(Ref, u32)> = targets
@@ -313,7 +316,8 @@ impl MemoryIndex {
             .map(|(i, target)| (target, i))
             .collect();
         // Stable: each target's autoscalers stay in the order given.
-        scalers.sort_by(|(a, _), (b, _)| a.cmp_in(*b, &names));
+        scalers.sort_by(|(a, _), (b, _)| ranks.cmp_refs(*a, *b));
+        drop(ranks);
         let mut index = Self {
             keys: keys.into(),
             bodies: bodies.into(),

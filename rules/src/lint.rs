@@ -3,7 +3,7 @@
 //! runs, at which severity, and what is suppressed is decided here.
 
 use std::cell::OnceCell;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use crate::context::{Check, Context, Findings, MeantTarget, Operation, Report, Subjects};
 use crate::diagnostic::{Diagnostic, Severity};
@@ -43,7 +43,8 @@ pub fn lint_at_most(
 ) -> (Vec<Diagnostic>, usize) {
     let mut findings = Findings::new(max);
     run_object_checks(object, settings, &mut findings);
-    run_hpa_checks(object, operation, index, settings, &mut findings);
+    let enabled = Enabled::of(settings);
+    run_hpa_checks(object, operation, index, settings, &enabled, &mut findings);
     (findings.kept, findings.more)
 }
 
@@ -62,21 +63,87 @@ pub fn lint_hpa(
     index: &dyn Index,
     settings: &Settings,
 ) -> Vec<Diagnostic> {
+    lint_hpa_with(object, operation, index, settings, &Enabled::of(settings))
+}
+
+/// [`lint_hpa`] with the checks that run worked out already, once for
+/// many HPAs ([`Enabled::of`] the same `settings`).
+pub fn lint_hpa_with(
+    object: &Object,
+    operation: Operation<'_>,
+    index: &dyn Index,
+    settings: &Settings,
+    enabled: &Enabled,
+) -> Vec<Diagnostic> {
     let mut findings = Findings::new(usize::MAX);
-    run_hpa_checks(object, operation, index, settings, &mut findings);
+    run_hpa_checks(object, operation, index, settings, enabled, &mut findings);
     findings.kept
 }
 
-/// The enabled rules whose checks are of a stage (`stage` says which), with
-/// their checks and severities.
-fn enabled(
-    settings: &Settings,
-    stage: fn(&Check) -> bool,
-) -> impl Iterator<Item = (&'static Rule, Check, Severity)> + '_ {
-    CHECKS
-        .iter()
-        .filter(move |(_, check)| stage(check))
-        .filter_map(|&(rule, check)| Some((rule, check, settings.severity(rule)?)))
+/// The checks of each stage, in the order of [`CHECKS`].
+struct Stages {
+    object: Vec<(&'static Rule, Check)>,
+    decode: Vec<(&'static Rule, Check)>,
+    hpa: Vec<(&'static Rule, Check)>,
+}
+
+static STAGES: LazyLock<Stages> = LazyLock::new(|| {
+    let mut stages = Stages {
+        object: Vec::new(),
+        decode: Vec::new(),
+        hpa: Vec::new(),
+    };
+    for &(rule, check) in CHECKS {
+        match check {
+            Check::Object(_) => stages.object.push((rule, check)),
+            Check::Decode(_) => stages.decode.push((rule, check)),
+            Check::Hpa(_) => stages.hpa.push((rule, check)),
+            Check::Document(_) => {}
+        }
+    }
+    stages
+});
+
+/// A rule that runs, with one of its checks, its severity and whether the
+/// configuration pinned it.
+#[derive(Clone, Copy)]
+struct Running {
+    rule: &'static Rule,
+    check: Check,
+    severity: Severity,
+    pinned: bool,
+}
+
+/// Those of `checks` whose rules run with `settings`.
+fn running<'a>(
+    checks: &'a [(&'static Rule, Check)],
+    settings: &'a Settings,
+) -> impl Iterator<Item = Running> + 'a {
+    checks.iter().filter_map(|&(rule, check)| {
+        Some(Running {
+            rule,
+            check,
+            severity: settings.severity(rule)?,
+            pinned: settings.is_pinned(rule),
+        })
+    })
+}
+
+/// The decode- and HPA-stage checks that run with some settings, with their
+/// severities: worked out once for the many HPAs linted with them.
+pub struct Enabled {
+    decode: Vec<Running>,
+    hpa: Vec<Running>,
+}
+
+impl Enabled {
+    /// The checks that run with `settings`.
+    pub fn of(settings: &Settings) -> Self {
+        Self {
+            decode: running(&STAGES.decode, settings).collect(),
+            hpa: running(&STAGES.hpa, settings).collect(),
+        }
+    }
 }
 
 /// Whether the object-stage rules (`Check::Object`) have anything to
@@ -99,37 +166,30 @@ fn run_object_checks(object: &Object, settings: &Settings, findings: &mut Findin
     }
     let object_subject = Subjects::of(object);
     let linted = Linted {
-        settings,
         subject: &object_subject,
         hpa: None,
         meant: None,
     };
-    for (rule, check, severity) in enabled(settings, |check| matches!(check, Check::Object(_))) {
-        if let Check::Object(check) = check {
-            check(object, &mut linted.report(rule, severity, findings));
+    for running in running(&STAGES.object, settings) {
+        if let Check::Object(check) = running.check {
+            check(object, &mut linted.report(&running, findings));
         }
     }
 }
 
 /// What the findings of the rules on one object share.
 struct Linted<'a> {
-    settings: &'a Settings,
     subject: &'a Subjects<'a>,
     hpa: Option<&'a Hpa>,
     meant: Option<&'a MeantTarget>,
 }
 
 impl Linted<'_> {
-    fn report<'r>(
-        &'r self,
-        rule: &'static Rule,
-        severity: Severity,
-        findings: &'r mut Findings,
-    ) -> Report<'r> {
+    fn report<'r>(&'r self, running: &Running, findings: &'r mut Findings) -> Report<'r> {
         Report {
-            rule,
-            severity,
-            pinned: self.settings.is_pinned(rule),
+            rule: running.rule,
+            severity: running.severity,
+            pinned: running.pinned,
             subject: self.subject,
             hpa: self.hpa,
             meant: self.meant,
@@ -143,6 +203,7 @@ fn run_hpa_checks(
     operation: Operation<'_>,
     index: &dyn Index,
     settings: &Settings,
+    enabled: &Enabled,
     findings: &mut Findings,
 ) {
     let old_hpa = match operation {
@@ -177,10 +238,8 @@ fn run_hpa_checks(
     // The HPA's annotation suppresses a rule, whichever object its findings
     // are about.
     let suppressed: Vec<&str> = object.suppressions().map(|(rule, _)| rule).collect();
-    let rules =
-        |stage| enabled(settings, stage).filter(|(rule, _, _)| !suppressed.contains(&rule.name));
+    let unsuppressed = |running: &&Running| !suppressed.contains(&running.rule.name);
     let linted = Linted {
-        settings,
         subject: &hpa_subject,
         hpa: Some(&hpa),
         meant: meant.as_ref(),
@@ -188,25 +247,25 @@ fn run_hpa_checks(
     let first = findings.kept.len();
     // Decoding errors in the order they are met, as the server lists them.
     for error in &hpa.decode_errors {
-        for (rule, check, severity) in rules(|check| matches!(check, Check::Decode(_))) {
-            if let Check::Decode(check) = check {
-                check(error, object, &mut linted.report(rule, severity, findings));
+        for running in enabled.decode.iter().filter(unsuppressed) {
+            if let Check::Decode(check) = running.check {
+                check(error, object, &mut linted.report(running, findings));
             }
         }
     }
     // The server validates only what it could decode, and only served versions.
     let validated = hpa.served && hpa.decodable;
-    for (rule, check, severity) in rules(|check| matches!(check, Check::Hpa(_))) {
-        let Check::Hpa(check) = check else {
+    for running in enabled.hpa.iter().filter(unsuppressed) {
+        let Check::Hpa(check) = running.check else {
             continue;
         };
-        if rule.category == Category::ApiServer && !validated {
+        if running.rule.category == Category::ApiServer && !validated {
             continue;
         }
         if let Some(meant) = &meant {
             meant.used.set(false);
         }
-        check(&cx, &mut linted.report(rule, severity, findings));
+        check(&cx, &mut linted.report(running, findings));
     }
     for diagnostic in &mut findings.kept[first..] {
         if hpa_subject
@@ -386,6 +445,57 @@ spec:
             .remove(0)
             .0;
         crate::object::Object::new(value, crate::object::Origin::default(), "default").unwrap()
+    }
+
+    /// The checks that run are worked out once for settings ([`Enabled`])
+    /// and answer as the settings do: levels set, and `live` turned on.
+    #[test]
+    fn the_checks_worked_out_once_run_as_the_settings_say() {
+        use std::sync::Arc;
+
+        use crate::diagnostic::Severity;
+        use crate::index::MemoryIndex;
+        use crate::lint::{Enabled, Operation, lint, lint_hpa_with};
+        use crate::rules::{min_equals_max, target_replicas_conflict};
+        use crate::settings::Level;
+
+        let hpa = object(&HPA.replace("{ANNOTATION}", "{}"));
+        let target = object(&TARGET.replace("{ANNOTATION}", "{}"));
+        let index = MemoryIndex::new([Arc::new(hpa.clone()), Arc::new(target)]);
+        let found = |settings: &Settings| -> Vec<(&'static str, Severity)> {
+            let with = |enabled: &Enabled| -> Vec<(&'static str, Severity)> {
+                lint_hpa_with(&hpa, Operation::Create, &index, settings, enabled)
+                    .iter()
+                    .map(|d| (d.rule.name, d.severity))
+                    .collect()
+            };
+            let enabled = Enabled::of(settings);
+            let found = with(&enabled);
+            // Once worked out, the same for every HPA.
+            assert_eq!(with(&enabled), found);
+            let linted = lint(&hpa, Operation::Create, &index, settings);
+            let linted: Vec<_> = linted.iter().map(|d| (d.rule.name, d.severity)).collect();
+            assert_eq!(linted, found);
+            found
+        };
+        let (min_max, conflict) = (&min_equals_max::RULE, &target_replicas_conflict::RULE);
+        let mut settings = Settings::default();
+        assert_eq!(
+            found(&settings),
+            [
+                (min_max.name, min_max.severity),
+                (conflict.name, conflict.severity)
+            ]
+        );
+        settings.set_level(min_max, Level::Off);
+        assert_eq!(found(&settings), [(conflict.name, conflict.severity)]);
+        settings.set_level(conflict, Level::On(Severity::Info));
+        assert_eq!(found(&settings), [(conflict.name, Severity::Info)]);
+        settings.enable(min_max);
+        assert_eq!(found(&settings).len(), 2);
+        // Live objects: the rules about manifests are off.
+        settings.live = true;
+        assert_eq!(found(&settings), [(min_max.name, min_max.severity)]);
     }
 
     /// A Deployment update is linted against the live HPA that scales it.

@@ -259,6 +259,109 @@ fn compare(names: &Names, a: Name, b: Name) -> Ordering {
     }
 }
 
+/// The order of the strings of [`Names`] as numbers, worked out once to sort
+/// many identities and references: numbers compare as their strings do, and
+/// identities and references as by [`Key::cmp_in`], [`Key::cmp_listing`]
+/// and [`Ref::cmp_in`].
+pub struct Ranks {
+    /// Each string's place among all, in order.
+    places: Vec<u32>,
+    /// The `apiVersion`s of the keys given, each with its group's place
+    /// among their groups; by number.
+    groups: Vec<(Name, u32)>,
+}
+
+impl Ranks {
+    /// The ranks of `names`, and of the groups of `keys`' `apiVersion`s.
+    pub fn new(names: &Names, keys: &[Key]) -> Self {
+        let mut places: Vec<u32> = (0..names.len()).map(position).collect();
+        places.sort_unstable_by(|&a, &b| names.get(a).cmp(names.get(b)));
+        invert(&mut places);
+        let mut versions: Vec<Name> = keys.iter().map(|key| key.api_version).collect();
+        versions.sort_unstable();
+        versions.dedup();
+        let group = |name: Name| group_of(names.get(name));
+        versions.sort_by(|&a, &b| group(a).cmp(group(b)));
+        let mut groups: Vec<(Name, u32)> = Vec::with_capacity(versions.len());
+        for (i, &version) in versions.iter().enumerate() {
+            let place = match groups.last() {
+                Some(&(before, place)) if group(before) == group(version) => place,
+                _ => position(i),
+            };
+            groups.push((version, place));
+        }
+        groups.sort_unstable();
+        Self { places, groups }
+    }
+
+    /// Two strings in order.
+    fn by(&self, a: Name, b: Name) -> Ordering {
+        self.places[a as usize].cmp(&self.places[b as usize])
+    }
+
+    /// The groups of two keys' `apiVersion`s in order.
+    fn by_group(&self, a: Key, b: Key) -> Ordering {
+        if a.api_version == b.api_version {
+            return Ordering::Equal;
+        }
+        let place = |key: Key| {
+            let at = self
+                .groups
+                .binary_search_by_key(&key.api_version, |&(version, _)| version)
+                .expect("the keys' versions are ranked");
+            self.groups[at].1
+        };
+        place(a).cmp(&place(b))
+    }
+
+    /// [`Key::cmp_in`].
+    pub fn cmp_in(&self, a: Key, b: Key) -> Ordering {
+        self.by(a.name, b.name)
+            .then_with(|| self.by(a.kind, b.kind))
+            .then_with(|| self.by(a.namespace, b.namespace))
+            .then_with(|| self.by_group(a, b))
+    }
+
+    /// [`Key::cmp_listing`].
+    pub fn cmp_listing(&self, a: Key, b: Key) -> Ordering {
+        self.by(a.namespace, b.namespace)
+            .then_with(|| self.by(a.kind, b.kind))
+            .then_with(|| self.by_group(a, b))
+    }
+
+    /// [`Ref::cmp_in`].
+    pub fn cmp_refs(&self, a: Ref, b: Ref) -> Ordering {
+        self.by(a.name, b.name)
+            .then_with(|| self.by(a.kind, b.kind))
+            .then_with(|| self.by(a.namespace, b.namespace))
+            .then_with(|| self.by(a.group, b.group))
+    }
+}
+
+/// Turns a permutation (`p[i]` is where `i` goes) into its inverse in
+/// place, without a second list: an index may hold many strings.
+fn invert(p: &mut [u32]) {
+    const DONE: u32 = 1 << 31;
+    assert!(p.len() <= DONE as usize, "fewer than 2³¹ strings");
+    for start in 0..p.len() {
+        if p[start] & DONE != 0 {
+            continue;
+        }
+        // Along the cycle through `start`, each element points back.
+        let (mut from, mut at) = (position(start), p[start] as usize);
+        while at != start {
+            let next = p[at] as usize;
+            p[at] = from | DONE;
+            from = position(at);
+            at = next;
+        }
+        p[start] = from | DONE;
+    }
+    for place in p.iter_mut() {
+        *place &= !DONE;
+    }
+}
+
 /// A reference ([`ObjectRef`]) in [`Names`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ref {
@@ -405,6 +508,57 @@ mod tests {
         few.add("a");
         few.freeze();
         assert_eq!((few.add("a"), few.add("b"), few.len()), (0, 1, 2));
+    }
+
+    #[test]
+    fn permutations_are_inverted_in_place() {
+        for p in [
+            vec![],
+            vec![0],
+            vec![2, 0, 1, 3],
+            vec![4, 3, 2, 1, 0],
+            vec![1, 0, 3, 4, 2],
+        ] {
+            let mut inverse = p.clone();
+            invert(&mut inverse);
+            for (i, &to) in p.iter().enumerate() {
+                assert_eq!(inverse[to as usize] as usize, i, "{p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn ranks_order_as_the_strings_do() {
+        let mut names = Names::default();
+        let parts = ["a", "a.b", "b", "", "a-b", "é", "B"];
+        let versions = ["v1", "a/v1", "a.b/v1", "a/v2", "apps/v1", "a.b/v2", "/v1"];
+        let mut keys = Vec::new();
+        let mut refs = Vec::new();
+        for (i, version) in versions.iter().enumerate() {
+            for (j, name) in parts.iter().enumerate() {
+                let key = ObjectKey {
+                    api_version: (*version).into(),
+                    kind: parts[(i + j) % parts.len()].into(),
+                    namespace: parts[(i * j) % parts.len()].into(),
+                    name: (*name).into(),
+                };
+                keys.push(names.key(&key));
+                refs.push(names.reference(&key.to_ref()));
+            }
+        }
+        names.freeze();
+        let ranks = Ranks::new(&names, &keys);
+        for &a in &keys {
+            for &b in &keys {
+                assert_eq!(ranks.cmp_in(a, b), a.cmp_in(b, &names));
+                assert_eq!(ranks.cmp_listing(a, b), a.cmp_listing(b, &names));
+            }
+        }
+        for &a in &refs {
+            for &b in &refs {
+                assert_eq!(ranks.cmp_refs(a, b), a.cmp_in(b, &names));
+            }
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::fix::{Fix, TextEdit, apply};
 use crate::index::{Index, Lookup};
+use crate::lint::Enabled;
 use crate::model::autoscaler::Autoscalers;
 use crate::object::{Object, ObjectRef, Origin};
 use crate::path::FieldPath;
@@ -87,7 +88,7 @@ fn lint_with_fixes(text: &str, settings: &Settings) -> (Vec<Finding>, Vec<Fixabl
         .zip(&kept)
         .filter_map(|(origin, whole)| kept_object(whole, origin, settings))
         .collect();
-    for d in lint_kept(&hpas, &index, settings) {
+    for d in lint_kept(&hpas, &index, settings, &Enabled::of(settings)) {
         let (j, prefix) = &places[d.subject.origin.0 as usize];
         let pos = locate(chunks[*j].text, &[(prefix, &d)])[0];
         findings.push(Finding {

@@ -9,8 +9,8 @@
 //! 2. a [`Catalog`] gathers what all documents kept, numbers the objects
 //!    and indexes them ([`crate::MemoryIndex`]);
 //! 3. [`lint_kept`] runs the rules on the HPAs, kept whole by the scan
-//!    ([`Found::whole`]); [`locate`] and [`fix_edits`] place their findings
-//!    and fixes in their documents, read again for that.
+//!    ([`Found::whole`]); [`place`] places their findings and fixes in
+//!    their documents, read again (once) for that.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -21,7 +21,7 @@ use crate::context::{Check, Operation};
 use crate::diagnostic::{Diagnostic, Subject};
 use crate::fix::{Edit, EditError, Editor, Fix, TextEdit};
 use crate::index::{Entries, Index, MemoryIndex, Stored};
-use crate::lint::{lint_hpa, lint_object, object_stage_reads};
+use crate::lint::{Enabled, lint_hpa_with, lint_object, object_stage_reads};
 use crate::model::autoscaler::Scaler;
 use crate::object::{HPA, Object, ObjectKey, Origin, group_of};
 use crate::packed;
@@ -354,23 +354,46 @@ pub fn kept_object(whole: &[u8], origin: Origin, settings: &Settings) -> Option<
     )
 }
 
-/// Lints HPAs the scan kept whole (the findings of [`lint_hpa`]). Findings
+/// Lints HPAs the scan kept whole (the findings of [`crate::lint::lint_hpa`]). Findings
 /// about these are located in their documents by [`locate`]; the others are
 /// about objects elsewhere.
-pub fn lint_kept(hpas: &[Object], index: &dyn Index, settings: &Settings) -> Vec<Diagnostic> {
+/// `enabled`: the checks that run with `settings`, worked out once for a run.
+pub fn lint_kept(
+    hpas: &[Object],
+    index: &dyn Index,
+    settings: &Settings,
+    enabled: &Enabled,
+) -> Vec<Diagnostic> {
     hpas.iter()
-        .flat_map(|hpa| lint_hpa(hpa, Operation::Create, index, settings))
+        .flat_map(|hpa| lint_hpa_with(hpa, Operation::Create, index, settings, enabled))
         .collect()
 }
 
 /// Where findings are in their document's text, each about the object at the
 /// given path of the document.
 pub fn locate(text: &str, findings: &[(&FieldPath, &Diagnostic)]) -> Vec<Pos> {
-    let paths: Vec<FieldPath> = findings
+    source::locate(text, &paths_of(findings))
+}
+
+fn paths_of(findings: &[(&FieldPath, &Diagnostic)]) -> Vec<FieldPath> {
+    findings
         .iter()
         .map(|(prefix, d)| prefix.join(&d.source_path))
-        .collect();
-    source::locate(text, &paths)
+        .collect()
+}
+
+/// What [`locate`] and [`fix_edits`] give, with the document read once for
+/// both.
+pub fn place(
+    text: &str,
+    findings: &[(&FieldPath, &Diagnostic)],
+    fixes: &[(&FieldPath, &Fix)],
+) -> (Vec<Pos>, Vec<Result<Vec<TextEdit>, EditError>>) {
+    if fixes.is_empty() {
+        return (locate(text, findings), Vec::new());
+    }
+    let (editor, positions) = Editor::placing(text, &paths_of(findings));
+    (positions, edits_of(&editor, fixes))
 }
 
 /// What one pass of [`fix_document`] did.
@@ -421,7 +444,13 @@ pub fn fix_edits(
     if fixes.is_empty() {
         return Vec::new();
     }
-    let editor = Editor::new(text);
+    edits_of(&Editor::new(text), fixes)
+}
+
+fn edits_of(
+    editor: &Editor<'_>,
+    fixes: &[(&FieldPath, &Fix)],
+) -> Vec<Result<Vec<TextEdit>, EditError>> {
     fixes
         .iter()
         .map(|(prefix, fix)| {

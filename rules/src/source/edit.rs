@@ -12,9 +12,9 @@ use serde_json::Value;
 use super::compose::parser_options;
 use super::goyaml;
 use super::lines::{LineStarts, line_around};
-use super::pos_of;
 use super::quick;
 use super::scalar::{self, Scalar};
+use super::{Pos, pos_of};
 use crate::path::{FieldPath, Segment};
 
 /// A change to a document, on a path of the document as written.
@@ -293,12 +293,7 @@ fn read_tree(text: &str) -> Result<Node, EditError> {
 /// elsewhere than the quick reader (a block scalar at its content, an empty
 /// value after it) or that kubectl cannot read (a collection as a key).
 fn quick_tree(text: &str) -> Option<Node> {
-    let mut tree = QuickTree {
-        text,
-        starts: LineStarts::new(text),
-        stack: Vec::new(),
-        root: None,
-    };
+    let mut tree = QuickTree::new(text);
     quick::read(text, &mut tree).ok()?;
     tree.root
 }
@@ -376,7 +371,16 @@ struct QuickTree<'t> {
     root: Option<Node>,
 }
 
-impl QuickTree<'_> {
+impl<'t> QuickTree<'t> {
+    fn new(text: &'t str) -> Self {
+        Self {
+            text,
+            starts: LineStarts::new(text),
+            stack: Vec::new(),
+            root: None,
+        }
+    }
+
     /// Whether the open collection waits for a key.
     fn expects_key(&self) -> bool {
         matches!(self.stack.last(), Some(OpenNode::Map { key: None, .. }))
@@ -851,8 +855,23 @@ struct Additions<'n> {
 impl<'t> Editor<'t> {
     /// Reads `text`.
     pub fn new(text: &'t str) -> Self {
+        Self::of(text, read_tree(text))
+    }
+
+    /// Reads `text`, and places `paths` in it in the same read: as
+    /// [`super::locate`] places them.
+    pub fn placing(text: &'t str, paths: &[FieldPath]) -> (Self, Vec<Pos>) {
+        let (positions, tree) = super::locate::locate_along(text, paths, QuickTree::new(text));
+        let root = tree.and_then(|tree| tree.root);
+        (
+            Self::of(text, root.map_or_else(|| full_tree(text), Ok)),
+            positions,
+        )
+    }
+
+    fn of(text: &'t str, read: Result<Node, EditError>) -> Self {
         Self {
-            read: read_tree(text).map(|root| {
+            read: read.map(|root| {
                 let style = Style::of(text, &root);
                 (root, style)
             }),
@@ -1194,6 +1213,48 @@ mod tests {
         compared
     }
 
+    /// One read for places and edits gives what two give: [`locate`]'s
+    /// positions of every path and [`read_tree`]'s tree. Whether the quick
+    /// reader placed the paths, and whether it read the tree; `None` for a
+    /// text that is not one document.
+    fn placing_is_locate_and_read_tree(text: &str) -> Option<(bool, bool)> {
+        let value = crate::source::compose(text, &|_, _| &ALL).value?;
+        let paths = super::super::locate::every_path(&value);
+        let (editor, positions) = Editor::placing(text, &paths);
+        assert_eq!(positions, super::super::locate(text, &paths), "{text:?}");
+        let tree = editor.read.map(|(root, _)| root);
+        assert_eq!(tree, read_tree(text), "{text:?}");
+        let quickly = super::super::locate::placed_quickly(text, &paths);
+        Some((quickly, quick_tree(text).is_some()))
+    }
+
+    #[test]
+    fn placing_reads_once_for_places_and_edits() {
+        // Either reading can leave the document to the full reader while
+        // the other goes on: a block scalar, a list at the top.
+        for (text, quick) in [
+            ("a: 1\nb: [x, {c: d}]\n", (true, true)),
+            ("a: |\n  x\nb: 2\n", (true, false)),
+            ("- a\n- b: c\n", (false, true)),
+            ("a: &x {b: 1}\nc: *x\n", (false, false)),
+        ] {
+            assert_eq!(
+                placing_is_locate_and_read_tree(text),
+                Some(quick),
+                "{text:?}"
+            );
+        }
+        let mut both = 0;
+        for file in crate::testing::manifest_files() {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for chunk in crate::source::split_documents(&text) {
+                both +=
+                    usize::from(placing_is_locate_and_read_tree(chunk.text) == Some((true, true)));
+            }
+        }
+        assert!(both > 100, "{both}");
+    }
+
     #[test]
     fn the_quick_tree_is_the_full_one_on_real_manifests() {
         let files = crate::testing::manifest_files();
@@ -1210,6 +1271,13 @@ mod tests {
         #[test]
         fn the_quick_tree_is_the_full_one(text in super::super::compose::tests::manifest_like()) {
             quick_tree_is_full_tree(&text);
+        }
+
+        #[test]
+        fn placing_is_locate_and_read_tree_on_any_document(text in super::super::compose::tests::manifest_like()) {
+            for chunk in super::super::split_documents(&text) {
+                placing_is_locate_and_read_tree(chunk.text);
+            }
         }
     }
     use super::*;

@@ -2,8 +2,6 @@
 //! again: no tree is kept, so locating costs no more memory than reading.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
-
 use std::ops::Range;
 
 use granit_parser::{Event, Parser, ScalarStyle};
@@ -15,36 +13,49 @@ use super::scalar;
 use super::{Pos, pos_of};
 use crate::path::{FieldPath, Segment};
 
-/// The wanted paths that lead into a node, grouped by their next step (a
-/// key or an index), so that each child finds its own in one lookup however
-/// many paths there are.
-#[derive(Default)]
-struct Onward<'p> {
-    keys: HashMap<&'p str, Vec<usize>>,
-    indices: HashMap<usize, Vec<usize>>,
+/// The next step of a path: a key or an index.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Next<'a> {
+    Key(&'a str),
+    Index(usize),
 }
 
-impl<'p> Onward<'p> {
-    /// `None` when no path leads on: most nodes, which then cost a small frame.
-    fn new(paths: &'p [FieldPath], through: &[usize], depth: usize) -> Option<Box<Self>> {
-        let mut onward = Self::default();
-        for &i in through {
-            match paths[i].segments().get(depth) {
-                Some(Segment::Field(name) | Segment::Key(name)) => {
-                    onward.keys.entry(name).or_default().push(i);
-                }
-                Some(Segment::Index(index)) => onward.indices.entry(*index).or_default().push(i),
-                None => {}
-            }
-        }
-        let none = onward.keys.is_empty() && onward.indices.is_empty();
-        (!none).then(|| Box::new(onward))
-    }
+/// Wanted paths (by their place in the list given) that lead into a node,
+/// with their next steps, sorted: each child finds its own by a binary
+/// search however many paths there are.
+type Onward<'p> = Vec<(Next<'p>, usize)>;
+
+/// The paths of `through` that lead on from `depth`; `None` when none
+/// does: most nodes, which then cost a small frame.
+fn onward<'p>(
+    paths: &'p [FieldPath],
+    through: &[(Next<'p>, usize)],
+    depth: usize,
+) -> Option<Onward<'p>> {
+    let mut onward: Onward<'p> = through
+        .iter()
+        .filter_map(|&(_, i)| {
+            let next = match paths[i].segments().get(depth)? {
+                Segment::Field(name) | Segment::Key(name) => Next::Key(name),
+                Segment::Index(index) => Next::Index(*index),
+            };
+            Some((next, i))
+        })
+        .collect();
+    onward.sort_unstable();
+    (!onward.is_empty()).then_some(onward)
+}
+
+/// The paths of `onward` whose next step is `next`.
+fn through<'o, 'p>(onward: &'o Onward<'p>, next: Next<'_>) -> &'o [(Next<'p>, usize)] {
+    let start = onward.partition_point(|(step, _)| *step < next);
+    let len = onward[start..].partition_point(|(step, _)| *step == next);
+    &onward[start..start + len]
 }
 
 struct Frame<'t, 'p> {
     is_map: bool,
-    onward: Option<Box<Onward<'p>>>,
+    onward: Option<Onward<'p>>,
     /// The key waiting for its value (mappings).
     key: Option<(Cow<'t, str>, Pos)>,
     index: usize,
@@ -67,7 +78,7 @@ pub fn locate(text: &str, paths: &[FieldPath]) -> Vec<Pos> {
 }
 
 fn full_locate(text: &str, paths: &[FieldPath]) -> Vec<Pos> {
-    let mut locator = Locator::new(paths);
+    let mut locator = Locator::new(paths, None);
     // Read as kubectl reads it (comments right after a token, long tags).
     let (readable, _) = goyaml::as_kubectl_reads(text);
     for next in Parser::new_from_str_with_options(&readable, parser_options(&readable)) {
@@ -100,39 +111,104 @@ fn full_locate(text: &str, paths: &[FieldPath]) -> Vec<Pos> {
 /// document to the full reader, or where its events are not placed as
 /// granit-parser places them and the place would count.
 fn quick_locate(text: &str, paths: &[FieldPath]) -> Option<Vec<Pos>> {
-    let mut sink = QuickLocator {
-        text,
-        locator: Locator::new(paths),
-        line: 1,
-        line_start: 0,
-    };
+    let mut sink = QuickLocator::new(text, paths);
     quick::read(text, &mut sink).ok()?;
     Some(sink.locator.finish())
+}
+
+/// [`locate`], with the document read once for `other` too, another
+/// reader's sink: given back when the quick reader read the whole document
+/// into it, `None` where it leaves the document (or `other` left it) to the
+/// full reader.
+pub(super) fn locate_along<'t, S: quick::Sink<'t>>(
+    text: &'t str,
+    paths: &[FieldPath],
+    other: S,
+) -> (Vec<Pos>, Option<S>) {
+    let mut both = Both {
+        first: Some(QuickLocator::new(text, paths)),
+        second: Some(other),
+    };
+    let (locator, other) = match quick::read(text, &mut both) {
+        Ok(()) => (both.first, both.second),
+        Err(quick::Unsupported) => (None, None),
+    };
+    let positions = locator.map_or_else(|| full_locate(text, paths), |l| l.locator.finish());
+    (positions, other)
+}
+
+/// Two sinks fed by one read: one that leaves the document to the full
+/// reader is dropped, and the read goes on for the other while it is there.
+struct Both<A, B> {
+    first: Option<A>,
+    second: Option<B>,
+}
+
+/// Hands an event to `sink`, dropping it when it leaves the document.
+fn feed<S>(sink: &mut Option<S>, event: impl FnOnce(&mut S) -> Result<(), quick::Unsupported>) {
+    if let Some(reading) = sink
+        && event(reading).is_err()
+    {
+        *sink = None;
+    }
+}
+
+impl<A, B> Both<A, B> {
+    fn going_on(&self) -> Result<(), quick::Unsupported> {
+        if self.first.is_none() && self.second.is_none() {
+            Err(quick::Unsupported)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl<'t, A: quick::Sink<'t>, B: quick::Sink<'t>> quick::Sink<'t> for Both<A, B> {
+    fn on_scalar(
+        &mut self,
+        value: Cow<'t, str>,
+        style: ScalarStyle,
+        at: Range<usize>,
+    ) -> Result<(), quick::Unsupported> {
+        feed(&mut self.first, |s| {
+            s.on_scalar(value.clone(), style, at.clone())
+        });
+        feed(&mut self.second, |s| s.on_scalar(value, style, at));
+        self.going_on()
+    }
+
+    fn on_open(&mut self, is_map: bool, at: usize) -> Result<(), quick::Unsupported> {
+        feed(&mut self.first, |s| s.on_open(is_map, at));
+        feed(&mut self.second, |s| s.on_open(is_map, at));
+        self.going_on()
+    }
+
+    fn on_close(&mut self, at: usize) -> Result<(), quick::Unsupported> {
+        feed(&mut self.first, |s| s.on_close(at));
+        feed(&mut self.second, |s| s.on_close(at));
+        self.going_on()
+    }
 }
 
 struct QuickLocator<'t, 'p> {
     text: &'t str,
     locator: Locator<'t, 'p>,
-    /// The line of the last event, and where it starts.
-    line: usize,
-    line_start: usize,
 }
 
-impl QuickLocator<'_, '_> {
-    /// The position of `len` bytes at `offset`, counting lines from the last
-    /// event's (or from the start, for an earlier one).
-    fn pos(&mut self, offset: usize, len: usize) -> Pos {
-        if offset < self.line_start {
-            (self.line, self.line_start) = (1, 0);
+impl<'t, 'p> QuickLocator<'t, 'p> {
+    fn new(text: &'t str, paths: &'p [FieldPath]) -> Self {
+        Self {
+            text,
+            locator: Locator::new(paths, Some(text)),
         }
-        let from = self.line_start;
-        for i in memchr::memchr_iter(b'\n', &self.text.as_bytes()[from..offset]) {
-            self.line += 1;
-            self.line_start = from + i + 1;
-        }
+    }
+
+    /// The position of `len` bytes at `offset`: its line and column are
+    /// worked out at the end, for the positions found ([`Locator::finish`]).
+    fn pos(offset: usize, len: usize) -> Pos {
         Pos {
-            line: self.line,
-            column: self.text[self.line_start..offset].chars().count() + 1,
+            line: 0,
+            column: 0,
             offset,
             len,
         }
@@ -157,7 +233,7 @@ impl<'t> quick::Sink<'t> for QuickLocator<'t, '_> {
             self.locator.scalar(None, || Cow::Borrowed(""));
             return Ok(());
         }
-        let at = (!unplaced).then(|| self.pos(at.start, at.len()));
+        let at = (!unplaced).then(|| Self::pos(at.start, at.len()));
         self.locator.scalar(at, || {
             scalar::resolve(value.clone(), style, None)
                 .ok()
@@ -175,7 +251,7 @@ impl<'t> quick::Sink<'t> for QuickLocator<'t, '_> {
             return Err(quick::Unsupported);
         }
         let at = if self.locator.wants_here() {
-            self.pos(at, usize::from(flow))
+            Self::pos(at, usize::from(flow))
         } else {
             Pos::default()
         };
@@ -191,22 +267,37 @@ impl<'t> quick::Sink<'t> for QuickLocator<'t, '_> {
     }
 }
 
+/// Whether `to` is on the line of `from`, which it follows; `offsets_in`:
+/// the text, when positions are offsets only ([`Locator::offsets_in`]).
+fn same_line(offsets_in: Option<&str>, from: &Pos, to: &Pos) -> bool {
+    match offsets_in {
+        Some(text) => memchr::memchr(b'\n', &text.as_bytes()[from.offset..to.offset]).is_none(),
+        None => from.line == to.line,
+    }
+}
+
 /// Finds the paths' positions from a document's events.
 struct Locator<'t, 'p> {
     paths: &'p [FieldPath],
     /// Per path, the depth and position of the deepest node found on it.
     found: Vec<Option<(usize, Pos)>>,
-    everything: Vec<usize>,
+    /// Every path, as leading into the document.
+    everything: Vec<(Next<'p>, usize)>,
     frames: Vec<Frame<'t, 'p>>,
+    /// The text, when the positions given are offsets only (the quick
+    /// reader's): the lines and columns of those found are worked out at
+    /// the end, in one pass.
+    offsets_in: Option<&'t str>,
 }
 
 impl<'t, 'p> Locator<'t, 'p> {
-    fn new(paths: &'p [FieldPath]) -> Self {
+    fn new(paths: &'p [FieldPath], offsets_in: Option<&'t str>) -> Self {
         Self {
             paths,
             found: vec![None; paths.len()],
-            everything: (0..paths.len()).collect(),
+            everything: (0..paths.len()).map(|i| (Next::Index(0), i)).collect(),
             frames: Vec::new(),
+            offsets_in,
         }
     }
 
@@ -258,40 +349,49 @@ impl<'t, 'p> Locator<'t, 'p> {
     /// A node that is no key; `collection`: it starts one, a mapping or not.
     fn node(&mut self, at: Option<Pos>, collection: Option<bool>) {
         let depth = self.frames.len();
+        let key;
         let (through, anchor_pos) = match self.frames.last_mut() {
-            None => (Some(&self.everything), at.unwrap_or_default()),
+            None => (&self.everything[..], at.unwrap_or_default()),
             Some(frame) if frame.is_map => {
-                let (key, key_pos) = frame.key.take().expect("a value follows its key");
-                let through = frame.onward.as_ref().and_then(|o| o.keys.get(key.as_ref()));
+                let key_pos;
+                (key, key_pos) = frame.key.take().expect("a value follows its key");
+                let next = Next::Key(key.as_ref());
+                let through = frame.onward.as_ref().map_or(&[][..], |o| through(o, next));
                 (through, key_pos)
             }
             Some(frame) => {
                 frame.index += 1;
-                (
-                    frame
-                        .onward
-                        .as_ref()
-                        .and_then(|o| o.indices.get(&(frame.index - 1))),
-                    at.unwrap_or_default(),
-                )
+                let next = Next::Index(frame.index - 1);
+                let through = frame.onward.as_ref().map_or(&[][..], |o| through(o, next));
+                (through, at.unwrap_or_default())
             }
         };
-        let through = through.map_or(&[][..], Vec::as_slice);
+        if through.is_empty() {
+            if let Some(is_map) = collection {
+                self.frames.push(Frame {
+                    is_map,
+                    onward: None,
+                    key: None,
+                    index: 0,
+                });
+            }
+            return;
+        }
         let mut here = anchor_pos;
         if let Some(at) = at
             && collection.is_none()
-            && at.line == anchor_pos.line
             && at.offset >= anchor_pos.offset
+            && same_line(self.offsets_in, &anchor_pos, &at)
         {
             here.len = at.offset + at.len - anchor_pos.offset;
         }
-        for &i in through {
+        for &(_, i) in through {
             if self.found[i].is_none_or(|(d, _)| depth >= d) {
                 self.found[i] = Some((depth, here));
             }
         }
         if let Some(is_map) = collection {
-            let onward = Onward::new(self.paths, through, depth);
+            let onward = onward(self.paths, through, depth);
             self.frames.push(Frame {
                 is_map,
                 onward,
@@ -302,7 +402,25 @@ impl<'t, 'p> Locator<'t, 'p> {
     }
 
     fn finish(self) -> Vec<Pos> {
-        self.found
+        let mut found = self.found;
+        if let Some(text) = self.offsets_in {
+            let mut positions: Vec<&mut Pos> =
+                found.iter_mut().flatten().map(|(_, pos)| pos).collect();
+            positions.sort_unstable_by_key(|pos| pos.offset);
+            // Lines end at line feeds only in what the quick reader reads.
+            let (mut line, mut line_start, mut counted) = (1, 0, 0);
+            for pos in positions {
+                let bytes = &text.as_bytes()[counted..pos.offset];
+                for i in memchr::memchr_iter(b'\n', bytes) {
+                    line += 1;
+                    line_start = counted + i + 1;
+                }
+                counted = pos.offset;
+                pos.line = line;
+                pos.column = text[line_start..pos.offset].chars().count() + 1;
+            }
+        }
+        found
             .into_iter()
             .map(|best| {
                 best.map_or(
@@ -338,6 +456,20 @@ fn paths_of(value: &serde_json::Value, here: FieldPath, out: &mut Vec<FieldPath>
         _ => {}
     }
     out.push(here);
+}
+
+/// Every path of `value`, and a missing field under each.
+#[cfg(test)]
+pub(super) fn every_path(value: &serde_json::Value) -> Vec<FieldPath> {
+    let mut paths = Vec::new();
+    paths_of(value, FieldPath::root(), &mut paths);
+    paths
+}
+
+/// Whether the quick reader places `paths` in `text`.
+#[cfg(test)]
+pub(super) fn placed_quickly(text: &str, paths: &[FieldPath]) -> bool {
+    quick_locate(text, paths).is_some()
 }
 
 /// Whether the quick reader places every path of `value` (what `text` reads
@@ -453,6 +585,25 @@ mod tests {
             quick * 10 >= documents * 8,
             "{quick} of {documents} placed quickly"
         );
+    }
+
+    /// The quick reader gives offsets; lines and columns (in characters)
+    /// are worked out for the positions found, and a value spans its key's
+    /// position only on the key's line.
+    #[test]
+    fn quick_positions_count_lines_and_characters() {
+        let text = "é: x\nb: {ü: é, d: 2}\nc:\n  long\nd: [ä]\n";
+        let paths = [
+            FieldPath::fields("b").key("d"),
+            FieldPath::fields("c"),
+            FieldPath::fields("d").index(0),
+            FieldPath::fields("é"),
+        ];
+        assert!(quick_locate(text, &paths).is_some());
+        let expected = [(2, 11, "d: 2"), (3, 1, "c"), (5, 5, "ä"), (1, 1, "é: x")];
+        for (path, (line, column, span)) in paths.iter().zip(expected) {
+            assert_eq!(at(text, path), (line, column, span.to_owned()), "{path}");
+        }
     }
 
     #[test]
