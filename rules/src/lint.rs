@@ -161,9 +161,14 @@ pub fn object_stage_reads<V: Json>(value: &V) -> bool {
 }
 
 fn run_object_checks(object: &Object, settings: &Settings, findings: &mut Findings) {
-    if !object_stage_reads(&object.value) {
-        return;
+    if object_stage_reads(&object.value) {
+        run_object_stage(object, settings, findings);
     }
+}
+
+/// The object-stage checks, whether or not [`object_stage_reads`] says
+/// they have anything to check.
+fn run_object_stage(object: &Object, settings: &Settings, findings: &mut Findings) {
     let object_subject = Subjects::of(object);
     let linted = Linted {
         subject: &object_subject,
@@ -437,6 +442,65 @@ spec:
         // The HPA's annotation also covers findings it causes on its target.
         let on_hpa = "{hpa-lint.io/ignore.target-replicas-conflict: \"see TICKET-7\"}";
         assert_eq!(names(&rules(on_hpa, "{}")), ["min-equals-max"]);
+    }
+
+    /// Skipping the object stage on objects without `hpa-lint.io/`
+    /// annotations ([`super::object_stage_reads`]) hides no finding: on
+    /// every object of the real-world corpus and the examples, and on
+    /// objects with and without hpa-lint's annotations, every rule enabled.
+    #[test]
+    fn skipping_the_object_stage_hides_no_finding() {
+        use super::{Findings, lint_object, object_stage_reads, run_object_stage};
+        let mut settings = Settings::default();
+        crate::rules::ALL
+            .iter()
+            .for_each(|rule| settings.enable(rule));
+        let annotations = [
+            "{}",
+            "{team: web, hpa-lint.io/ignore.min-equals-max: \"pinned\"}",
+            "{hpa-lint.io/ignore.no-such-rule: x, hpa-lint.io/ignore.min-equals-max: \"\"}",
+            "{hpa-lint.io/other: x}",
+            "{prefix.hpa-lint.io/ignore.min-equals-max: \"\"}",
+        ];
+        let made = annotations
+            .iter()
+            .flat_map(|a| [HPA, TARGET].map(|text| object(&text.replace("{ANNOTATION}", a))));
+        let corpus = crate::testing::manifest_files()
+            .into_iter()
+            .flat_map(|file| {
+                let text = std::fs::read_to_string(file).unwrap();
+                crate::testing::objects(&text)
+                    .into_iter()
+                    .map(|o| (*o).clone())
+            });
+        let (mut with, mut without, mut found) = (0, 0, 0);
+        for object in made.chain(corpus) {
+            let mut all = Findings::new(usize::MAX);
+            run_object_stage(&object, &settings, &mut all);
+            let shown = |found: &[crate::diagnostic::Diagnostic]| -> Vec<String> {
+                found
+                    .iter()
+                    .map(|d| format!("{} {}", d.rule.name, d.source_path))
+                    .collect()
+            };
+            assert_eq!(
+                shown(&lint_object(&object, &settings)),
+                shown(&all.kept),
+                "{:?}",
+                object.key
+            );
+            found += all.kept.len();
+            if object_stage_reads(&object.value) {
+                with += 1;
+            } else {
+                without += 1;
+            }
+        }
+        // Both kinds of object were seen, and the stage found something.
+        assert!(
+            with >= 6 && without > 100 && found >= 4,
+            "{with} {without} {found}"
+        );
     }
 
     fn object(yaml: &str) -> crate::object::Object {
