@@ -58,8 +58,9 @@ pub struct CheckArgs {
     pub paths: Vec<PathBuf>,
 
     /// Also read the objects under DIR (repeatable) for lookups (targets, other
-    /// HPAs, budgets) without reporting anything located there: for pre-commit,
-    /// which passes only the changed files (`--context .`).
+    /// HPAs, budgets); what is found there is reported only when an object of
+    /// the linted files causes it (a linted HPA's target without requests): for
+    /// pre-commit, which passes only the changed files (`--context .`).
     #[arg(long, value_name = "DIR")]
     pub context: Vec<PathBuf>,
 
