@@ -136,6 +136,11 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
             tree
         };
         let origin = Origin::default();
+        let mut object_stage = |object: &Object| {
+            for d in lint_object(object, settings) {
+                suppressions.push((prefix.join(&d.source_path), d));
+            }
+        };
         let (stored, scaler) = if read && needs.is_listed(api_version, kind) {
             // Listed for every HPA of its namespace: held as a value.
             let object = Object {
@@ -143,27 +148,19 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
                 value: tree.into_value(),
                 origin,
             };
-            for d in lint_object(&object, settings) {
-                suppressions.push((prefix.join(&d.source_path), d));
-            }
+            object_stage(&object);
             let scaler = Scaler::of(&object);
             (Stored::Parsed(object.into()), scaler)
         } else {
             // Most objects have nothing the object stage reads, and are
             // not made a value for it.
-            let key = if object_stage_reads(&tree) {
-                let object = Object {
-                    key,
+            if object_stage_reads(&tree) {
+                object_stage(&Object {
+                    key: key.clone(),
                     value: tree.kept_value(&IDENTITY_FIELDS),
                     origin,
-                };
-                for d in lint_object(&object, settings) {
-                    suppressions.push((prefix.join(&d.source_path), d));
-                }
-                object.key
-            } else {
-                key
-            };
+                });
+            }
             if !read {
                 continue;
             }
