@@ -173,13 +173,12 @@ impl<'a> Context<'a> {
         self.found_target()
     }
 
-    /// The objects of a kind in a namespace, as far as the index knows them:
-    /// none when it does not hold the kind (rules then say nothing).
-    pub fn list(&self, namespace: &str, kind: Kind) -> Vec<Arc<Object>> {
-        match self.index.list(namespace, kind.group, kind.kind) {
-            Lookup::Found(objects) => objects,
-            Lookup::Missing | Lookup::Unreadable | Lookup::Unknown => Vec::new(),
-        }
+    /// Lends each object of a kind in a namespace to `visit`, as far as the
+    /// index knows them: none when it does not hold the kind (rules then say
+    /// nothing).
+    pub fn each_listed(&self, namespace: &str, kind: Kind, mut visit: impl FnMut(&Arc<Object>)) {
+        self.index
+            .visit_list(namespace, kind.group, kind.kind, &mut visit);
     }
 
     /// Whether a `LimitRange` in `namespace` gives containers a default request
@@ -188,22 +187,28 @@ impl<'a> Context<'a> {
     /// Also when the index does not hold LimitRanges: a rule about missing
     /// requests then says nothing, rather than guess.
     pub fn has_default_request(&self, namespace: &str, resource: &str) -> bool {
-        let Lookup::Found(ranges) = self
-            .index
-            .list(namespace, LIMIT_RANGE.group, LIMIT_RANGE.kind)
-        else {
-            return true;
-        };
-        ranges
-            .iter()
-            .filter_map(|range| get(&range.value, &["spec", "limits"])?.as_array())
-            .flatten()
-            .filter(|item| member(item, "type").and_then(Value::as_str) == Some("Container"))
-            .any(|item| {
-                ["defaultRequest", "default"]
-                    .iter()
-                    .any(|field| get(item, &[field, resource]).is_some())
-            })
+        let mut found = false;
+        let listed = self.index.visit_list(
+            namespace,
+            LIMIT_RANGE.group,
+            LIMIT_RANGE.kind,
+            &mut |range| {
+                found = found
+                    || get(&range.value, &["spec", "limits"])
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter(|item| {
+                            member(item, "type").and_then(Value::as_str) == Some("Container")
+                        })
+                        .any(|item| {
+                            ["defaultRequest", "default"]
+                                .iter()
+                                .any(|field| get(item, &[field, resource]).is_some())
+                        });
+            },
+        );
+        found || !matches!(listed, Lookup::Found(()))
     }
 
     /// `Kind "name"` of the HPA, for messages.

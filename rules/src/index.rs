@@ -34,6 +34,28 @@ pub trait Index: Sync {
     /// when the index does not hold that kind (a webhook that does not watch
     /// it), which is not the same as none.
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>>;
+
+    /// [`Index::list`], lending each object to `visit` in turn rather than
+    /// collecting them: rules list a namespace's objects for every HPA in
+    /// it, and most of those objects are not the ones they look for. The
+    /// answer says whether there was a list ([`Lookup::Found`]).
+    fn visit_list(
+        &self,
+        namespace: &str,
+        group: &str,
+        kind: &str,
+        visit: &mut dyn FnMut(&Arc<Object>),
+    ) -> Lookup<()> {
+        match self.list(namespace, group, kind) {
+            Lookup::Found(objects) => {
+                objects.iter().for_each(visit);
+                Lookup::Found(())
+            }
+            Lookup::Missing => Lookup::Missing,
+            Lookup::Unreadable => Lookup::Unreadable,
+            Lookup::Unknown => Lookup::Unknown,
+        }
+    }
 }
 
 /// An object as it is given to an index: parsed, or packed
@@ -384,6 +406,33 @@ impl MemoryIndex {
     fn key(&self, i: u32) -> Key {
         self.keys[i as usize]
     }
+
+    /// The entries [`Index::list`] answers with, in order;
+    /// [`Lookup::Unknown`] when some are held by identity only.
+    fn listed(&self, namespace: &str, group: &str, kind: &str) -> Lookup<&[u32]> {
+        let order = |i: &u32| self.key(*i).cmp_listed(namespace, group, kind, &self.names);
+        let start = self.by_kind.partition_point(|i| order(i).is_lt());
+        let rest = &self.by_kind[start..];
+        // Walked to its end, each object in it being read anyway: those
+        // that share the first one's strings are told by their numbers.
+        let len = match rest.first() {
+            Some(first) if order(first).is_eq() => {
+                let first = self.key(*first);
+                rest.iter()
+                    .take_while(|i| self.key(**i).is_listed_with(first) || order(i).is_eq())
+                    .count()
+            }
+            _ => 0,
+        };
+        let listed = &rest[..len];
+        if listed
+            .iter()
+            .any(|&i| matches!(self.bodies[i as usize], Body::Grouped))
+        {
+            return Lookup::Unknown;
+        }
+        Lookup::Found(listed)
+    }
 }
 
 impl Index for MemoryIndex {
@@ -426,31 +475,39 @@ impl Index for MemoryIndex {
     /// Holds every object of the input: a kind not in it has none. A kind
     /// some of whose objects are held by identity only cannot be listed.
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
-        let order = |i: &u32| self.key(*i).cmp_listed(namespace, group, kind, &self.names);
-        let start = self.by_kind.partition_point(|i| order(i).is_lt());
-        let rest = &self.by_kind[start..];
-        // Walked to its end, each object in it being read anyway: those
-        // that share the first one's strings are told by their numbers.
-        let len = match rest.first() {
-            Some(first) if order(first).is_eq() => {
-                let first = self.key(*first);
-                rest.iter()
-                    .take_while(|i| self.key(**i).is_listed_with(first) || order(i).is_eq())
-                    .count()
-            }
-            _ => 0,
-        };
-        let listed = &rest[..len];
-        if listed
-            .iter()
-            .any(|&i| matches!(self.bodies[i as usize], Body::Grouped))
-        {
+        let Lookup::Found(listed) = self.listed(namespace, group, kind) else {
             return Lookup::Unknown;
-        }
-        // Sized first: a namespace may list many, and every HPA of it asks.
+        };
+        // Sized first: a namespace may list many.
         let mut objects = Vec::with_capacity(listed.len());
         objects.extend(listed.iter().filter_map(|&i| self.object(i as usize)));
         Lookup::Found(objects)
+    }
+
+    /// [`MemoryIndex::list`] without a copy of the list: the objects held
+    /// parsed are lent as they are.
+    fn visit_list(
+        &self,
+        namespace: &str,
+        group: &str,
+        kind: &str,
+        visit: &mut dyn FnMut(&Arc<Object>),
+    ) -> Lookup<()> {
+        let Lookup::Found(listed) = self.listed(namespace, group, kind) else {
+            return Lookup::Unknown;
+        };
+        for &i in listed {
+            match &self.bodies[i as usize] {
+                Body::Parsed(object) => visit(object),
+                Body::Compact { .. } => {
+                    if let Some(object) = self.object(i as usize) {
+                        visit(&object);
+                    }
+                }
+                Body::Grouped | Body::Unreadable => {}
+            }
+        }
+        Lookup::Found(())
     }
 }
 
@@ -654,6 +711,16 @@ mod tests {
             grouped.list("shop", "autoscaling", "HorizontalPodAutoscaler"),
             Lookup::Unknown
         ));
+        let mut visited = 0;
+        let answer = grouped.visit_list(
+            "shop",
+            "autoscaling",
+            "HorizontalPodAutoscaler",
+            &mut |_| {
+                visited += 1;
+            },
+        );
+        assert!(matches!(answer, Lookup::Unknown) && visited == 0);
     }
 
     #[test]
@@ -685,6 +752,13 @@ mod tests {
         };
         let listed: Vec<_> = deployments.iter().map(|d| replicas(d)).collect();
         assert_eq!(listed, [Some(1), Some(3)]);
+        // Visited, the same objects in the same order.
+        let mut visited = Vec::new();
+        let answer = index.visit_list("shop", "apps", "Deployment", &mut |d| {
+            visited.push(replicas(d));
+        });
+        assert!(matches!(answer, Lookup::Found(())));
+        assert_eq!(visited, listed);
         assert!(
             matches!(index.list("other", "apps", "Deployment"), Lookup::Found(none) if none.is_empty())
         );

@@ -112,14 +112,14 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(floor) = cx.hpa.min_replicas.map(i64::from).filter(|m| *m >= 1) else {
         return;
     };
-    for pdb in cx.list(&target.key.namespace, PDB) {
+    cx.each_listed(&target.key.namespace, PDB, |pdb| {
         // Whether the budget blocks first: most allow an eviction (a
         // namespace's many `maxUnavailable: 1`), and matching the selector
         // costs more.
-        if !blocks_at(&pdb, floor) || !selects(&pdb, labels) {
-            continue;
+        if !blocks_at(pdb, floor) || !selects(pdb, labels) {
+            return;
         }
-        for blocking in blocking_fields(&pdb) {
+        for blocking in blocking_fields(pdb) {
             if !blocking.block.blocks_at(floor) {
                 continue;
             }
@@ -146,9 +146,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                     ),
                 ),
             };
-            out.report_on(&pdb, blocking.path, message).help(help);
+            out.report_on(pdb, blocking.path, message).help(help);
         }
-    }
+    });
 }
 
 #[cfg(test)]

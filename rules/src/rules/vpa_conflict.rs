@@ -1,5 +1,7 @@
 //! `vpa-conflict`: a VerticalPodAutoscaler resizes the resource the HPA scales on.
 
+use std::sync::Arc;
+
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
 use crate::model::autoscaler::{VPA, Vpa};
@@ -99,11 +101,16 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if metrics.is_empty() {
         return;
     }
-    let objects = cx.list(&target.namespace, VPA);
+    // Only the VPAs of this target are kept: most of a namespace's are not.
+    let mut objects = Vec::new();
+    cx.each_listed(&target.namespace, VPA, |object| {
+        if Vpa::of(object).is_some_and(|vpa| vpa.targets(target) && vpa.changes_pods()) {
+            objects.push(Arc::clone(object));
+        }
+    });
     let vpas: Vec<(&str, Vpa<'_>)> = objects
         .iter()
         .filter_map(|o| Some((o.key.name.as_str(), Vpa::of(o)?)))
-        .filter(|(_, vpa)| vpa.targets(target) && vpa.changes_pods())
         .collect();
     if vpas.is_empty() {
         return;
