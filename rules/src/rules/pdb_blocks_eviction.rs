@@ -3,7 +3,6 @@
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
 use crate::model::disruption::{Block, PDB, blocking_fields, blocks_at, selects};
-use crate::model::workload::PodTemplate;
 use crate::quote::code;
 use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
@@ -105,7 +104,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(target) = cx.workload() else {
         return;
     };
-    let Some(labels) = PodTemplate::of(&target).and_then(|t| t.labels()) else {
+    let Some(labels) = target.template().and_then(|t| t.labels()) else {
         return;
     };
     // At zero replicas (scale to zero) there is nothing to evict.
@@ -146,7 +145,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                     ),
                 ),
             };
-            out.report_on(pdb, blocking.path, message).help(help);
+            out.report_on(pdb.as_ref(), blocking.path, message).help(help);
         }
     });
 }

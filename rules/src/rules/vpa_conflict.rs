@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
 use crate::model::autoscaler::{VPA, Vpa};
-use crate::model::workload::PodTemplate;
+use crate::model::workload::Target;
 use crate::quote::code;
 use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
@@ -116,8 +116,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         return;
     }
     // The containers a Resource metric measures, when the target is known.
-    let workload = cx.workload();
-    let template = workload.as_deref().and_then(PodTemplate::of);
+    let template = cx.workload().and_then(Target::template);
     let containers: Option<Vec<&str>> = template
         .as_ref()
         .map(|t| t.counted_containers().iter().map(|c| c.name).collect());
