@@ -104,7 +104,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     // Only the VPAs of this target are kept: most of a namespace's are not.
     let mut objects = Vec::new();
     cx.each_listed(&target.namespace, VPA, |object| {
-        if Vpa::of(object).is_some_and(|vpa| vpa.targets(target) && vpa.changes_pods()) {
+        if Vpa::targeting(object, target).is_some_and(|vpa| vpa.changes_pods()) {
             objects.push(Arc::clone(object));
         }
     });
