@@ -30,7 +30,7 @@ use hpa_lint_rules::rules::reads;
 use hpa_lint_rules::source::lines::positions;
 use hpa_lint_rules::source::{Chunk, Pos};
 use hpa_lint_rules::workspace::{
-    Catalog, Scan, kept_object, lint_kept, place, scan_document, template_finding,
+    Catalog, Scan, kept_hpa, kept_object, lint_kept, place, scan_document, template_finding,
 };
 use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Object, Origin, Settings};
 use rayon::prelude::*;
@@ -550,10 +550,10 @@ fn run_holding(
                 wholes: &[&[u8]]| {
         let origins = &hpas[document];
         let place = &places[origins[0].0 as usize];
-        let objects: Vec<Object> = origins
+        let objects: Vec<_> = origins
             .iter()
             .zip(wholes)
-            .filter_map(|(&origin, whole)| kept_object(whole, origin, settings))
+            .filter_map(|(&origin, whole)| kept_hpa(whole, origin, settings))
             .collect();
         // The document's HPAs, in input order: their origins ascend.
         let here = |origin: &Origin| origins.binary_search(origin).is_ok();

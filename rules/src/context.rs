@@ -14,8 +14,9 @@ use crate::diagnostic::{Diagnostic, Reason, Severity, Subject};
 use crate::index::{Index, Lookup};
 use crate::model::decode::DecodeError;
 use crate::model::hpa::{Hpa, MetricSource, SourcePath};
+use crate::model::linted::Linted;
 use crate::model::workload::{Target, TargetKind, meant_target};
-use crate::object::{Kind, Object, ObjectRef};
+use crate::object::{Kind, Object, ObjectKey, ObjectRef, Origin};
 use crate::path::{FieldPath, get, member};
 use crate::quote::{MAX_MESSAGE_BYTES, code, truncate};
 use crate::registry::Rule;
@@ -65,7 +66,7 @@ pub enum Operation<'a> {
 /// What a per-HPA check sees.
 pub struct Context<'a> {
     /// The HPA as written.
-    pub object: &'a Object,
+    pub object: &'a Linted<'a>,
     /// The HPA decoded, converted and defaulted.
     pub hpa: &'a Hpa,
     /// On update, the previous HPA (for the API server's ratchets).
@@ -230,7 +231,7 @@ impl<'a> Context<'a> {
                 rule,
                 severity: rule.severity,
                 pinned: false,
-                subject: &Subjects::of(self.object),
+                subject: &Subjects::of(&self.object.key, self.object.origin),
                 hpa: Some(self.hpa),
                 meant: self.meant,
                 findings: &mut findings,
@@ -301,7 +302,7 @@ pub trait OtherObject {
 
 impl OtherObject for Object {
     fn subject(&self) -> Subject {
-        subject(self)
+        subject(&self.key, self.origin)
     }
 
     fn suppresses(&self, rule: &str) -> bool {
@@ -311,10 +312,7 @@ impl OtherObject for Object {
 
 impl OtherObject for Target<'_> {
     fn subject(&self) -> Subject {
-        Subject {
-            key: Arc::new(self.key.clone()),
-            origin: self.origin,
-        }
+        subject(&self.key, self.origin)
     }
 
     fn suppresses(&self, rule: &str) -> bool {
@@ -324,31 +322,33 @@ impl OtherObject for Target<'_> {
 
 /// The subject of findings on `object`. Its findings share one copy of its key,
 /// however long the name and however many the findings.
-pub(crate) fn subject(object: &Object) -> Subject {
+pub(crate) fn subject(key: &ObjectKey, origin: Origin) -> Subject {
     Subject {
-        key: Arc::new(object.key.clone()),
-        origin: object.origin,
+        key: Arc::new(key.clone()),
+        origin,
     }
 }
 
 /// The subject of the findings on the object being linted, made with its
 /// first finding: most objects have none.
 pub(crate) struct Subjects<'a> {
-    object: &'a Object,
+    key: &'a ObjectKey,
+    origin: Origin,
     made: OnceCell<Subject>,
 }
 
 impl<'a> Subjects<'a> {
-    pub(crate) fn of(object: &'a Object) -> Self {
+    pub(crate) fn of(key: &'a ObjectKey, origin: Origin) -> Self {
         Self {
-            object,
+            key,
+            origin,
             made: OnceCell::new(),
         }
     }
 
     /// The subject, made now if it was not.
     pub(crate) fn get(&self) -> &Subject {
-        self.made.get_or_init(|| subject(self.object))
+        self.made.get_or_init(|| subject(self.key, self.origin))
     }
 
     /// The subject, if a finding was made.

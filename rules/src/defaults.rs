@@ -9,7 +9,7 @@ use thiserror::Error;
 
 use crate::fix::Edit;
 use crate::model::selector;
-use crate::path::{FieldPath, Segment};
+use crate::path::{FieldPath, Json, Segment, Shape};
 
 /// The fields of one direction, in the order they are written.
 const FIELDS: [&str; 4] = [
@@ -122,30 +122,35 @@ impl BehaviorDefaults {
     /// (absent or `null`) from these defaults; none when nothing is unset or
     /// the HPA has no `spec` mapping. An explicit empty `policies: []` is the
     /// user's (the API server rejects it) and stays.
-    pub fn fill(&self, hpa: &Value) -> Vec<Edit> {
-        let Some(spec) = hpa.get("spec").and_then(Value::as_object) else {
+    pub fn fill<V: Json>(&self, hpa: &V) -> Vec<Edit> {
+        let Some(spec) = hpa.member("spec").filter(|spec| spec.is_mapping()) else {
             return Vec::new();
         };
-        let unset = |value: Option<&Value>| value.is_none_or(Value::is_null);
+        let unset = |value: Option<&V>| value.is_none_or(V::is_null);
         let behavior_path = FieldPath::fields("spec.behavior");
         let set = |path: FieldPath, value: Value| Edit::Set { path, value };
-        let Some(behavior) = spec.get("behavior").filter(|b| !b.is_null()) else {
+        let Some(behavior) = spec.member("behavior").filter(|b| !b.is_null()) else {
             return vec![set(behavior_path, self.behavior())];
         };
         // Not an object: the API server rejects it; nothing to fill.
-        let Some(behavior) = behavior.as_object() else {
+        if !behavior.is_mapping() {
             return Vec::new();
-        };
+        }
         let mut edits = Vec::new();
         for direction in DIRECTIONS {
             let defaults = self.direction(direction);
             let path = behavior_path.field(direction);
-            match behavior.get(direction) {
-                None | Some(Value::Null) => edits.push(set(path, Value::Object(defaults.clone()))),
-                Some(Value::Object(current)) => {
+            match behavior
+                .member(direction)
+                .map(|current| (current, current.shape()))
+            {
+                None | Some((_, Shape::Null)) => {
+                    edits.push(set(path, Value::Object(defaults.clone())));
+                }
+                Some((current, Shape::Object(..))) => {
                     for field in FIELDS {
                         if let Some(value) =
-                            defaults.get(field).filter(|_| unset(current.get(field)))
+                            defaults.get(field).filter(|_| unset(current.member(field)))
                         {
                             edits.push(set(path.field(field), value.clone()));
                         }

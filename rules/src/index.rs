@@ -716,7 +716,7 @@ mod tests {
             .map(|m| format!("{} {}", m.key.to_ref(), m.keda))
             .collect();
         for object in of {
-            let peers = scalers.peers(object, 3);
+            let peers = scalers.peers(&object.key, &object.value, 3);
             let first: Vec<String> = peers.first.iter().map(|m| m.key.describe()).collect();
             told.push(format!("{}: {} {first:?}", object.key.name, peers.count));
         }

@@ -12,6 +12,7 @@ use crate::index::{Index, Lookup};
 use crate::model::autoscaler::Autoscalers;
 use crate::model::decode::DecodeErrorKind;
 use crate::model::hpa::Hpa;
+use crate::model::linted::Linted;
 use crate::model::workload::Target;
 use crate::object::{ANNOTATION_PREFIX, Object, ObjectRef};
 use crate::path::{Json, Shape};
@@ -45,7 +46,8 @@ pub fn lint_at_most(
     let mut findings = Findings::new(max);
     run_object_checks(object, settings, &mut findings);
     let enabled = Enabled::of(settings);
-    run_hpa_checks(object, operation, index, settings, &enabled, &mut findings);
+    let linted = Linted::of(object);
+    run_hpa_checks(&linted, operation, index, settings, &enabled, &mut findings);
     (findings.kept, findings.more)
 }
 
@@ -64,13 +66,14 @@ pub fn lint_hpa(
     index: &dyn Index,
     settings: &Settings,
 ) -> Vec<Diagnostic> {
-    lint_hpa_with(object, operation, index, settings, &Enabled::of(settings))
+    let linted = Linted::of(object);
+    lint_hpa_with(&linted, operation, index, settings, &Enabled::of(settings))
 }
 
-/// [`lint_hpa`] with the checks that run worked out already, once for
-/// many HPAs ([`Enabled::of`] the same `settings`).
+/// [`lint_hpa`] of an HPA read as a tree, with the checks that run worked
+/// out already, once for many HPAs ([`Enabled::of`] the same `settings`).
 pub fn lint_hpa_with(
-    object: &Object,
+    object: &Linted<'_>,
     operation: Operation<'_>,
     index: &dyn Index,
     settings: &Settings,
@@ -170,8 +173,8 @@ fn run_object_checks(object: &Object, settings: &Settings, findings: &mut Findin
 /// The object-stage checks, whether or not [`object_stage_reads`] says
 /// they have anything to check.
 fn run_object_stage(object: &Object, settings: &Settings, findings: &mut Findings) {
-    let object_subject = Subjects::of(object);
-    let linted = Linted {
+    let object_subject = Subjects::of(&object.key, object.origin);
+    let linted = Shared {
         subject: &object_subject,
         hpa: None,
         meant: None,
@@ -184,13 +187,13 @@ fn run_object_stage(object: &Object, settings: &Settings, findings: &mut Finding
 }
 
 /// What the findings of the rules on one object share.
-struct Linted<'a> {
+struct Shared<'a> {
     subject: &'a Subjects<'a>,
     hpa: Option<&'a Hpa>,
     meant: Option<&'a MeantTarget>,
 }
 
-impl Linted<'_> {
+impl Shared<'_> {
     fn report<'r>(&'r self, running: &Running, findings: &'r mut Findings) -> Report<'r> {
         Report {
             rule: running.rule,
@@ -205,7 +208,7 @@ impl Linted<'_> {
 }
 
 fn run_hpa_checks(
-    object: &Object,
+    object: &Linted<'_>,
     operation: Operation<'_>,
     index: &dyn Index,
     settings: &Settings,
@@ -223,12 +226,17 @@ fn run_hpa_checks(
         }
         Operation::Create => None,
     };
-    let Some(hpa) = Hpa::decode(object, &settings.cluster, old_hpa.as_ref()) else {
+    let Some(hpa) = Hpa::read(
+        &object.key,
+        &object.value,
+        &settings.cluster,
+        old_hpa.as_ref(),
+    ) else {
         return;
     };
     let target_ref = hpa.target(&object.key.namespace);
     let meant = MeantTarget::of(&target_ref, &settings.cluster);
-    let hpa_subject = Subjects::of(object);
+    let hpa_subject = Subjects::of(&object.key, object.origin);
     let cx = Context {
         object,
         hpa: &hpa,
@@ -245,7 +253,7 @@ fn run_hpa_checks(
     // are about.
     let suppressed: Vec<&str> = object.suppressions().map(|(rule, _)| rule).collect();
     let unsuppressed = |running: &&Running| !suppressed.contains(&running.rule.name);
-    let linted = Linted {
+    let linted = Shared {
         subject: &hpa_subject,
         hpa: Some(&hpa),
         meant: meant.as_ref(),
@@ -255,7 +263,7 @@ fn run_hpa_checks(
     for error in &hpa.decode_errors {
         for running in enabled.decode.iter().filter(unsuppressed) {
             if let Check::Decode(check) = running.check {
-                check(error, object, &mut linted.report(running, findings));
+                check(error, object.whole(), &mut linted.report(running, findings));
             }
         }
     }
@@ -288,7 +296,7 @@ fn run_hpa_checks(
 /// there: it may be a misspelling of the key the fix writes, and the value
 /// the author gave it would be shadowed for good. The help line says what to
 /// do first; once the field is renamed or removed, the fix is offered again.
-fn hold_back_beside_unknown_fields(diagnostic: &mut Diagnostic, object: &Object, hpa: &Hpa) {
+fn hold_back_beside_unknown_fields(diagnostic: &mut Diagnostic, object: &Linted<'_>, hpa: &Hpa) {
     let Some(fix) = &diagnostic.fix else {
         return;
     };
@@ -296,11 +304,11 @@ fn hold_back_beside_unknown_fields(diagnostic: &mut Diagnostic, object: &Object,
         .decode_errors
         .iter()
         .filter(|e| e.kind == DecodeErrorKind::UnknownField)
-        .find(|e| fix.adds_beside(&e.path, &object.value));
+        .find(|e| fix.adds_beside(&e.path, &object.whole().value));
     let Some(unknown) = unknown else {
         return;
     };
-    let rename = unknown_field::fix(unknown, &object.value)
+    let rename = unknown_field::fix(unknown, &object.whole().value)
         .and_then(|fix| match fix.edits.first() {
             Some(Edit::Rename { to, .. }) => Some(format!(
                 " to {} (the unsafe fix of `{}`)",
@@ -538,7 +546,7 @@ spec:
 
         use crate::diagnostic::Severity;
         use crate::index::MemoryIndex;
-        use crate::lint::{Enabled, Operation, lint, lint_hpa_with};
+        use crate::lint::{Enabled, Linted, Operation, lint, lint_hpa_with};
         use crate::rules::{min_equals_max, target_replicas_conflict};
         use crate::settings::Level;
 
@@ -547,7 +555,8 @@ spec:
         let index = MemoryIndex::new([Arc::new(hpa.clone()), Arc::new(target)]);
         let found = |settings: &Settings| -> Vec<(&'static str, Severity)> {
             let with = |enabled: &Enabled| -> Vec<(&'static str, Severity)> {
-                lint_hpa_with(&hpa, Operation::Create, &index, settings, enabled)
+                let linted = Linted::of(&hpa);
+                lint_hpa_with(&linted, Operation::Create, &index, settings, enabled)
                     .iter()
                     .map(|d| (d.rule.name, d.severity))
                     .collect()

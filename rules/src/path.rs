@@ -219,6 +219,10 @@ pub trait Json: Sized {
     fn is_mapping(&self) -> bool {
         matches!(self.shape(), Shape::Object(..))
     }
+
+    /// The same value as a serde_json [`Value`]: for the rare reader that
+    /// needs one (a fix's patch, a value printed as JSON).
+    fn to_value(&self) -> Value;
 }
 
 /// What a [`Json`] value is.
@@ -246,6 +250,14 @@ impl Json for Value {
         serde_json::map::Iter<'v>,
         fn((&'v String, &'v Value)) -> (&'v str, &'v Value),
     >;
+
+    fn member(&self, name: &str) -> Option<&Self> {
+        member(self, name)
+    }
+
+    fn to_value(&self) -> Value {
+        self.clone()
+    }
 
     fn shape(&self) -> Shape<'_, Self> {
         match self {

@@ -8,13 +8,14 @@ use crate::fix::{Fix, TextEdit, apply};
 use crate::index::{Index, Lookup};
 use crate::lint::Enabled;
 use crate::model::autoscaler::Autoscalers;
+use crate::model::linted::Linted;
 use crate::object::{Object, ObjectRef, Origin};
 use crate::path::FieldPath;
 use crate::registry::{Category, Rule};
 use crate::settings::Settings;
 use crate::source::{ALL, read_document, split_documents};
 use crate::workspace::{
-    Catalog, fix_document, kept_object, lint_kept, locate, scan_document, template_finding,
+    Catalog, fix_document, kept_hpa, lint_kept, locate, scan_document, template_finding,
 };
 
 /// One located finding.
@@ -83,10 +84,10 @@ fn lint_with_fixes(text: &str, settings: &Settings) -> (Vec<Finding>, Vec<Fixabl
         }
     }
     let (index, places, hpas) = catalog.finish();
-    let hpas: Vec<Object> = hpas
+    let hpas: Vec<Linted<'_>> = hpas
         .into_iter()
         .zip(&kept)
-        .filter_map(|(origin, whole)| kept_object(whole, origin, settings))
+        .filter_map(|(origin, whole)| kept_hpa(whole, origin, settings))
         .collect();
     for d in lint_kept(&hpas, &index, settings, &Enabled::of(settings)) {
         let (j, prefix) = &places[d.subject.origin.0 as usize];

@@ -23,6 +23,7 @@ use crate::fix::{Edit, EditError, Editor, Fix, TextEdit};
 use crate::index::{Entries, Index, MemoryIndex, Stored};
 use crate::lint::{Enabled, lint_hpa_with, lint_object, object_stage_reads};
 use crate::model::autoscaler::Scaler;
+use crate::model::linted::Linted;
 use crate::object::{HPA, Object, ObjectKey, Origin, group_of};
 use crate::packed;
 use crate::path::FieldPath;
@@ -351,12 +352,20 @@ pub fn kept_object(whole: &[u8], origin: Origin, settings: &Settings) -> Option<
     )
 }
 
+/// [`kept_object`] as the rules read it: a tree borrowing its strings from
+/// the packed bytes.
+pub fn kept_hpa<'a>(whole: &'a [u8], origin: Origin, settings: &Settings) -> Option<Linted<'a>> {
+    let value = packed::unpack_tree(whole);
+    let key = ObjectKey::of(&value, &settings.cluster.default_namespace)?;
+    Some(Linted::new(key, origin, value))
+}
+
 /// Lints HPAs the scan kept whole (the findings of [`crate::lint::lint_hpa`]). Findings
 /// about these are located in their documents by [`locate`]; the others are
 /// about objects elsewhere.
 /// `enabled`: the checks that run with `settings`, worked out once for a run.
 pub fn lint_kept(
-    hpas: &[Object],
+    hpas: &[Linted<'_>],
     index: &dyn Index,
     settings: &Settings,
     enabled: &Enabled,

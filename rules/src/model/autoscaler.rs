@@ -250,14 +250,15 @@ impl Autoscalers {
         (0..self.all.len()).map(|i| self.member(i)).collect()
     }
 
-    /// The autoscalers other than `this` (and than the ScaledObject that
-    /// created it, or the HPA it created), at most `limit` of them named.
-    pub fn peers(&self, this: &Object, limit: usize) -> Peers {
-        let own = self.position(Parts::of_key(&this.key));
+    /// The autoscalers other than the one `key` identifies, read from `value`
+    /// (and than the ScaledObject that created it, or the HPA it created), at
+    /// most `limit` of them named.
+    pub fn peers<V: Json>(&self, key: &ObjectKey, value: &V, limit: usize) -> Peers {
+        let own = self.position(Parts::of_key(key));
         let creator_of = |i: usize| self.all[i].creator.map(|c| c as usize);
         // The ScaledObject that created `this`, even when `this` is not listed.
         let creator = own.and_then(creator_of).or_else(|| {
-            let owners: Vec<ObjectRef> = owners(this).collect();
+            let owners: Vec<ObjectRef> = owners_of(key, value).collect();
             self.creator_among(owners.iter().map(Parts::of))
         });
         let excluded = |i: usize| Some(i) == own || Some(i) == creator;

@@ -5,10 +5,8 @@
 //! simply leaves out what could not be decoded, so later rules can still look at the
 //! rest of the object.
 
-use serde_json::{Map, Value};
-
 use crate::model::quantity::Quantity;
-use crate::path::{FieldPath, Segment, entry};
+use crate::path::{FieldPath, Json, Segment, Shape};
 
 /// What kind of decoding failure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,9 +71,9 @@ pub(crate) struct Decoder {
     pub errors: Vec<DecodeError>,
 }
 
-/// A JSON object being decoded as a Go struct.
-pub(crate) struct Record<'v, 'p> {
-    map: Option<&'v Map<String, Value>>,
+/// A JSON object (a serde_json value or a tree) being decoded as a Go struct.
+pub(crate) struct Record<'v, 'p, V> {
+    map: Option<&'v V>,
     at: At<'p>,
     go: &'static GoStruct,
 }
@@ -101,14 +99,14 @@ impl At<'_> {
     }
 }
 
-fn json_type(value: &Value) -> String {
-    match value {
-        Value::Null => "null".into(),
-        Value::Bool(_) => "bool".into(),
-        Value::Number(n) => format!("number {n}"),
-        Value::String(_) => "string".into(),
-        Value::Array(_) => "array".into(),
-        Value::Object(_) => "object".into(),
+fn json_type<V: Json>(value: &V) -> String {
+    match value.shape() {
+        Shape::Null => "null".into(),
+        Shape::Bool(_) => "bool".into(),
+        Shape::Number(n) => format!("number {n}"),
+        Shape::String(_) => "string".into(),
+        Shape::Array(_) => "array".into(),
+        Shape::Object(..) => "object".into(),
     }
 }
 
@@ -127,19 +125,23 @@ fn go_field_path(path: &FieldPath) -> String {
 
 /// Where a field comes in a depth-first walk of `value` in document order: the
 /// position of each key in its mapping, and each index.
-fn document_order(value: &Value, path: &FieldPath) -> Vec<usize> {
+fn document_order<V: Json>(value: &V, path: &FieldPath) -> Vec<usize> {
     let mut value = Some(value);
     path.segments()
         .iter()
         .map(|segment| match segment {
             Segment::Field(name) | Segment::Key(name) => {
-                let map = value.and_then(Value::as_object);
-                value = map.and_then(|m| m.get(&**name));
-                map.and_then(|m| m.keys().position(|k| **k == **name))
-                    .unwrap_or(usize::MAX)
+                let position = match value.map(Json::shape) {
+                    Some(Shape::Object(_, mut entries)) => {
+                        entries.position(|(key, _)| key == &**name)
+                    }
+                    _ => None,
+                };
+                value = value.and_then(|v| v.member(name));
+                position.unwrap_or(usize::MAX)
             }
             Segment::Index(i) => {
-                value = value.and_then(|v| v.get(*i));
+                value = value.and_then(|v| v.items()?.get(*i));
                 *i
             }
         })
@@ -148,10 +150,12 @@ fn document_order(value: &Value, path: &FieldPath) -> Vec<usize> {
 
 /// An integer value, accepting floats without a fraction: YAML `5.0` reaches the
 /// server as JSON `5` after kubectl's YAML-to-JSON conversion.
-fn as_integer(value: &Value) -> Option<i64> {
-    value.as_i64().or_else(|| {
-        value
-            .as_f64()
+fn as_integer<V: Json>(value: &V) -> Option<i64> {
+    let Shape::Number(n) = value.shape() else {
+        return None;
+    };
+    n.as_i64().or_else(|| {
+        n.as_f64()
             .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e18)
             .map(|f| f as i64)
     })
@@ -177,10 +181,10 @@ impl Decoder {
     /// (`written`, at `path`) as one error: the texts of its unknown fields in
     /// the order Go's decoder meets them, joined as the server's strict
     /// decoding joins them.
-    pub(crate) fn v2beta1_shape(
+    pub(crate) fn v2beta1_shape<V: Json>(
         &mut self,
         path: FieldPath,
-        written: &Value,
+        written: &V,
         mut unknown: Vec<DecodeError>,
     ) {
         if unknown.is_empty() {
@@ -223,7 +227,13 @@ impl Decoder {
         }
     }
 
-    fn type_error(&mut self, value: &Value, path: &FieldPath, parent: &str, go_type: &'static str) {
+    fn type_error<V: Json>(
+        &mut self,
+        value: &V,
+        path: &FieldPath,
+        parent: &str,
+        go_type: &'static str,
+    ) {
         let shown = go_type.replacen(AUTOSCALING, &format!("{}.", self.package), 1);
         let message = format!(
             "json: cannot unmarshal {} into Go struct field {parent}.{} of type {shown}",
@@ -239,26 +249,26 @@ impl Decoder {
     }
 
     /// Opens the top-level object (already known to be a JSON object).
-    pub(crate) fn root<'v>(
+    pub(crate) fn root<'v, V: Json>(
         &mut self,
-        value: &'v Value,
+        value: &'v V,
         go: &'static GoStruct,
-    ) -> Record<'v, 'static> {
+    ) -> Record<'v, 'static, V> {
         self.open(Some(value), At::Root, go, "")
     }
 
-    fn open<'v, 'p>(
+    fn open<'v, 'p, V: Json>(
         &mut self,
-        value: Option<&'v Value>,
+        value: Option<&'v V>,
         at: At<'p>,
         go: &'static GoStruct,
         parent: &str,
-    ) -> Record<'v, 'p> {
-        let map = match value {
-            None | Some(Value::Null) => None,
-            Some(Value::Object(map)) => {
-                for key in map.keys() {
-                    if !go.fields.contains(&key.as_str()) {
+    ) -> Record<'v, 'p, V> {
+        let map = match value.map(|v| (v, v.shape())) {
+            None | Some((_, Shape::Null)) => None,
+            Some((map, Shape::Object(_, entries))) => {
+                for (key, _) in entries {
+                    if !go.fields.contains(&key) {
                         let field = at.path().field(key);
                         let message = format!("unknown field \"{field}\"");
                         let wanted = Wanted::Field(go.fields);
@@ -267,7 +277,7 @@ impl Decoder {
                 }
                 Some(map)
             }
-            Some(other) => {
+            Some((other, _)) => {
                 self.type_error(other, &at.path(), parent, go.qualified);
                 None
             }
@@ -276,15 +286,15 @@ impl Decoder {
     }
 }
 
-impl<'v> Record<'v, '_> {
+impl<'v, V: Json> Record<'v, '_, V> {
     /// Whether the JSON value was an object (as opposed to absent, null or wrong).
     pub(crate) fn is_present(&self) -> bool {
         self.map.is_some()
     }
 
     /// The raw value of a field, `None` when absent or null.
-    pub(crate) fn raw(&self, name: &str) -> Option<&'v Value> {
-        entry(self.map?, name).filter(|v| !v.is_null())
+    pub(crate) fn raw(&self, name: &str) -> Option<&'v V> {
+        self.map?.member(name).filter(|v| !v.is_null())
     }
 
     /// The path of a field of this struct.
@@ -298,7 +308,7 @@ impl<'v> Record<'v, '_> {
         d: &mut Decoder,
         name: &'static str,
         go: &'static GoStruct,
-    ) -> Record<'v, '_> {
+    ) -> Record<'v, '_, V> {
         d.open(self.raw(name), At::Field(&self.at, name), go, self.go.name)
     }
 
@@ -310,7 +320,7 @@ impl<'v> Record<'v, '_> {
         go_type: &'static str,
     ) -> Option<String> {
         let value = self.raw(name)?;
-        match value.as_str() {
+        match value.text() {
             Some(s) => Some(s.to_owned()),
             None => {
                 d.type_error(value, &self.path(name), self.go.name, go_type);
@@ -327,7 +337,10 @@ impl<'v> Record<'v, '_> {
     /// A `bool` field.
     pub(crate) fn bool(&self, d: &mut Decoder, name: &str) -> Option<bool> {
         let value = self.raw(name)?;
-        let b = value.as_bool();
+        let b = match value.shape() {
+            Shape::Bool(b) => Some(b),
+            _ => None,
+        };
         if b.is_none() {
             d.type_error(value, &self.path(name), self.go.name, "bool");
         }
@@ -357,11 +370,11 @@ impl<'v> Record<'v, '_> {
     /// A `resource.Quantity` field: a string or a number, parsed with the server's grammar.
     pub(crate) fn quantity(&self, d: &mut Decoder, name: &str) -> Option<Quantity> {
         let value = self.raw(name)?;
-        let text = match value {
-            Value::String(s) => s.clone(),
-            Value::Number(n) => n.to_string(),
+        let text = match value.shape() {
+            Shape::String(s) => s.to_owned(),
+            Shape::Number(n) => n.to_string(),
             // Quantity's own JSON decoder treats any other token as quantity text.
-            other => other.to_string(),
+            _ => value.to_value().to_string(),
         };
         match Quantity::parse(&text) {
             Ok(q) => Some(q),
@@ -378,10 +391,12 @@ impl<'v> Record<'v, '_> {
     }
 
     /// A list field's items. Wrong-typed lists are reported.
-    fn list(&self, d: &mut Decoder, name: &str, go_type: &'static str) -> Option<&'v [Value]> {
-        match self.raw(name)? {
-            Value::Array(items) => Some(items),
-            other => {
+    fn list(&self, d: &mut Decoder, name: &str, go_type: &'static str) -> Option<&'v [V]> {
+        let value = self.raw(name)?;
+        match value.items() {
+            Some(items) => Some(items),
+            None => {
+                let other = value;
                 d.type_error(other, &self.path(name), self.go.name, go_type);
                 None
             }
@@ -395,7 +410,7 @@ impl<'v> Record<'v, '_> {
         name: &'static str,
         go: &'static GoStruct,
         list_type: &'static str,
-    ) -> Option<Vec<Record<'v, '_>>> {
+    ) -> Option<Vec<Record<'v, '_, V>>> {
         let items = self.list(d, name, list_type)?;
         Some(
             items
@@ -414,7 +429,7 @@ impl<'v> Record<'v, '_> {
         items
             .iter()
             .enumerate()
-            .filter_map(|(i, item)| match item.as_str() {
+            .filter_map(|(i, item)| match item.text() {
                 Some(s) => Some(s.to_owned()),
                 None => {
                     let path = self.path(name).index(i);
@@ -430,16 +445,17 @@ impl<'v> Record<'v, '_> {
         let Some(value) = self.raw(name) else {
             return Vec::new();
         };
-        let Some(map) = value.as_object() else {
+        let Shape::Object(_, entries) = value.shape() else {
             d.type_error(value, &self.path(name), self.go.name, "map[string]string");
             return Vec::new();
         };
-        map.iter()
-            .filter_map(|(key, value)| match value {
-                Value::String(s) => Some((key.clone(), s.clone())),
+        entries
+            .filter_map(|(key, value)| match value.shape() {
+                Shape::String(s) => Some((key.to_owned(), s.to_owned())),
                 // A null map value decodes to "".
-                Value::Null => Some((key.clone(), String::new())),
-                other => {
+                Shape::Null => Some((key.to_owned(), String::new())),
+                _ => {
+                    let other = value;
                     let path = self.path(name).key(key);
                     d.type_error(other, &path, self.go.name, "string");
                     None
@@ -449,7 +465,7 @@ impl<'v> Record<'v, '_> {
     }
 
     /// Accepts any JSON for a field whose content is not checked (e.g. `status`).
-    pub(crate) fn any(&self, name: &str) -> Option<&'v Value> {
+    pub(crate) fn any(&self, name: &str) -> Option<&'v V> {
         self.raw(name)
     }
 }
@@ -457,7 +473,7 @@ impl<'v> Record<'v, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     static SPEC: GoStruct = GoStruct {
         name: "HorizontalPodAutoscalerSpec",

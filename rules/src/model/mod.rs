@@ -6,6 +6,7 @@ pub mod decode;
 pub mod disruption;
 pub(crate) mod go;
 pub mod hpa;
+pub mod linted;
 pub mod names;
 pub mod quantity;
 pub mod selector;

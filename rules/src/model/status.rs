@@ -12,8 +12,10 @@ use serde_json::Value;
 
 use crate::cluster::Millis;
 use crate::model::hpa::{Hpa, HpaVersion, MetricSource, MetricSpec, v2beta1_status_member_to_v2};
+use crate::model::linted::Linted;
 use crate::model::quantity::Quantity;
 use crate::object::{Kind, Object};
+use crate::path::Json;
 use crate::path::{FieldPath, get};
 
 /// `AbleToScale`: whether the controller can read and update the target's scale.
@@ -79,6 +81,17 @@ impl<'a> Status<'a> {
     /// is not behind `metadata.generation`). A status older than the spec
     /// describes an HPA that no longer exists.
     pub fn of(object: &'a Object) -> Option<Self> {
+        Self::current(object)
+    }
+
+    /// [`Status::of`] the HPA being linted: most manifests have none, and
+    /// are not made a serde_json value to find out.
+    pub fn of_linted(object: &'a Linted<'_>) -> Option<Self> {
+        object.value.member("status")?;
+        Self::current(object.whole())
+    }
+
+    fn current(object: &'a Object) -> Option<Self> {
         let value = object.value.get("status")?;
         value.get("conditions")?.as_array()?;
         let generation = get(&object.value, &["metadata", "generation"]);

@@ -222,7 +222,7 @@ impl<'a> Target<'a> {
 }
 
 /// `value` as a tree borrowing its strings.
-fn tree(value: &Value) -> Tree<'_> {
+pub(crate) fn tree(value: &Value) -> Tree<'_> {
     match value {
         Value::Null => Tree::Null,
         Value::Bool(b) => Tree::Bool(*b),

@@ -119,7 +119,7 @@ fn upgrade(cx: &Context<'_>) -> Fix {
     if matches!(cx.hpa.version, HpaVersion::V2beta1 | HpaVersion::V2alpha1) {
         // `v2beta1` carried `behavior` in an annotation, which `v2` drops.
         let annotation = FieldPath::fields("metadata.annotations").key(V1_BEHAVIOR_ANNOTATION);
-        if cx.object.value.pointer(&annotation.pointer()).is_some() {
+        if cx.object.whole().value.pointer(&annotation.pointer()).is_some() {
             if let Some(behavior) = &cx.hpa.behavior {
                 edits.push(Edit::Set {
                     path: FieldPath::fields("spec.behavior"),
@@ -135,7 +135,9 @@ fn upgrade(cx: &Context<'_>) -> Fix {
         ];
         for (list, convert) in lists {
             let path = FieldPath::fields(list);
-            let items = cx.object.value.pointer(&path.pointer()).and_then(Value::as_array);
+            let items = (cx.object.whole().value)
+                .pointer(&path.pointer())
+                .and_then(Value::as_array);
             for (i, item) in items.into_iter().flatten().enumerate() {
                 for member in MEMBERS {
                     if let Some(converted) = item.get(member).and_then(|m| convert(member, m)) {

@@ -98,7 +98,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         return;
     }
     let scalers = cx.index.scalers_of(target);
-    let peers = scalers.peers(cx.object, NAMED);
+    let peers = scalers.peers(&cx.object.key, &cx.object.value, NAMED);
     if peers.count == 0 {
         return;
     }

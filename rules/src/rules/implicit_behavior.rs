@@ -9,7 +9,7 @@ use crate::fix::Fix;
 use crate::index::Lookup;
 use crate::model::hpa::HpaVersion;
 use crate::object::{NAMESPACE, ObjectRef};
-use crate::path::{FieldPath, get};
+use crate::path::{FieldPath, Json, get};
 use crate::quote::code;
 use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
@@ -115,8 +115,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         return;
     }
     let fields = filled_fields(&edits);
-    let (path, message, help, fix) = match cx.object.value["spec"].get("behavior") {
-        None | Some(Value::Null) => (
+    let behavior = cx.object.value.at(&["spec", "behavior"]);
+    let (path, message, help, fix) = match behavior.filter(|b| !b.is_null()) {
+        None => (
             FieldPath::fields("spec"),
             "`spec.behavior` is not set: the HPA scales on the controller's legacy path, which the manifest does not show".to_owned(),
             "`hpa-lint --fix --unsafe-fixes --select implicit-behavior` writes the default behavior; the HPA then leaves the legacy path for it (`hpa-lint behavior` shows both)",

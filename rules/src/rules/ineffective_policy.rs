@@ -4,7 +4,7 @@ use crate::controller::normalize::Select;
 use crate::controller::velocity;
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
-use crate::path::{FieldPath, get};
+use crate::path::{FieldPath, Json};
 use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
@@ -94,8 +94,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         ("scaleDown", &behavior.scale_down, false),
     ] {
         // Only the policies the manifest writes; the defaults are nobody's choice.
-        let written = get(&cx.object.value, &["spec", "behavior", name, "policies"])
-            .is_some_and(|p| p.is_array());
+        let written = (cx.object.value)
+            .at(&["spec", "behavior", name, "policies"])
+            .is_some_and(|p| p.items().is_some());
         let valid = rules
             .policies
             .iter()

@@ -21,7 +21,7 @@ pub fn limited_for_long<'a>(
     cx: &Context<'a>,
     reason: &str,
 ) -> Option<(Status<'a>, Condition<'a>, Millis)> {
-    let status = Status::of(cx.object)?;
+    let status = Status::of_linted(cx.object)?;
     let limited = status
         .condition(SCALING_LIMITED)
         .filter(|c| c.status == "True" && c.reason == reason)?;

@@ -174,7 +174,7 @@ fn causes(cx: &Context<'_>, failure: &Condition<'_>) -> Vec<String> {
 }
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
-    let Some(status) = Status::of(cx.object) else {
+    let Some(status) = Status::of_linted(cx.object) else {
         return;
     };
     let Some(failure) = status.failure() else {

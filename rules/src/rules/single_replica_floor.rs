@@ -2,7 +2,7 @@
 
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
-use crate::path::{FieldPath, get};
+use crate::path::{FieldPath, Json};
 use crate::registry::{Category, FixAvailability, Rule};
 
 /// The rule.
@@ -59,7 +59,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if cx.hpa.min_replicas != Some(1) {
         return;
     }
-    let written = get(&cx.object.value, &["spec", "minReplicas"]).is_some_and(|v| !v.is_null());
+    let written = (cx.object.value)
+        .at(&["spec", "minReplicas"])
+        .is_some_and(|v| !v.is_null());
     let message = if written {
         "`minReplicas` is 1: at low load the workload runs a single pod, and any eviction or \
          crash of it is an outage"

@@ -79,7 +79,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     // lost it to the strategy.
     let mut kept = cx.settings.cluster.clone();
     kept.feature_gates.configurable_tolerance = true;
-    let Some(written) = Hpa::decode(cx.object, &kept, None) else {
+    let Some(written) = Hpa::read(&cx.object.key, &cx.object.value, &kept, None) else {
         return;
     };
     let (Some(written), Some(stored)) = (&written.behavior, &cx.hpa.behavior) else {

@@ -93,7 +93,7 @@ status:
 pub(crate) const CHECK: Check = Check::Hpa(check);
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
-    let Some(status) = Status::of(cx.object) else {
+    let Some(status) = Status::of_linted(cx.object) else {
         return;
     };
     // `scaling-inactive` reports an HPA that does not scale at all.

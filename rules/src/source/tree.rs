@@ -148,6 +148,22 @@ impl<'t> Json for Tree<'t> {
             }
         }
     }
+
+    fn to_value(&self) -> Value {
+        match self {
+            Tree::Null => Value::Null,
+            Tree::Bool(b) => Value::Bool(*b),
+            Tree::Number(n) => Value::Number(n.clone()),
+            Tree::String(s) => Value::String(s.to_string()),
+            Tree::Array(items) => Value::Array(items.iter().map(Tree::to_value).collect()),
+            Tree::Object(entries) => Value::Object(
+                entries
+                    .iter()
+                    .map(|(key, value)| (key.to_string(), value.to_value()))
+                    .collect(),
+            ),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,8 @@
 
 use serde_json::Value;
 
+use crate::path::{Json, Shape};
+
 use super::schema::*;
 use super::upgrade::v2beta1_member_to_v2;
 use super::v2::{
@@ -85,27 +87,31 @@ fn written_as(member: &str) -> &'static [(&'static str, &'static str)] {
 /// Whether a metric source of an `autoscaling/v2` object is written in the
 /// `v2beta1` shape: every field is one of `v2beta1`'s, and one at least is not
 /// one of `v2`'s (such as `targetAverageUtilization`).
-pub(super) fn is_v2beta1_source(member: &str, written: &Value) -> bool {
-    let Some(fields) = written.as_object() else {
+pub(super) fn is_v2beta1_source<V: Json>(member: &str, written: &V) -> bool {
+    let Shape::Object(_, fields) = written.shape() else {
         return false;
     };
     let legacy = legacy_struct(member).fields;
     let v2 = source_struct(member).fields;
-    fields.keys().all(|k| legacy.contains(&k.as_str()))
-        && fields.keys().any(|k| !v2.contains(&k.as_str()))
+    let (mut all_legacy, mut some_not_v2) = (true, false);
+    for (key, _) in fields {
+        all_legacy &= legacy.contains(&key);
+        some_not_v2 |= !v2.contains(&key);
+    }
+    all_legacy && some_not_v2
 }
 
 /// Reads `written`, a `v2beta1` metric source, into `spec` as the server
 /// converted it, and records where its fields were written (`internal` is the
 /// metric's path).
-pub(super) fn convert_member(
+pub(super) fn convert_member<V: Json>(
     member: &str,
-    written: &Value,
+    written: &V,
     internal: &FieldPath,
     spec: &mut MetricSpec,
     aliases: &mut Vec<(FieldPath, FieldPath)>,
 ) {
-    let Some(converted) = v2beta1_member_to_v2(member, written) else {
+    let Some(converted) = v2beta1_member_to_v2(member, &written.to_value()) else {
         return;
     };
     // Decoding errors are the `v2beta1` source's own, reported by the caller.
@@ -122,9 +128,9 @@ pub(super) fn convert_member(
 
 /// A `v2beta1` metric: decoded as the server decoded that version (for its
 /// errors), then converted.
-fn decode_legacy_metric(
+fn decode_legacy_metric<V: Json>(
     d: &mut Decoder,
-    metric: &Record<'_, '_>,
+    metric: &Record<'_, '_, V>,
     internal: &FieldPath,
     aliases: &mut Vec<(FieldPath, FieldPath)>,
 ) -> MetricSpec {
@@ -146,7 +152,7 @@ fn decode_legacy_metric(
 }
 
 /// The fields of a `v2beta1` metric source, checked for their Go types.
-fn check_legacy_source(d: &mut Decoder, member: &str, source: &Record<'_, '_>) {
+fn check_legacy_source<V: Json>(d: &mut Decoder, member: &str, source: &Record<'_, '_, V>) {
     match member {
         "object" => {
             decode_reference(d, source, "target", &REFERENCE);
@@ -177,7 +183,7 @@ fn check_legacy_source(d: &mut Decoder, member: &str, source: &Record<'_, '_>) {
     }
 }
 
-pub(super) fn decode_v2beta1(d: &mut Decoder, value: &Value, cluster: &Cluster) -> Hpa {
+pub(super) fn decode_v2beta1<V: Json>(d: &mut Decoder, value: &V, cluster: &Cluster) -> Hpa {
     let root = d.root(value, &HPA);
     root.any("status");
     let mut hpa = empty_hpa();
@@ -261,7 +267,7 @@ fn annotated_behavior(
     Some(behavior)
 }
 
-pub(super) fn decode_v1(d: &mut Decoder, value: &Value, cluster: &Cluster) -> Hpa {
+pub(super) fn decode_v1<V: Json>(d: &mut Decoder, value: &V, cluster: &Cluster) -> Hpa {
     let root = d.root(value, &HPA);
     root.any("status");
     let mut hpa = empty_hpa();

@@ -13,8 +13,8 @@
 use crate::cluster::{Cluster, KubeVersion};
 use crate::model::decode::{DecodeError, Decoder};
 use crate::model::quantity::Quantity;
-use crate::object::{Object, ObjectRef, group_of};
-use crate::path::FieldPath;
+use crate::object::{self, Object, ObjectKey, ObjectRef, group_of};
+use crate::path::{FieldPath, Json};
 
 mod legacy;
 mod schema;
@@ -505,17 +505,28 @@ impl Hpa {
     /// Decodes an HPA object of any supported `autoscaling` version; `None` for other
     /// objects. `old` is the previous version on update (for the server's ratchets).
     pub fn decode(object: &Object, cluster: &Cluster, old: Option<&Hpa>) -> Option<Self> {
-        if !object.is_hpa() || !object.value.is_object() {
+        Self::read(&object.key, &object.value, cluster, old)
+    }
+
+    /// [`Hpa::decode`] of the object `key` identifies, read as a serde_json
+    /// value or a tree.
+    pub fn read<V: Json>(
+        key: &ObjectKey,
+        value: &V,
+        cluster: &Cluster,
+        old: Option<&Hpa>,
+    ) -> Option<Self> {
+        if !object::HPA.is(key.group(), &key.kind) || !value.is_mapping() {
             return None;
         }
-        let version = HpaVersion::from_api_version(&object.key.api_version)?;
+        let version = HpaVersion::from_api_version(&key.api_version)?;
         let served = version.is_served(cluster.kube_version);
         let mut d = Decoder::new(served, version.go_package());
         let mut hpa = match version {
-            HpaVersion::V2 | HpaVersion::V2beta2 => v2::decode_v2(&mut d, &object.value, cluster),
-            HpaVersion::V1 => legacy::decode_v1(&mut d, &object.value, cluster),
+            HpaVersion::V2 | HpaVersion::V2beta2 => v2::decode_v2(&mut d, value, cluster),
+            HpaVersion::V1 => legacy::decode_v1(&mut d, value, cluster),
             HpaVersion::V2beta1 | HpaVersion::V2alpha1 => {
-                legacy::decode_v2beta1(&mut d, &object.value, cluster)
+                legacy::decode_v2beta1(&mut d, value, cluster)
             }
         };
         hpa.version = version;

@@ -2,13 +2,13 @@
 //! API server's defaulting (§2.1; `v2beta2` defaulted the same way), and the
 //! pieces every version shares.
 
-use serde_json::Value;
+use crate::path::Json;
 
 use super::schema::*;
 use super::*;
 use crate::model::decode::{DecodeErrorKind, Decoder, GoStruct, Record};
 
-pub(super) fn decode_metadata(d: &mut Decoder, root: &Record<'_, '_>) -> Metadata {
+pub(super) fn decode_metadata<V: Json>(d: &mut Decoder, root: &Record<'_, '_, V>) -> Metadata {
     let meta = root.record(d, "metadata", &OBJECT_META);
     for name in ["selfLink", "uid", "resourceVersion"] {
         meta.string(d, name);
@@ -65,9 +65,9 @@ pub(super) fn decode_metadata(d: &mut Decoder, root: &Record<'_, '_>) -> Metadat
     }
 }
 
-pub(super) fn decode_reference(
+pub(super) fn decode_reference<V: Json>(
     d: &mut Decoder,
-    parent: &Record<'_, '_>,
+    parent: &Record<'_, '_, V>,
     name: &'static str,
     go: &'static GoStruct,
 ) -> ObjectReference {
@@ -80,7 +80,11 @@ pub(super) fn decode_reference(
 }
 
 /// Checks a `LabelSelector` for decoding errors; its content is never validated (MI3).
-pub(super) fn decode_selector(d: &mut Decoder, parent: &Record<'_, '_>, name: &'static str) {
+pub(super) fn decode_selector<V: Json>(
+    d: &mut Decoder,
+    parent: &Record<'_, '_, V>,
+    name: &'static str,
+) {
     let selector = parent.record(d, name, &LABEL_SELECTOR);
     selector.string_map(d, "matchLabels");
     for requirement in selector
@@ -170,7 +174,7 @@ fn merge_with_defaults(direction: &str, user: Option<ScalingRules>) -> ScalingRu
     rules
 }
 
-pub(super) fn decode_v2(d: &mut Decoder, value: &Value, cluster: &Cluster) -> Hpa {
+pub(super) fn decode_v2<V: Json>(d: &mut Decoder, value: &V, cluster: &Cluster) -> Hpa {
     let root = d.root(value, &HPA);
     root.any("status");
     let mut hpa = empty_hpa();
@@ -212,9 +216,9 @@ pub(super) fn decode_v2(d: &mut Decoder, value: &Value, cluster: &Cluster) -> Hp
     hpa
 }
 
-pub(super) fn decode_scaling_rules(
+pub(super) fn decode_scaling_rules<V: Json>(
     d: &mut Decoder,
-    rules: &Record<'_, '_>,
+    rules: &Record<'_, '_, V>,
     has_tolerance: bool,
 ) -> ScalingRules {
     let policies = rules
@@ -272,9 +276,9 @@ pub(super) fn source_struct(member: &str) -> &'static GoStruct {
 /// the `autoscaling/v2beta1` shape is one decoding error (the fields the server
 /// does not know), and is read the way `v2beta1` meant it (see
 /// [`super::legacy::convert_member`]).
-fn decode_metric(
+fn decode_metric<V: Json>(
     d: &mut Decoder,
-    metric: &Record<'_, '_>,
+    metric: &Record<'_, '_, V>,
     index: usize,
     aliases: &mut Vec<(FieldPath, FieldPath)>,
 ) -> MetricSpec {
@@ -314,13 +318,13 @@ fn decode_metric(
 }
 
 /// Decodes `source`, the member `member` of a metric, into `spec`.
-pub(super) fn decode_member(
+pub(super) fn decode_member<V: Json>(
     d: &mut Decoder,
     member: &str,
-    source: &Record<'_, '_>,
+    source: &Record<'_, '_, V>,
     spec: &mut MetricSpec,
 ) {
-    let target = |d: &mut Decoder, source: &Record<'_, '_>| {
+    let target = |d: &mut Decoder, source: &Record<'_, '_, V>| {
         let target = source.record(d, "target", &METRIC_TARGET);
         MetricTarget {
             type_: target
@@ -331,7 +335,7 @@ pub(super) fn decode_member(
             average_utilization: target.int32(d, "averageUtilization"),
         }
     };
-    let identifier = |d: &mut Decoder, source: &Record<'_, '_>| {
+    let identifier = |d: &mut Decoder, source: &Record<'_, '_, V>| {
         let id = source.record(d, "metric", &METRIC_IDENTIFIER);
         decode_selector(d, &id, "selector");
         MetricIdentifier {
