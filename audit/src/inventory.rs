@@ -25,7 +25,7 @@ use hpa_lint_rules::cluster::GroupKind;
 use hpa_lint_rules::index::{Index, Lookup, MemoryIndex, Stored};
 use hpa_lint_rules::model::autoscaler::{Autoscalers, SCALED_OBJECT, scale_target};
 use hpa_lint_rules::model::status::{API_SERVICE, Status, metrics_api_of};
-use hpa_lint_rules::model::workload::TargetKind;
+use hpa_lint_rules::model::workload::{Target, TargetKind};
 use hpa_lint_rules::object::{Object, ObjectKey, ObjectRef, Origin};
 use hpa_lint_rules::reads::{LIVE_FIELDS, Reads};
 use hpa_lint_rules::rules::{self, ALL};
@@ -134,6 +134,15 @@ impl Index for AuditIndex {
         }
     }
 
+    // Read from the packed bytes, as the CLI reads them, not unpacked.
+    fn get_target(&self, target: &ObjectRef) -> Lookup<Target<'_>> {
+        if self.covers(&target.group, &target.kind, &target.namespace) {
+            self.objects.get_target(target)
+        } else {
+            Lookup::Unknown
+        }
+    }
+
     fn scalers_of(&self, target: &ObjectRef) -> Arc<Autoscalers> {
         self.objects.scalers_of(target)
     }
@@ -141,6 +150,21 @@ impl Index for AuditIndex {
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
         if self.covers(group, kind, namespace) {
             self.objects.list(namespace, group, kind)
+        } else {
+            Lookup::Unknown
+        }
+    }
+
+    // The objects lent, not copied into a list for each HPA.
+    fn visit_list(
+        &self,
+        namespace: &str,
+        group: &str,
+        kind: &str,
+        visit: &mut dyn FnMut(&Arc<Object>),
+    ) -> Lookup<()> {
+        if self.covers(group, kind, namespace) {
+            self.objects.visit_list(namespace, group, kind, visit)
         } else {
             Lookup::Unknown
         }
