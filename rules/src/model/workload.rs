@@ -206,19 +206,27 @@ impl<'a> Target<'a> {
     /// The reason given in `hpa-lint.io/ignore.<rule>` for suppressing a
     /// rule, as [`Object::suppression`] finds it.
     pub fn suppression(&self, rule: &str) -> Option<&str> {
-        let annotations = self.value.at(&["metadata", "annotations"])?;
-        let Shape::Object(_, mut entries) = annotations.shape() else {
-            return None;
-        };
-        entries.find_map(|(key, value)| {
-            (key.strip_prefix(SUPPRESSION_PREFIX)? == rule).then_some(value.text()?)
-        })
+        suppressions(&self.value).find_map(|(name, reason)| (name == rule).then_some(reason))
     }
 
     /// The pod template (see [`PodTemplate::of`]).
     pub fn template(&self) -> Option<PodTemplate<'_, Tree<'a>>> {
         PodTemplate::within(&self.value)
     }
+}
+
+/// The rules an object (its value) suppresses, with their reasons, as
+/// [`Object::suppressions`] finds them.
+pub(crate) fn suppressions<V: Json>(value: &V) -> impl Iterator<Item = (&str, &str)> {
+    let annotations = value.at(&["metadata", "annotations"]);
+    let entries = match annotations.map(Json::shape) {
+        Some(Shape::Object(_, entries)) => Some(entries),
+        _ => None,
+    };
+    entries
+        .into_iter()
+        .flatten()
+        .filter_map(|(key, value)| Some((key.strip_prefix(SUPPRESSION_PREFIX)?, value.text()?)))
 }
 
 /// `value` as a tree borrowing its strings.
