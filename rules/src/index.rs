@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::model::autoscaler::{Autoscalers, FEW, Scaler, owners, scale_target};
 use crate::names::{Key, Name, Names, Ranks, Ref};
-use crate::object::{Object, ObjectKey, ObjectRef, Origin};
+use crate::object::{Identity, KeyRef, Object, ObjectKey, ObjectRef, Origin};
 use crate::packed;
 
 /// The answer to a lookup. `Unknown` means the index cannot tell (a cache that is
@@ -48,7 +48,7 @@ pub enum Stored {
     /// Compact: the value packed.
     Compact {
         /// Identity.
-        key: ObjectKey,
+        key: Identity,
         /// Front-end handle.
         origin: Origin,
         /// The value, packed by [`crate::packed::pack`].
@@ -59,7 +59,7 @@ pub enum Stored {
     /// held by identity only. Lookups of it answer [`Lookup::Unknown`].
     Grouped {
         /// Identity.
-        key: ObjectKey,
+        key: Identity,
     },
     /// An object whose document could not be read: known by name only.
     Unreadable {
@@ -73,18 +73,17 @@ impl Stored {
     pub fn compact(object: Object) -> Self {
         Stored::Compact {
             packed: packed::pack(&object.value),
-            key: object.key,
+            key: Identity::new(object.key.as_ref()),
             origin: object.origin,
         }
     }
 
     /// The object's identity.
-    pub fn key(&self) -> &ObjectKey {
+    pub fn key(&self) -> KeyRef<'_> {
         match self {
-            Stored::Parsed(object) => &object.key,
-            Stored::Compact { key, .. } | Stored::Grouped { key } | Stored::Unreadable { key } => {
-                key
-            }
+            Stored::Parsed(object) => object.key.as_ref(),
+            Stored::Compact { key, .. } | Stored::Grouped { key } => key.get(),
+            Stored::Unreadable { key } => key.as_ref(),
         }
     }
 
@@ -97,7 +96,7 @@ impl Stored {
                 key,
                 origin,
                 packed,
-            } => Some(unpack(key.clone(), *origin, packed)),
+            } => Some(unpack(key.get().to_key(), *origin, packed)),
             Stored::Grouped { .. } | Stored::Unreadable { .. } => None,
         }
     }
@@ -158,7 +157,7 @@ impl Entries {
     /// autoscaler.
     pub fn push(&mut self, stored: Stored, scaler: Option<Scaler>) {
         let i = position(self.keys.len());
-        self.keys.push(self.names.key(stored.key()));
+        self.keys.push(self.names.identity(stored.key()));
         if let Some(Scaler { target, owners }) = scaler {
             self.targets.push((i, self.names.reference(&target)));
             for owner in &owners {
@@ -595,7 +594,7 @@ mod tests {
             let scaler = object.as_deref().and_then(Scaler::of);
             let stored = match object {
                 Some(object) if object.is_hpa() => Stored::Grouped {
-                    key: object.key.clone(),
+                    key: Identity::new(object.key.as_ref()),
                 },
                 _ => stored,
             };
