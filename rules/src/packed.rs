@@ -168,25 +168,27 @@ struct Reader<'b> {
 }
 
 impl Reader<'_> {
-    fn take(&mut self, n: usize) -> &[u8] {
-        let taken = &self.bytes[self.at..self.at + n];
-        self.at += n;
-        taken
-    }
-
     fn byte(&mut self) -> u8 {
-        self.take(1)[0]
+        let byte = self.bytes[self.at];
+        self.at += 1;
+        byte
     }
 
     fn eight(&mut self) -> [u8; 8] {
         let mut eight = [0; 8];
-        eight.copy_from_slice(self.take(8));
+        eight.copy_from_slice(&self.bytes[self.at..self.at + 8]);
+        self.at += 8;
         eight
     }
 
     fn len(&mut self) -> usize {
-        let mut len = 0;
-        let mut shift = 0;
+        // Most lengths are under 128: one byte.
+        let first = self.byte();
+        if first < 0x80 {
+            return usize::from(first);
+        }
+        let mut len = usize::from(first & 0x7f);
+        let mut shift = 7;
         loop {
             let byte = self.byte();
             len |= usize::from(byte & 0x7f) << shift;
