@@ -178,6 +178,11 @@ impl Entries {
             *self = other;
             return;
         }
+        // Most often a file's few objects, which its catalog holds apart
+        // ([`crate::workspace::Catalog`]): no entries, nothing to add.
+        if other.is_empty() {
+            return;
+        }
         let to: Vec<Name> = (0..other.names.len())
             .map(|n| self.names.add(other.names.get(position(n))))
             .collect();
@@ -601,6 +606,10 @@ mod tests {
             parts[usize::from(i > 6)].push(stored, scaler);
         }
         let [mut entries, second] = parts;
+        let len = entries.len();
+        // A file of no objects adds nothing.
+        entries.append(Entries::default());
+        assert_eq!(entries.len(), len);
         entries.append(second);
         let grouped = MemoryIndex::of(entries);
         for target in ["web", "api", "many", "none"] {
