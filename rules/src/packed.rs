@@ -11,8 +11,6 @@
 //! checks them as UTF-8 at once rather than one by one; the length of what
 //! comes before them comes first.
 
-use std::cell::Cell;
-
 use serde_json::{Map, Number, Value};
 
 use crate::path::{Json, Shape};
@@ -63,8 +61,8 @@ thread_local! {
     /// The room of this thread's last [`pack`], for the next: most values
     /// packed are a few hundred bytes, and growing buffers anew for each
     /// costs more than writing them.
-    static SCRATCH: Cell<Scratch> = const {
-        Cell::new(Scratch {
+    static SCRATCH: std::cell::Cell<Scratch> = const {
+        std::cell::Cell::new(Scratch {
             structure: Vec::new(),
             strings: Vec::new(),
         })
@@ -168,7 +166,14 @@ struct Reader<'b> {
 }
 
 impl Reader<'_> {
+    fn take(&mut self, n: usize) -> &[u8] {
+        let taken = &self.bytes[self.at..self.at + n];
+        self.at += n;
+        taken
+    }
+
     fn byte(&mut self) -> u8 {
+        // One bounds check.
         let byte = self.bytes[self.at];
         self.at += 1;
         byte
@@ -176,8 +181,7 @@ impl Reader<'_> {
 
     fn eight(&mut self) -> [u8; 8] {
         let mut eight = [0; 8];
-        eight.copy_from_slice(&self.bytes[self.at..self.at + 8]);
-        self.at += 8;
+        eight.copy_from_slice(self.take(8));
         eight
     }
 
