@@ -616,12 +616,17 @@ impl<'a, 'c> Composer<'a, 'c> {
 
     /// The value of a node that ended, from its entries or items; `None`
     /// when it is not built.
+    // Asked at the end of every node, most not built: inlined, the building
+    // not.
+    #[inline]
     fn built(&mut self, frame: &Frame<'_>) -> Option<Tree<'a>> {
-        if !frame.builds {
-            return None;
-        }
+        frame.builds.then(|| self.build(frame))
+    }
+
+    /// The value of a node that ended and is built.
+    fn build(&mut self, frame: &Frame<'_>) -> Tree<'a> {
         // Split off: copied at once, into a vector of their size.
-        Some(if frame.is_map {
+        if frame.is_map {
             let entries = self.entries.split_off(frame.built_start);
             Tree::Object(if frame.repeats {
                 unique(entries)
@@ -630,7 +635,7 @@ impl<'a, 'c> Composer<'a, 'c> {
             })
         } else {
             Tree::Array(self.items.split_off(frame.built_start))
-        })
+        }
     }
 
     fn expects_key(&self) -> bool {
