@@ -14,7 +14,7 @@ use crate::diagnostic::{Diagnostic, Reason, Severity, Subject};
 use crate::index::{Index, Lookup};
 use crate::model::decode::DecodeError;
 use crate::model::hpa::{Hpa, MetricSource, SourcePath};
-use crate::model::workload::{TargetKind, meant_target};
+use crate::model::workload::{Target, TargetKind, meant_target};
 use crate::object::{Kind, Object, ObjectRef};
 use crate::path::{FieldPath, get, member};
 use crate::quote::{MAX_MESSAGE_BYTES, code, truncate};
@@ -79,8 +79,8 @@ pub struct Context<'a> {
     /// The object `spec.scaleTargetRef` points to: several rules ask.
     pub(crate) target_ref: ObjectRef,
     /// The target, looked up once: several rules ask, and an index may have to
-    /// parse it.
-    pub(crate) target: OnceCell<Lookup<Arc<Object>>>,
+    /// read it.
+    pub(crate) target: OnceCell<Lookup<Target<'a>>>,
     /// The target `scaleTargetRef` means, when it names it without its group.
     pub(crate) meant: Option<&'a MeantTarget>,
     /// [`Context::autoscaler`], made once: several rules simulate it.
@@ -149,13 +149,13 @@ impl<'a> Context<'a> {
     }
 
     /// The target `spec.scaleTargetRef` means, looked up in the index.
-    pub fn target(&self) -> Lookup<Arc<Object>> {
+    pub fn target(&self) -> &Lookup<Target<'a>> {
         let target = self.meant_ref();
-        self.target.get_or_init(|| self.index.get(target)).clone()
+        self.target.get_or_init(|| self.index.get_target(target))
     }
 
     /// The target as found in the index, `None` when missing or unknown.
-    pub fn found_target(&self) -> Option<Arc<Object>> {
+    pub fn found_target(&self) -> Option<&Target<'a>> {
         match self.target() {
             Lookup::Found(target) => Some(target),
             Lookup::Missing | Lookup::Unreadable | Lookup::Unknown => None,
@@ -164,7 +164,7 @@ impl<'a> Context<'a> {
 
     /// The target when the index has it and its kind can be scaled: what the
     /// rules about the target's pods and fields look at.
-    pub fn workload(&self) -> Option<Arc<Object>> {
+    pub fn workload(&self) -> Option<&Target<'a>> {
         let target = self.meant_ref();
         let kind = TargetKind::classify(&self.settings.cluster, &target.group, &target.kind);
         if target.kind.is_empty() || target.name.is_empty() || !kind.is_scalable() {
@@ -173,13 +173,12 @@ impl<'a> Context<'a> {
         self.found_target()
     }
 
-    /// The objects of a kind in a namespace, as far as the index knows them:
-    /// none when it does not hold the kind (rules then say nothing).
-    pub fn list(&self, namespace: &str, kind: Kind) -> Vec<Arc<Object>> {
-        match self.index.list(namespace, kind.group, kind.kind) {
-            Lookup::Found(objects) => objects,
-            Lookup::Missing | Lookup::Unreadable | Lookup::Unknown => Vec::new(),
-        }
+    /// Lends each object of a kind in a namespace to `visit`, as far as the
+    /// index knows them: none when it does not hold the kind (rules then say
+    /// nothing).
+    pub fn each_listed(&self, namespace: &str, kind: Kind, mut visit: impl FnMut(&Arc<Object>)) {
+        self.index
+            .visit_list(namespace, kind.group, kind.kind, &mut visit);
     }
 
     /// Whether a `LimitRange` in `namespace` gives containers a default request
@@ -188,22 +187,28 @@ impl<'a> Context<'a> {
     /// Also when the index does not hold LimitRanges: a rule about missing
     /// requests then says nothing, rather than guess.
     pub fn has_default_request(&self, namespace: &str, resource: &str) -> bool {
-        let Lookup::Found(ranges) = self
-            .index
-            .list(namespace, LIMIT_RANGE.group, LIMIT_RANGE.kind)
-        else {
-            return true;
-        };
-        ranges
-            .iter()
-            .filter_map(|range| get(&range.value, &["spec", "limits"])?.as_array())
-            .flatten()
-            .filter(|item| member(item, "type").and_then(Value::as_str) == Some("Container"))
-            .any(|item| {
-                ["defaultRequest", "default"]
-                    .iter()
-                    .any(|field| get(item, &[field, resource]).is_some())
-            })
+        let mut found = false;
+        let listed = self.index.visit_list(
+            namespace,
+            LIMIT_RANGE.group,
+            LIMIT_RANGE.kind,
+            &mut |range| {
+                found = found
+                    || get(&range.value, &["spec", "limits"])
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter(|item| {
+                            member(item, "type").and_then(Value::as_str) == Some("Container")
+                        })
+                        .any(|item| {
+                            ["defaultRequest", "default"]
+                                .iter()
+                                .any(|field| get(item, &[field, resource]).is_some())
+                        });
+            },
+        );
+        found || !matches!(listed, Lookup::Found(()))
     }
 
     /// `Kind "name"` of the HPA, for messages.
@@ -285,6 +290,38 @@ impl Findings {
     }
 }
 
+/// An object other than the one linted that findings may be about: one
+/// read whole, or a scale target as rules read it.
+pub trait OtherObject {
+    /// The subject of findings on it.
+    fn subject(&self) -> Subject;
+    /// Whether it suppresses `rule`.
+    fn suppresses(&self, rule: &str) -> bool;
+}
+
+impl OtherObject for Object {
+    fn subject(&self) -> Subject {
+        subject(self)
+    }
+
+    fn suppresses(&self, rule: &str) -> bool {
+        self.suppression(rule).is_some()
+    }
+}
+
+impl OtherObject for Target<'_> {
+    fn subject(&self) -> Subject {
+        Subject {
+            key: Arc::new(self.key.clone()),
+            origin: self.origin,
+        }
+    }
+
+    fn suppresses(&self, rule: &str) -> bool {
+        self.suppression(rule).is_some()
+    }
+}
+
 /// The subject of findings on `object`. Its findings share one copy of its key,
 /// however long the name and however many the findings.
 pub(crate) fn subject(object: &Object) -> Subject {
@@ -357,13 +394,13 @@ impl Report<'_> {
     /// workload); left out when that object suppresses the rule.
     pub fn report_on(
         &mut self,
-        object: &Object,
+        object: &impl OtherObject,
         path: FieldPath,
         message: impl Into<String>,
     ) -> &mut Diagnostic {
         let source_path = path.clone();
-        let suppressed = object.suppression(self.rule.name).is_some();
-        let diagnostic = self.diagnostic(subject(object), path, source_path, message.into());
+        let suppressed = object.suppresses(self.rule.name);
+        let diagnostic = self.diagnostic(object.subject(), path, source_path, message.into());
         if suppressed {
             self.findings.discard(diagnostic)
         } else {

@@ -6,6 +6,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::model::autoscaler::{Autoscalers, FEW, Scaler, owners, scale_target};
+use crate::model::workload::Target;
 use crate::names::{Key, Name, Names, Ranks, Ref};
 use crate::object::{Identity, KeyRef, Object, ObjectKey, ObjectRef, Origin};
 use crate::packed;
@@ -24,16 +25,57 @@ pub enum Lookup<T> {
     Unknown,
 }
 
+impl<T> Lookup<T> {
+    /// The answer with `f` applied to what was found.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Lookup<U> {
+        match self {
+            Lookup::Found(found) => Lookup::Found(f(found)),
+            Lookup::Missing => Lookup::Missing,
+            Lookup::Unreadable => Lookup::Unreadable,
+            Lookup::Unknown => Lookup::Unknown,
+        }
+    }
+}
+
 /// Everything a rule may ask about objects other than the one being checked.
 pub trait Index: Sync {
     /// The object a reference points to (group, kind, namespace, name; any version).
     fn get(&self, target: &ObjectRef) -> Lookup<Arc<Object>>;
+
+    /// [`Index::get`] for an HPA's scale target, which rules read as a
+    /// [`Target`]: an index holding the object packed lends its bytes
+    /// rather than unpacking them into a serde_json value.
+    fn get_target(&self, target: &ObjectRef) -> Lookup<Target<'_>> {
+        self.get(target).map(|object| Target::owned(&object))
+    }
     /// The autoscalers (HPAs, KEDA ScaledObjects) whose scale target is `target`.
     fn scalers_of(&self, target: &ObjectRef) -> Arc<Autoscalers>;
     /// Objects of one group and kind in one namespace; [`Lookup::Unknown`]
     /// when the index does not hold that kind (a webhook that does not watch
     /// it), which is not the same as none.
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>>;
+
+    /// [`Index::list`], lending each object to `visit` in turn rather than
+    /// collecting them: rules list a namespace's objects for every HPA in
+    /// it, and most of those objects are not the ones they look for. The
+    /// answer says whether there was a list ([`Lookup::Found`]).
+    fn visit_list(
+        &self,
+        namespace: &str,
+        group: &str,
+        kind: &str,
+        visit: &mut dyn FnMut(&Arc<Object>),
+    ) -> Lookup<()> {
+        match self.list(namespace, group, kind) {
+            Lookup::Found(objects) => {
+                objects.iter().for_each(visit);
+                Lookup::Found(())
+            }
+            Lookup::Missing => Lookup::Missing,
+            Lookup::Unreadable => Lookup::Unreadable,
+            Lookup::Unknown => Lookup::Unknown,
+        }
+    }
 }
 
 /// An object as it is given to an index: parsed, or packed
@@ -117,6 +159,12 @@ enum Body {
     Compact { origin: Origin, packed: Box<[u8]> },
     Grouped,
     Unreadable,
+}
+
+/// An object a [`MemoryIndex`] holds whole, as it holds it.
+enum Whole<'i> {
+    Parsed(&'i Arc<Object>),
+    Compact(Origin, &'i [u8]),
 }
 
 /// Objects gathered for a [`MemoryIndex`], in the order given, their
@@ -388,26 +436,73 @@ impl MemoryIndex {
     fn key(&self, i: u32) -> Key {
         self.keys[i as usize]
     }
+
+    /// The entry a reference resolves to, when it is held whole: an
+    /// object held by identity only is [`Lookup::Unknown`], one that could
+    /// not be read [`Lookup::Unreadable`].
+    fn found(&self, target: &ObjectRef) -> Lookup<(usize, Whole<'_>)> {
+        let Ok(at) = self
+            .by_ref
+            .binary_search_by(|&i| self.key(i).cmp_ref(target, &self.names))
+        else {
+            return Lookup::Missing;
+        };
+        let i = self.by_ref[at] as usize;
+        match &self.bodies[i] {
+            Body::Parsed(object) => Lookup::Found((i, Whole::Parsed(object))),
+            Body::Compact { origin, packed } => Lookup::Found((i, Whole::Compact(*origin, packed))),
+            Body::Grouped => Lookup::Unknown,
+            Body::Unreadable => Lookup::Unreadable,
+        }
+    }
+
+    /// The entries [`Index::list`] answers with, in order;
+    /// [`Lookup::Unknown`] when some are held by identity only.
+    fn listed(&self, namespace: &str, group: &str, kind: &str) -> Lookup<&[u32]> {
+        let order = |i: &u32| self.key(*i).cmp_listed(namespace, group, kind, &self.names);
+        let start = self.by_kind.partition_point(|i| order(i).is_lt());
+        let rest = &self.by_kind[start..];
+        // Walked to its end, each object in it being read anyway: those
+        // that share the first one's strings are told by their numbers.
+        let len = match rest.first() {
+            Some(first) if order(first).is_eq() => {
+                let first = self.key(*first);
+                rest.iter()
+                    .take_while(|i| self.key(**i).is_listed_with(first) || order(i).is_eq())
+                    .count()
+            }
+            _ => 0,
+        };
+        let listed = &rest[..len];
+        if listed
+            .iter()
+            .any(|&i| matches!(self.bodies[i as usize], Body::Grouped))
+        {
+            return Lookup::Unknown;
+        }
+        Lookup::Found(listed)
+    }
 }
 
 impl Index for MemoryIndex {
     fn get(&self, target: &ObjectRef) -> Lookup<Arc<Object>> {
-        match self
-            .by_ref
-            .binary_search_by(|&i| self.key(i).cmp_ref(target, &self.names))
-        {
-            Err(_) => Lookup::Missing,
-            Ok(at) => {
-                let i = self.by_ref[at] as usize;
-                match &self.bodies[i] {
-                    Body::Grouped => Lookup::Unknown,
-                    Body::Unreadable => Lookup::Unreadable,
-                    Body::Parsed(_) | Body::Compact { .. } => {
-                        self.object(i).map_or(Lookup::Unreadable, Lookup::Found)
-                    }
-                }
-            }
-        }
+        self.found(target).map(|(i, whole)| match whole {
+            Whole::Parsed(object) => Arc::clone(object),
+            Whole::Compact(origin, packed) => unpack(self.keys[i].get(&self.names), origin, packed),
+        })
+    }
+
+    /// The target as the index holds it: packed, it is read from the
+    /// bytes, its strings borrowed.
+    fn get_target(&self, target: &ObjectRef) -> Lookup<Target<'_>> {
+        self.found(target).map(|(i, whole)| match whole {
+            Whole::Parsed(object) => Target::of(object),
+            Whole::Compact(origin, packed) => Target {
+                key: self.keys[i].get(&self.names),
+                origin,
+                value: packed::unpack_tree(packed),
+            },
+        })
     }
 
     fn scalers_of(&self, target: &ObjectRef) -> Arc<Autoscalers> {
@@ -430,37 +525,46 @@ impl Index for MemoryIndex {
     /// Holds every object of the input: a kind not in it has none. A kind
     /// some of whose objects are held by identity only cannot be listed.
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
-        let order = |i: &u32| self.key(*i).cmp_listed(namespace, group, kind, &self.names);
-        let start = self.by_kind.partition_point(|i| order(i).is_lt());
-        let rest = &self.by_kind[start..];
-        // Walked to its end, each object in it being read anyway: those
-        // that share the first one's strings are told by their numbers.
-        let len = match rest.first() {
-            Some(first) if order(first).is_eq() => {
-                let first = self.key(*first);
-                rest.iter()
-                    .take_while(|i| self.key(**i).is_listed_with(first) || order(i).is_eq())
-                    .count()
-            }
-            _ => 0,
-        };
-        let listed = &rest[..len];
-        if listed
-            .iter()
-            .any(|&i| matches!(self.bodies[i as usize], Body::Grouped))
-        {
+        let Lookup::Found(listed) = self.listed(namespace, group, kind) else {
             return Lookup::Unknown;
-        }
-        // Sized first: a namespace may list many, and every HPA of it asks.
+        };
+        // Sized first: a namespace may list many.
         let mut objects = Vec::with_capacity(listed.len());
         objects.extend(listed.iter().filter_map(|&i| self.object(i as usize)));
         Lookup::Found(objects)
+    }
+
+    /// [`MemoryIndex::list`] without a copy of the list: the objects held
+    /// parsed are lent as they are.
+    fn visit_list(
+        &self,
+        namespace: &str,
+        group: &str,
+        kind: &str,
+        visit: &mut dyn FnMut(&Arc<Object>),
+    ) -> Lookup<()> {
+        let Lookup::Found(listed) = self.listed(namespace, group, kind) else {
+            return Lookup::Unknown;
+        };
+        for &i in listed {
+            match &self.bodies[i as usize] {
+                Body::Parsed(object) => visit(object),
+                Body::Compact { .. } => {
+                    if let Some(object) = self.object(i as usize) {
+                        visit(&object);
+                    }
+                }
+                Body::Grouped | Body::Unreadable => {}
+            }
+        }
+        Lookup::Found(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::path::Json;
     use serde_json::json;
 
     #[test]
@@ -486,6 +590,66 @@ mod tests {
             assert!(
                 matches!(index.list("shop", "apps", "Deployment"), Lookup::Found(list) if list.len() == 1)
             );
+        }
+    }
+
+    /// An index answering only what every index must: targets are read
+    /// as [`Index::get_target`] reads them by default.
+    struct Plain(MemoryIndex);
+
+    impl Index for Plain {
+        fn get(&self, target: &ObjectRef) -> Lookup<Arc<Object>> {
+            self.0.get(target)
+        }
+
+        fn scalers_of(&self, target: &ObjectRef) -> Arc<Autoscalers> {
+            self.0.scalers_of(target)
+        }
+
+        fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
+            self.0.list(namespace, group, kind)
+        }
+    }
+
+    #[test]
+    fn targets_read_alike_however_they_are_held() {
+        let deployment = Object::new(
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "web", "annotations": {"hpa-lint.io/ignore.vpa-conflict": "resized by hand"}},
+                "spec": {"replicas": 2, "template": {"metadata": {"labels": {"app": "web"}},
+                    "spec": {"containers": [{"name": "web", "resources": {"requests": {"cpu": "100m"}}}]}}}}),
+            Origin(7),
+            "shop",
+        )
+        .unwrap();
+        let parsed = MemoryIndex::new([Arc::new(deployment.clone())]);
+        let compact =
+            MemoryIndex::with_scale_targets([(Stored::compact(deployment.clone()), None)]);
+        let plain = Plain(MemoryIndex::with_scale_targets([(
+            Stored::compact(deployment.clone()),
+            None,
+        )]));
+        let target = deployment.key.to_ref();
+        for index in [&parsed, &compact, &plain as &dyn Index] {
+            let Lookup::Found(found) = index.get_target(&target) else {
+                panic!("not found")
+            };
+            assert_eq!((&found.key, found.origin), (&deployment.key, Origin(7)));
+            assert_eq!(found.suppression("vpa-conflict"), Some("resized by hand"));
+            assert_eq!(found.suppression("target-replicas-conflict"), None);
+            let template = found.template().expect("a pod template");
+            let containers = template.counted_containers();
+            assert_eq!(containers[0].name, "web");
+            assert_eq!(
+                containers[0].request("cpu").and_then(Json::text),
+                Some("100m")
+            );
+            assert_eq!(found.value.clone().into_value(), deployment.value);
+            let missing = ObjectRef {
+                name: "gone".into(),
+                ..target.clone()
+            };
+            assert!(matches!(index.get_target(&missing), Lookup::Missing));
         }
     }
 
@@ -662,6 +826,16 @@ mod tests {
             grouped.list("shop", "autoscaling", "HorizontalPodAutoscaler"),
             Lookup::Unknown
         ));
+        let mut visited = 0;
+        let answer = grouped.visit_list(
+            "shop",
+            "autoscaling",
+            "HorizontalPodAutoscaler",
+            &mut |_| {
+                visited += 1;
+            },
+        );
+        assert!(matches!(answer, Lookup::Unknown) && visited == 0);
     }
 
     #[test]
@@ -693,6 +867,13 @@ mod tests {
         };
         let listed: Vec<_> = deployments.iter().map(|d| replicas(d)).collect();
         assert_eq!(listed, [Some(1), Some(3)]);
+        // Visited, the same objects in the same order.
+        let mut visited = Vec::new();
+        let answer = index.visit_list("shop", "apps", "Deployment", &mut |d| {
+            visited.push(replicas(d));
+        });
+        assert!(matches!(answer, Lookup::Found(())));
+        assert_eq!(visited, listed);
         assert!(
             matches!(index.list("other", "apps", "Deployment"), Lookup::Found(none) if none.is_empty())
         );

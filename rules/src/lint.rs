@@ -12,6 +12,7 @@ use crate::index::{Index, Lookup};
 use crate::model::autoscaler::Autoscalers;
 use crate::model::decode::DecodeErrorKind;
 use crate::model::hpa::Hpa;
+use crate::model::workload::Target;
 use crate::object::{ANNOTATION_PREFIX, Object, ObjectRef};
 use crate::path::{Json, Shape};
 use crate::quote::code;
@@ -332,12 +333,30 @@ impl Index for WithObject<'_> {
         }
     }
 
+    fn get_target(&self, target: &ObjectRef) -> Lookup<Target<'_>> {
+        if *target == self.object.key.to_ref() {
+            Lookup::Found(Target::of(&self.object))
+        } else {
+            self.inner.get_target(target)
+        }
+    }
+
     fn scalers_of(&self, target: &ObjectRef) -> Arc<Autoscalers> {
         self.inner.scalers_of(target)
     }
 
     fn list(&self, namespace: &str, group: &str, kind: &str) -> Lookup<Vec<Arc<Object>>> {
         self.inner.list(namespace, group, kind)
+    }
+
+    fn visit_list(
+        &self,
+        namespace: &str,
+        group: &str,
+        kind: &str,
+        visit: &mut dyn FnMut(&Arc<Object>),
+    ) -> Lookup<()> {
+        self.inner.visit_list(namespace, group, kind, visit)
     }
 }
 

@@ -11,9 +11,12 @@
 //! checks them as UTF-8 at once rather than one by one; the length of what
 //! comes before them comes first.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Number, Value};
 
 use crate::path::{Json, Shape};
+use crate::source::Tree;
 
 const NULL: u8 = 0;
 const FALSE: u8 = 1;
@@ -75,6 +78,18 @@ const SCRATCH_KEPT: usize = 64 * 1024;
 
 /// The value [`pack`] packed into `bytes`.
 pub fn unpack(bytes: &[u8]) -> Value {
+    reader(bytes).value()
+}
+
+/// The value [`pack`] packed into `bytes`, as a tree that borrows its keys
+/// and strings from them: for reading once, without the allocations and
+/// hashing of a [`Value`]'s maps and strings.
+pub fn unpack_tree(bytes: &[u8]) -> Tree<'_> {
+    reader(bytes).tree()
+}
+
+/// A reader of what [`pack`] wrote.
+fn reader(bytes: &[u8]) -> Reader<'_> {
     let mut head = Reader {
         bytes,
         at: 0,
@@ -90,7 +105,6 @@ pub fn unpack(bytes: &[u8]) -> Value {
         strings: std::str::from_utf8(strings).unwrap_or_default(),
         next: 0,
     }
-    .value()
 }
 
 /// Writes `value`: its strings' bytes (keys included) to `strings`, the
@@ -165,7 +179,7 @@ struct Reader<'b> {
     next: usize,
 }
 
-impl Reader<'_> {
+impl<'b> Reader<'b> {
     fn take(&mut self, n: usize) -> &[u8] {
         let taken = &self.bytes[self.at..self.at + n];
         self.at += n;
@@ -203,14 +217,50 @@ impl Reader<'_> {
         }
     }
 
-    fn string(&mut self) -> String {
+    fn str(&mut self) -> &'b str {
         let start = self.next;
         self.next += self.len();
         // Whole strings: cut between characters.
-        self.strings
-            .get(start..self.next)
-            .unwrap_or_default()
-            .to_owned()
+        self.strings.get(start..self.next).unwrap_or_default()
+    }
+
+    fn string(&mut self) -> String {
+        self.str().to_owned()
+    }
+
+    /// A number: what [`Reader::value`] makes of the tag's bytes.
+    fn number(&mut self, tag: u8) -> Option<Number> {
+        match tag {
+            UNSIGNED => Some(u64::from_le_bytes(self.eight()).into()),
+            NEGATIVE => Some(i64::from_le_bytes(self.eight()).into()),
+            // Finite: it was a JSON number.
+            _ => Number::from_f64(f64::from_le_bytes(self.eight())),
+        }
+    }
+
+    fn tree(&mut self) -> Tree<'b> {
+        match self.byte() {
+            NULL => Tree::Null,
+            FALSE => Tree::Bool(false),
+            TRUE => Tree::Bool(true),
+            tag @ (UNSIGNED | NEGATIVE | FLOAT) => {
+                self.number(tag).map_or(Tree::Null, Tree::Number)
+            }
+            STRING => Tree::String(Cow::Borrowed(self.str())),
+            ARRAY => {
+                let len = self.len();
+                Tree::Array((0..len).map(|_| self.tree()).collect())
+            }
+            tag => {
+                debug_assert_eq!(tag, OBJECT);
+                let len = self.len();
+                Tree::Object(
+                    (0..len)
+                        .map(|_| (Cow::Borrowed(self.str()), self.tree()))
+                        .collect(),
+                )
+            }
+        }
     }
 
     fn value(&mut self) -> Value {
@@ -218,11 +268,9 @@ impl Reader<'_> {
             NULL => Value::Null,
             FALSE => Value::Bool(false),
             TRUE => Value::Bool(true),
-            UNSIGNED => u64::from_le_bytes(self.eight()).into(),
-            NEGATIVE => i64::from_le_bytes(self.eight()).into(),
-            // Finite: it was a JSON number.
-            FLOAT => Number::from_f64(f64::from_le_bytes(self.eight()))
-                .map_or(Value::Null, Value::Number),
+            tag @ (UNSIGNED | NEGATIVE | FLOAT) => {
+                self.number(tag).map_or(Value::Null, Value::Number)
+            }
             STRING => Value::String(self.string()),
             ARRAY => {
                 let len = self.len();
@@ -244,7 +292,11 @@ impl Reader<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{pack, unpack};
+    use std::borrow::Cow;
+
+    use super::{pack, unpack, unpack_tree};
+    use crate::path::Json;
+    use crate::source::Tree;
     use serde_json::{Value, json};
 
     #[test]
@@ -266,7 +318,16 @@ mod tests {
         assert_eq!(back.to_string(), value.to_string());
         for plain in [json!(null), json!(7), json!("x"), json!([]), json!({})] {
             assert_eq!(unpack(&pack(&plain)), plain);
+            assert_eq!(unpack_tree(&pack(&plain)).into_value(), plain);
         }
+        // Unpacked as a tree, the same value, strings borrowed.
+        let packed = pack(&value);
+        let tree = unpack_tree(&packed);
+        assert!(matches!(
+            tree.member("kind"),
+            Some(Tree::String(Cow::Borrowed("Deployment")))
+        ));
+        assert_eq!(tree.into_value().to_string(), value.to_string());
     }
 
     #[test]

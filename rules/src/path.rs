@@ -197,6 +197,32 @@ pub trait Json: Sized {
             _ => None,
         }
     }
+
+    /// The field at the end of a chain of mapping members, as [`get`]
+    /// finds it in a serde_json value.
+    fn at(&self, names: &[&str]) -> Option<&Self> {
+        names
+            .iter()
+            .try_fold(self, |value, name| value.member(name))
+    }
+
+    /// The items, if the value is a sequence.
+    fn items(&self) -> Option<&[Self]> {
+        match self.shape() {
+            Shape::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// Whether the value is `null`.
+    fn is_null(&self) -> bool {
+        matches!(self.shape(), Shape::Null)
+    }
+
+    /// Whether the value is a mapping.
+    fn is_mapping(&self) -> bool {
+        matches!(self.shape(), Shape::Object(..))
+    }
 }
 
 /// What a [`Json`] value is.

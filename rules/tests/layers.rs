@@ -14,10 +14,10 @@ use std::path::Path;
 const LAYERS: &[&[&str]] = &[
     &["quote", "suggest"],
     &["path"],
-    &["object", "packed"],
+    &["object"],
     &["names"],
     &["source"],
-    &["cluster"],
+    &["packed", "cluster"],
     &["model"],
     &["controller", "index"],
     &["fix", "reads"],

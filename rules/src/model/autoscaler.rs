@@ -303,6 +303,17 @@ impl<'a> Vpa<'a> {
         })
     }
 
+    /// [`Vpa::of`] a VPA whose `spec.targetRef` is `target`: its name read
+    /// first, which tells apart most of the VPAs of a namespace, each listed
+    /// for every HPA of it.
+    pub fn targeting(object: &'a Object, target: &ObjectRef) -> Option<Self> {
+        let name = get(&object.value, &["spec", "targetRef", "name"]).and_then(Value::as_str);
+        if name != Some(target.name.as_str()) {
+            return None;
+        }
+        Self::of(object).filter(|vpa| vpa.targets(target))
+    }
+
     /// Whether `spec.targetRef` is `target`. An empty `apiVersion` matches any
     /// group: the VPA resolves well-known workloads by kind.
     pub fn targets(&self, target: &ObjectRef) -> bool {

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::model::selector;
 use crate::object::{Kind, Object};
-use crate::path::{FieldPath, get, member};
+use crate::path::{FieldPath, Json, get, member};
 
 /// `PodDisruptionBudget`.
 pub const PDB: Kind = Kind::new("policy", "PodDisruptionBudget");
@@ -47,13 +47,13 @@ pub struct Blocking {
 
 /// Whether the budget selects pods with `labels`. `policy/v1beta1` budgets
 /// with an empty selector select nothing; `policy/v1` ones select everything.
-pub fn selects(pdb: &Object, labels: &Map<String, Value>) -> bool {
+pub fn selects<V: Json>(pdb: &Object, labels: &V) -> bool {
     let selector = get(&pdb.value, &["spec", "selector"]).unwrap_or(&Value::Null);
     let empty = selector.as_object().is_some_and(Map::is_empty);
     if empty && pdb.key.api_version != "policy/v1" {
         return false;
     }
-    selector::matches(selector, labels) == Some(true)
+    selector::matches_with(selector, |key| labels.member(key).and_then(V::text)) == Some(true)
 }
 
 /// A percentage `"N%"` with N in 0..=100.
@@ -237,8 +237,7 @@ mod tests {
 
     #[test]
     fn empty_selectors_depend_on_the_version() {
-        let labels = json!({"app": "web"});
-        let labels = labels.as_object().unwrap();
+        let labels = &json!({"app": "web"});
         assert!(selects(&pdb(json!({"selector": {}})), labels));
         assert!(!selects(&pdb(json!({})), labels));
         let mut old = pdb(json!({"selector": {}}));
@@ -247,6 +246,15 @@ mod tests {
         assert!(selects(
             &pdb(json!({"selector": {"matchLabels": {"app": "web"}}})),
             labels
+        ));
+        // Labels read from a packed target, as the rules read them.
+        let packed = crate::packed::pack(labels);
+        let tree = crate::packed::unpack_tree(&packed);
+        let selector = json!({"selector": {"matchLabels": {"app": "web"}}});
+        assert!(selects(&pdb(selector), &tree));
+        assert!(!selects(
+            &pdb(json!({"selector": {"matchLabels": {"app": "db"}}})),
+            &tree
         ));
     }
 }

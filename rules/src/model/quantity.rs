@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use crate::path::{Json, Shape};
 use crate::quote::shown;
 
 /// Why a quantity string was rejected; the texts are the API server's.
@@ -161,10 +162,10 @@ impl Quantity {
 
     /// A quantity as it appears in a manifest's JSON: a string, or a bare
     /// number (YAML `cpu: 1`); `None` for anything else or a bad string.
-    pub fn from_json(value: &serde_json::Value) -> Option<Self> {
-        match value {
-            serde_json::Value::String(text) => Self::parse(text).ok(),
-            serde_json::Value::Number(number) => Self::parse(&number.to_string()).ok(),
+    pub fn from_json<V: Json>(value: &V) -> Option<Self> {
+        match value.shape() {
+            Shape::String(text) => Self::parse(text).ok(),
+            Shape::Number(number) => Self::parse(&number.to_string()).ok(),
             _ => None,
         }
     }

@@ -8,12 +8,17 @@ use crate::path::{entry, member};
 /// malformed (an unknown operator, wrong types): callers stay silent then.
 /// An empty selector selects everything, a null one nothing (policy/v1 semantics).
 pub fn matches(selector: &Value, labels: &Map<String, Value>) -> Option<bool> {
+    matches_with(selector, |key| entry(labels, key).and_then(Value::as_str))
+}
+
+/// [`matches`] with the labels given as a lookup: the value of a label, if
+/// the object has it and it is a string.
+pub fn matches_with<'l>(selector: &Value, label: impl Fn(&str) -> Option<&'l str>) -> Option<bool> {
     let selector = match selector {
         Value::Null => return Some(false),
         Value::Object(selector) => selector,
         _ => return None,
     };
-    let label = |key: &str| entry(labels, key).and_then(Value::as_str);
     if let Some(match_labels) = entry(selector, "matchLabels").filter(|v| !v.is_null()) {
         for (key, value) in match_labels.as_object()? {
             if label(key) != Some(value.as_str()?) {

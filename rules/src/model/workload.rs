@@ -1,12 +1,15 @@
 //! Workloads as the HPA controller sees them: the pod template and the
 //! containers whose requests it adds up.
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+use serde_json::Value;
 
 use crate::cluster::Cluster;
 use crate::model::quantity::Quantity;
-use crate::object::{Object, ObjectRef};
-use crate::path::{FieldPath, get, member};
+use crate::object::{Object, ObjectKey, ObjectRef, Origin, SUPPRESSION_PREFIX};
+use crate::path::{FieldPath, Json, Shape};
+use crate::source::Tree;
 
 /// Kinds with a `/scale` subresource in Kubernetes itself, as (group, kind).
 pub const SCALABLE_KINDS: [(&str, &str); 4] = [
@@ -165,19 +168,88 @@ pub fn meant_target(cluster: &Cluster, target: &ObjectRef) -> Option<ObjectRef> 
     })
 }
 
+/// A scale target as the rules read it: its identity, and the fields kept
+/// of it ([`crate::reads::WORKLOAD_FIELDS`]) as a tree. An index that holds
+/// the target packed lends the tree its strings
+/// ([`crate::index::Index::get_target`]): most HPAs read their target once,
+/// and a [`Value`]'s maps and strings cost many times what reading them
+/// does.
+#[derive(Clone, Debug)]
+pub struct Target<'a> {
+    /// Identity.
+    pub key: ObjectKey,
+    /// Front-end handle.
+    pub origin: Origin,
+    /// The kept fields.
+    pub value: Tree<'a>,
+}
+
+impl<'a> Target<'a> {
+    /// The target `object` is, its strings borrowed.
+    pub fn of(object: &'a Object) -> Self {
+        Self {
+            key: object.key.clone(),
+            origin: object.origin,
+            value: tree(&object.value),
+        }
+    }
+
+    /// The target `object` is, holding its strings.
+    pub fn owned(object: &Object) -> Target<'static> {
+        Target {
+            key: object.key.clone(),
+            origin: object.origin,
+            value: tree(&object.value).into_owned(),
+        }
+    }
+
+    /// The reason given in `hpa-lint.io/ignore.<rule>` for suppressing a
+    /// rule, as [`Object::suppression`] finds it.
+    pub fn suppression(&self, rule: &str) -> Option<&str> {
+        let annotations = self.value.at(&["metadata", "annotations"])?;
+        let Shape::Object(_, mut entries) = annotations.shape() else {
+            return None;
+        };
+        entries.find_map(|(key, value)| {
+            (key.strip_prefix(SUPPRESSION_PREFIX)? == rule).then_some(value.text()?)
+        })
+    }
+
+    /// The pod template (see [`PodTemplate::of`]).
+    pub fn template(&self) -> Option<PodTemplate<'_, Tree<'a>>> {
+        PodTemplate::within(&self.value)
+    }
+}
+
+/// `value` as a tree borrowing its strings.
+fn tree(value: &Value) -> Tree<'_> {
+    match value {
+        Value::Null => Tree::Null,
+        Value::Bool(b) => Tree::Bool(*b),
+        Value::Number(n) => Tree::Number(n.clone()),
+        Value::String(s) => Tree::String(Cow::Borrowed(s)),
+        Value::Array(items) => Tree::Array(items.iter().map(tree).collect()),
+        Value::Object(map) => Tree::Object(
+            map.iter()
+                .map(|(key, value)| (Cow::Borrowed(key.as_str()), tree(value)))
+                .collect(),
+        ),
+    }
+}
+
 /// One container of a pod template.
-pub struct Container<'a> {
+pub struct Container<'a, V = Value> {
     /// `name`.
     pub name: &'a str,
     /// The container as written.
-    pub value: &'a Value,
+    pub value: &'a V,
     /// Whether it is an init container.
     pub is_init: bool,
     /// Its position in its list.
     index: usize,
 }
 
-impl<'a> Container<'a> {
+impl<'a, V: Json> Container<'a, V> {
     /// Path of the container in its object, e.g.
     /// `spec.template.spec.containers[1]`: made when a finding needs it.
     pub fn path(&self) -> FieldPath {
@@ -192,19 +264,19 @@ impl<'a> Container<'a> {
     }
 
     /// `resources.requests[resource]`, if set.
-    pub fn request(&self, resource: &str) -> Option<&'a Value> {
-        get(self.value, &["resources", "requests", resource])
+    pub fn request(&self, resource: &str) -> Option<&'a V> {
+        self.value.at(&["resources", "requests", resource])
     }
 
     /// `resources.limits[resource]`, if set.
-    pub fn limit(&self, resource: &str) -> Option<&'a Value> {
-        get(self.value, &["resources", "limits", resource])
+    pub fn limit(&self, resource: &str) -> Option<&'a V> {
+        self.value.at(&["resources", "limits", resource])
     }
 
     /// The request the container's pods get for `resource`: `requests`, else
     /// `limits` (the API server copies a limit into a missing request when it
     /// creates the pod).
-    pub fn effective_request(&self, resource: &str) -> Option<&'a Value> {
+    pub fn effective_request(&self, resource: &str) -> Option<&'a V> {
         self.request(resource)
             .filter(|v| !v.is_null())
             .or_else(|| self.limit(resource).filter(|v| !v.is_null()))
@@ -213,14 +285,13 @@ impl<'a> Container<'a> {
     /// An init container with `restartPolicy: Always`: a native sidecar, which the
     /// HPA controller counts like a regular container.
     pub fn is_sidecar(&self) -> bool {
-        self.is_init
-            && member(self.value, "restartPolicy").and_then(Value::as_str) == Some("Always")
+        self.is_init && self.value.member("restartPolicy").and_then(V::text) == Some("Always")
     }
 }
 
 /// The pod template of a workload (`spec.template`).
-pub struct PodTemplate<'a> {
-    value: &'a Value,
+pub struct PodTemplate<'a, V = Value> {
+    value: &'a V,
 }
 
 impl<'a> PodTemplate<'a> {
@@ -229,8 +300,16 @@ impl<'a> PodTemplate<'a> {
     /// (Strimzi's is a map of customisations), and an Argo Rollout may refer
     /// to a Deployment's template instead (`workloadRef`): `None` then.
     pub fn of(object: &'a Object) -> Option<Self> {
-        let value = get(&object.value, &["spec", "template"])
-            .filter(|v| member(v, "spec").is_some_and(Value::is_object))?;
+        Self::within(&object.value)
+    }
+}
+
+impl<'a, V: Json> PodTemplate<'a, V> {
+    /// `spec.template` of a workload's value (see [`PodTemplate::of`]).
+    pub fn within(workload: &'a V) -> Option<Self> {
+        let value = workload
+            .at(&["spec", "template"])
+            .filter(|v| v.member("spec").is_some_and(V::is_mapping))?;
         Some(Self { value })
     }
 
@@ -238,34 +317,38 @@ impl<'a> PodTemplate<'a> {
     /// controller's use of those differs between releases, so the request
     /// rules stay silent.
     pub fn has_pod_level(&self, resource: &str) -> bool {
-        ["requests", "limits"]
-            .iter()
-            .any(|field| get(self.value, &["spec", "resources", field, resource]).is_some())
+        self.pod_level_request(resource).is_some()
     }
 
     /// The pod-level request (or, the API server copying it, limit) for `resource`.
-    pub fn pod_level_request(&self, resource: &str) -> Option<&'a Value> {
+    pub fn pod_level_request(&self, resource: &str) -> Option<&'a V> {
         ["requests", "limits"]
             .iter()
-            .find_map(|field| get(self.value, &["spec", "resources", field, resource]))
+            .find_map(|field| self.value.at(&["spec", "resources", field, resource]))
     }
 
-    /// `metadata.labels` of the template.
-    pub fn labels(&self) -> Option<&'a Map<String, Value>> {
-        get(self.value, &["metadata", "labels"])?.as_object()
+    /// `metadata.labels` of the template, when it is a mapping.
+    pub fn labels(&self) -> Option<&'a V> {
+        self.value
+            .at(&["metadata", "labels"])
+            .filter(|labels| labels.is_mapping())
     }
 
-    fn list(&self, field: &str, is_init: bool) -> impl Iterator<Item = Container<'a>> + use<'a> {
-        let items = get(self.value, &["spec", field])
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice);
+    fn list(
+        &self,
+        field: &str,
+        is_init: bool,
+    ) -> impl Iterator<Item = Container<'a, V>> + use<'a, V> {
+        let items = self
+            .value
+            .at(&["spec", field])
+            .and_then(V::items)
+            .unwrap_or_default();
         items
             .iter()
             .enumerate()
             .map(move |(index, value)| Container {
-                name: member(value, "name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default(),
+                name: value.member("name").and_then(V::text).unwrap_or_default(),
                 value,
                 is_init,
                 index,
@@ -273,7 +356,7 @@ impl<'a> PodTemplate<'a> {
     }
 
     /// Regular containers followed by init containers.
-    pub fn all_containers(&self) -> Vec<Container<'a>> {
+    pub fn all_containers(&self) -> Vec<Container<'a, V>> {
         self.list("containers", false)
             .chain(self.list("initContainers", true))
             .collect()
@@ -281,7 +364,7 @@ impl<'a> PodTemplate<'a> {
 
     /// The containers whose usage and requests the HPA controller adds up:
     /// every regular container plus native sidecars.
-    pub fn counted_containers(&self) -> Vec<Container<'a>> {
+    pub fn counted_containers(&self) -> Vec<Container<'a, V>> {
         self.list("containers", false)
             .chain(self.list("initContainers", true))
             .filter(|c| !c.is_init || c.is_sidecar())
@@ -294,7 +377,7 @@ impl<'a> PodTemplate<'a> {
 /// is throttled, memory is OOM-killed), so it is the sum of limits over the
 /// sum of effective requests. `None` when any container has no limit, no
 /// request, or one that does not parse.
-pub fn max_utilization(containers: &[&Container<'_>], resource: &str) -> Option<f64> {
+pub fn max_utilization<V: Json>(containers: &[&Container<'_, V>], resource: &str) -> Option<f64> {
     let (mut limits, mut requests) = (0.0, 0.0);
     for container in containers {
         limits += Quantity::from_json(container.limit(resource)?)?.approx();

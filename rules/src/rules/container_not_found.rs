@@ -2,7 +2,6 @@
 
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
-use crate::model::workload::PodTemplate;
 use crate::quote::code;
 use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
@@ -94,7 +93,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(target) = cx.workload() else {
         return;
     };
-    let Some(template) = PodTemplate::of(&target) else {
+    let Some(template) = target.template() else {
         return;
     };
     // Most HPAs name no container: the containers are listed for those that do.

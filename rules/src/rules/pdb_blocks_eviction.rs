@@ -3,7 +3,6 @@
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
 use crate::model::disruption::{Block, PDB, blocking_fields, blocks_at, selects};
-use crate::model::workload::PodTemplate;
 use crate::quote::code;
 use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
@@ -105,21 +104,21 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(target) = cx.workload() else {
         return;
     };
-    let Some(labels) = PodTemplate::of(&target).and_then(|t| t.labels()) else {
+    let Some(labels) = target.template().and_then(|t| t.labels()) else {
         return;
     };
     // At zero replicas (scale to zero) there is nothing to evict.
     let Some(floor) = cx.hpa.min_replicas.map(i64::from).filter(|m| *m >= 1) else {
         return;
     };
-    for pdb in cx.list(&target.key.namespace, PDB) {
+    cx.each_listed(&target.key.namespace, PDB, |pdb| {
         // Whether the budget blocks first: most allow an eviction (a
         // namespace's many `maxUnavailable: 1`), and matching the selector
         // costs more.
-        if !blocks_at(&pdb, floor) || !selects(&pdb, labels) {
-            continue;
+        if !blocks_at(pdb, floor) || !selects(pdb, labels) {
+            return;
         }
-        for blocking in blocking_fields(&pdb) {
+        for blocking in blocking_fields(pdb) {
             if !blocking.block.blocks_at(floor) {
                 continue;
             }
@@ -146,9 +145,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                     ),
                 ),
             };
-            out.report_on(&pdb, blocking.path, message).help(help);
+            out.report_on(pdb.as_ref(), blocking.path, message).help(help);
         }
-    }
+    });
 }
 
 #[cfg(test)]

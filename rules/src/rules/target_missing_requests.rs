@@ -2,7 +2,7 @@
 
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, LIMIT_RANGE, Report};
-use crate::model::workload::{Container, PodTemplate};
+use crate::model::workload::Container;
 use crate::path::FieldPath;
 use crate::quote::{code, quoted, shown};
 use crate::reads::Reads;
@@ -110,7 +110,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(target) = cx.workload() else {
         return;
     };
-    let Some(template) = PodTemplate::of(&target) else {
+    let Some(template) = target.template() else {
         return;
     };
     let containers = template.counted_containers();
@@ -121,7 +121,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         if metric.utilization().is_none() || resource.is_empty() {
             continue;
         }
-        let lacking: Vec<&Container<'_>> = containers
+        let lacking: Vec<&Container<'_, _>> = containers
             .iter()
             .filter(|container| {
                 metric.container().is_none_or(|name| name == container.name)
@@ -158,7 +158,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             }
             reported.push(path.clone());
             out.report_on(
-                &target,
+                target,
                 path,
                 format!(
                     "missing request for {shown_resource} in container {}: {} scales {} on {needed_for}",

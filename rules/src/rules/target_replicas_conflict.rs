@@ -5,9 +5,9 @@ use serde_json::Value;
 use crate::diagnostic::Severity;
 use crate::fix::{Edit, Fix};
 use crate::context::{Check, Context, Operation, Report};
-use crate::model::workload::TargetKind;
+use crate::model::workload::{Target, TargetKind};
 use crate::object::Object;
-use crate::path::{FieldPath, get};
+use crate::path::{FieldPath, Json, get};
 use crate::quote::{code, shown};
 use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
@@ -111,12 +111,12 @@ fn replicas(object: &Object) -> Option<&Value> {
     get(&object.value, &["spec", "replicas"]).filter(|v| !v.is_null())
 }
 
-/// Whether an update of the target itself leaves `spec.replicas` as it was:
-/// applying the same value again resets nothing.
-fn keeps_replicas(operation: Operation<'_>, target: &Object) -> bool {
+/// Whether an update of the target itself leaves `spec.replicas` as it was
+/// (`replicas`): applying the same value again resets nothing.
+fn keeps_replicas(operation: Operation<'_>, target: &Target<'_>, replicas_now: &Value) -> bool {
     match operation {
         Operation::Update { old } => {
-            old.key.to_ref() == target.key.to_ref() && replicas(old) == replicas(target)
+            old.key.to_ref() == target.key.to_ref() && replicas(old) == Some(replicas_now)
         }
         Operation::Create => false,
     }
@@ -130,10 +130,12 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if !TargetKind::classify(&cx.settings.cluster, key.group(), &key.kind).is_known_workload() {
         return;
     }
-    let Some(value) = replicas(&target) else {
+    let Some(written) = target.value.at(&["spec", "replicas"]).filter(|v| !v.is_null()) else {
         return;
     };
-    if keeps_replicas(cx.operation, &target) {
+    // A number or a string: as a serde_json value, to be shown as written.
+    let value = written.clone().into_value();
+    if keeps_replicas(cx.operation, target, &value) {
         return;
     }
     let mut message = format!(
@@ -151,7 +153,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             message.push_str(&format!(", above `maxReplicas` {max}"));
         }
     }
-    out.report_on(&target, FieldPath::fields("spec.replicas"), message)
+    out.report_on(target, FieldPath::fields("spec.replicas"), message)
         .help(format!(
             "remove `spec.replicas` from the manifest; so that the live object does not drop to \
              1 replica when the field disappears, first remove it from the last-applied \

@@ -2,7 +2,7 @@
 
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
-use crate::model::workload::{PodTemplate, max_utilization};
+use crate::model::workload::max_utilization;
 use crate::quote::{code, shown};
 use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
@@ -105,7 +105,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(target) = cx.workload() else {
         return;
     };
-    let Some(template) = PodTemplate::of(&target) else {
+    let Some(template) = target.template() else {
         return;
     };
     let counted = template.counted_containers();

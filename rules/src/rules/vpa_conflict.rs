@@ -1,9 +1,11 @@
 //! `vpa-conflict`: a VerticalPodAutoscaler resizes the resource the HPA scales on.
 
+use std::sync::Arc;
+
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
 use crate::model::autoscaler::{VPA, Vpa};
-use crate::model::workload::PodTemplate;
+use crate::model::workload::Target;
 use crate::quote::code;
 use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
@@ -99,18 +101,22 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if metrics.is_empty() {
         return;
     }
-    let objects = cx.list(&target.namespace, VPA);
+    // Only the VPAs of this target are kept: most of a namespace's are not.
+    let mut objects = Vec::new();
+    cx.each_listed(&target.namespace, VPA, |object| {
+        if Vpa::targeting(object, target).is_some_and(|vpa| vpa.changes_pods()) {
+            objects.push(Arc::clone(object));
+        }
+    });
     let vpas: Vec<(&str, Vpa<'_>)> = objects
         .iter()
         .filter_map(|o| Some((o.key.name.as_str(), Vpa::of(o)?)))
-        .filter(|(_, vpa)| vpa.targets(target) && vpa.changes_pods())
         .collect();
     if vpas.is_empty() {
         return;
     }
     // The containers a Resource metric measures, when the target is known.
-    let workload = cx.workload();
-    let template = workload.as_deref().and_then(PodTemplate::of);
+    let template = cx.workload().and_then(Target::template);
     let containers: Option<Vec<&str>> = template
         .as_ref()
         .map(|t| t.counted_containers().iter().map(|c| c.name).collect());
