@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::model::autoscaler::{Autoscalers, FEW, Scaler, owners, scale_target};
 use crate::model::workload::Target;
 use crate::names::{Key, Name, Names, Ranks, Ref};
-use crate::object::{Object, ObjectKey, ObjectRef, Origin};
+use crate::object::{Identity, KeyRef, Object, ObjectKey, ObjectRef, Origin};
 use crate::packed;
 
 /// The answer to a lookup. `Unknown` means the index cannot tell (a cache that is
@@ -90,7 +90,7 @@ pub enum Stored {
     /// Compact: the value packed.
     Compact {
         /// Identity.
-        key: ObjectKey,
+        key: Identity,
         /// Front-end handle.
         origin: Origin,
         /// The value, packed by [`crate::packed::pack`].
@@ -101,7 +101,7 @@ pub enum Stored {
     /// held by identity only. Lookups of it answer [`Lookup::Unknown`].
     Grouped {
         /// Identity.
-        key: ObjectKey,
+        key: Identity,
     },
     /// An object whose document could not be read: known by name only.
     Unreadable {
@@ -115,18 +115,17 @@ impl Stored {
     pub fn compact(object: Object) -> Self {
         Stored::Compact {
             packed: packed::pack(&object.value),
-            key: object.key,
+            key: Identity::new(object.key.as_ref()),
             origin: object.origin,
         }
     }
 
     /// The object's identity.
-    pub fn key(&self) -> &ObjectKey {
+    pub fn key(&self) -> KeyRef<'_> {
         match self {
-            Stored::Parsed(object) => &object.key,
-            Stored::Compact { key, .. } | Stored::Grouped { key } | Stored::Unreadable { key } => {
-                key
-            }
+            Stored::Parsed(object) => object.key.as_ref(),
+            Stored::Compact { key, .. } | Stored::Grouped { key } => key.get(),
+            Stored::Unreadable { key } => key.as_ref(),
         }
     }
 
@@ -139,7 +138,7 @@ impl Stored {
                 key,
                 origin,
                 packed,
-            } => Some(unpack(key.clone(), *origin, packed)),
+            } => Some(unpack(key.get().to_key(), *origin, packed)),
             Stored::Grouped { .. } | Stored::Unreadable { .. } => None,
         }
     }
@@ -206,7 +205,7 @@ impl Entries {
     /// autoscaler.
     pub fn push(&mut self, stored: Stored, scaler: Option<Scaler>) {
         let i = position(self.keys.len());
-        self.keys.push(self.names.key(stored.key()));
+        self.keys.push(self.names.identity(stored.key()));
         if let Some(Scaler { target, owners }) = scaler {
             self.targets.push((i, self.names.reference(&target)));
             for owner in &owners {
@@ -225,6 +224,11 @@ impl Entries {
     pub fn append(&mut self, other: Entries) {
         if self.is_empty() && self.names.is_empty() {
             *self = other;
+            return;
+        }
+        // Most often a file's few objects, which its catalog holds apart
+        // ([`crate::workspace::Catalog`]): no entries, nothing to add.
+        if other.is_empty() {
             return;
         }
         let to: Vec<Name> = (0..other.names.len())
@@ -759,13 +763,17 @@ mod tests {
             let scaler = object.as_deref().and_then(Scaler::of);
             let stored = match object {
                 Some(object) if object.is_hpa() => Stored::Grouped {
-                    key: object.key.clone(),
+                    key: Identity::new(object.key.as_ref()),
                 },
                 _ => stored,
             };
             parts[usize::from(i > 6)].push(stored, scaler);
         }
         let [mut entries, second] = parts;
+        let len = entries.len();
+        // A file of no objects adds nothing.
+        entries.append(Entries::default());
+        assert_eq!(entries.len(), len);
         entries.append(second);
         let grouped = MemoryIndex::of(entries);
         for target in ["web", "api", "many", "none"] {

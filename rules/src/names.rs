@@ -8,7 +8,7 @@ use std::hash::BuildHasher;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
-use crate::object::{ObjectKey, ObjectRef, group_of};
+use crate::object::{KeyRef, ObjectKey, ObjectRef, group_of};
 
 /// A string held in [`Names`]: its number there.
 pub type Name = u32;
@@ -124,11 +124,16 @@ impl Names {
 
     /// The identity of an object, held here.
     pub fn key(&mut self, key: &ObjectKey) -> Key {
+        self.identity(key.as_ref())
+    }
+
+    /// [`Names::key`], borrowed.
+    pub fn identity(&mut self, key: KeyRef<'_>) -> Key {
         Key {
-            api_version: self.add(&key.api_version),
-            kind: self.add(&key.kind),
-            namespace: self.add(&key.namespace),
-            name: self.add(&key.name),
+            api_version: self.add(key.api_version),
+            kind: self.add(key.kind),
+            namespace: self.add(key.namespace),
+            name: self.add(key.name),
         }
     }
 

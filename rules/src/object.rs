@@ -25,6 +25,99 @@ pub struct ObjectKey {
     pub name: String,
 }
 
+/// An object's identity ([`ObjectKey`]) borrowed from its value, for the
+/// many objects whose identity is only looked at or held apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyRef<'a> {
+    /// `apiVersion` as written.
+    pub api_version: &'a str,
+    /// `kind` as written.
+    pub kind: &'a str,
+    /// The effective namespace.
+    pub namespace: &'a str,
+    /// `metadata.name` (or `metadata.generateName`).
+    pub name: &'a str,
+}
+
+impl<'a> KeyRef<'a> {
+    /// [`ObjectKey::of`], borrowed from `value` (or `default_namespace`).
+    pub fn of<V: Json>(value: &'a V, default_namespace: &'a str) -> Option<Self> {
+        let api_version = value.member("apiVersion")?.text()?;
+        let kind = value.member("kind")?.text()?;
+        let metadata = value.member("metadata");
+        let text = |field: &str| {
+            metadata
+                .and_then(|m| m.member(field))
+                .and_then(Json::text)
+                .filter(|s| !s.is_empty())
+        };
+        // A cluster-scoped object has no namespace, whatever is written.
+        let namespace = if is_cluster_scoped(group_of(api_version), kind) {
+            ""
+        } else {
+            text("namespace").unwrap_or(default_namespace)
+        };
+        Some(Self {
+            api_version,
+            kind,
+            namespace,
+            name: text("name")
+                .or_else(|| text("generateName"))
+                .unwrap_or_default(),
+        })
+    }
+
+    /// The identity, owned.
+    pub fn to_key(self) -> ObjectKey {
+        ObjectKey {
+            api_version: self.api_version.to_owned(),
+            kind: self.kind.to_owned(),
+            namespace: self.namespace.to_owned(),
+            name: self.name.to_owned(),
+        }
+    }
+}
+
+/// An object's identity held in one allocation rather than four: for the
+/// many objects an index holds by identity until it is built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    /// `apiVersion`, kind, namespace and name, one after the other.
+    text: Box<str>,
+    /// Where the first three end in `text`.
+    ends: [u32; 3],
+}
+
+impl Identity {
+    /// Holds `key`.
+    pub fn new(key: KeyRef<'_>) -> Self {
+        let parts = [key.api_version, key.kind, key.namespace, key.name];
+        let mut text = String::with_capacity(parts.iter().map(|part| part.len()).sum());
+        let mut ends = [0; 3];
+        for (i, part) in parts.into_iter().enumerate() {
+            text.push_str(part);
+            if let Some(end) = ends.get_mut(i) {
+                *end = u32::try_from(text.len()).expect("an identity shorter than 4 GiB");
+            }
+        }
+        Self {
+            text: text.into_boxed_str(),
+            ends,
+        }
+    }
+
+    /// The identity held.
+    pub fn get(&self) -> KeyRef<'_> {
+        let [a, b, c] = self.ends.map(|end| end as usize);
+        KeyRef {
+            api_version: &self.text[..a],
+            kind: &self.text[a..b],
+            namespace: &self.text[b..c],
+            name: &self.text[c..],
+        }
+    }
+}
+
 /// The cluster-scoped kinds rules look up (by name, without a namespace).
 fn is_cluster_scoped(group: &str, kind: &str) -> bool {
     matches!(
@@ -38,30 +131,17 @@ impl ObjectKey {
     /// tree); `None` when `value` has no string `apiVersion` and `kind` (it
     /// is not a Kubernetes object).
     pub fn of<V: Json>(value: &V, default_namespace: &str) -> Option<Self> {
-        let api_version = value.member("apiVersion")?.text()?.to_owned();
-        let kind = value.member("kind")?.text()?.to_owned();
-        let metadata = value.member("metadata");
-        let text = |field: &str| {
-            metadata
-                .and_then(|m| m.member(field))
-                .and_then(Json::text)
-                .filter(|s| !s.is_empty())
-        };
-        // A cluster-scoped object has no namespace, whatever is written.
-        let namespace = if is_cluster_scoped(group_of(&api_version), &kind) {
-            ""
-        } else {
-            text("namespace").unwrap_or(default_namespace)
-        };
-        Some(Self {
-            api_version,
-            kind,
-            namespace: namespace.to_owned(),
-            name: text("name")
-                .or_else(|| text("generateName"))
-                .unwrap_or_default()
-                .to_owned(),
-        })
+        KeyRef::of(value, default_namespace).map(KeyRef::to_key)
+    }
+
+    /// The same identity, borrowed.
+    pub fn as_ref(&self) -> KeyRef<'_> {
+        KeyRef {
+            api_version: &self.api_version,
+            kind: &self.kind,
+            namespace: &self.namespace,
+            name: &self.name,
+        }
     }
 
     /// The API group of `apiVersion` (`""` for the core group).
@@ -221,6 +301,32 @@ impl Object {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn identities_held_in_one_allocation_are_read_back_as_given() {
+        for parts in [
+            ["apps/v1", "Deployment", "shop", "web"],
+            ["v1", "Namespace", "", "shop"],
+            ["", "", "", ""],
+            ["é/v1", "Kïnd", "nåmespace", "ñame"],
+        ] {
+            let [api_version, kind, namespace, name] = parts;
+            let key = KeyRef {
+                api_version,
+                kind,
+                namespace,
+                name,
+            };
+            let held = Identity::new(key);
+            assert_eq!(held.get(), key);
+            assert_eq!(held.get().to_key().as_ref(), key);
+        }
+        // Borrowed from the value, as `ObjectKey::of` reads it.
+        let value = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "", "generateName": "web-"}});
+        let key = KeyRef::of(&value, "default").unwrap();
+        assert_eq!((key.namespace, key.name), ("default", "web-"));
+        assert_eq!(Some(key.to_key()), ObjectKey::of(&value, "default"));
+    }
 
     #[test]
     fn identity_uses_default_namespace_and_group() {

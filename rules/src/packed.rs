@@ -31,20 +31,50 @@ const OBJECT: u8 = 8;
 /// `value`, packed: a serde_json [`Value`] or a document's tree
 /// ([`crate::source::Tree`]), the same bytes for the same value.
 pub fn pack<V: Json>(value: &V) -> Box<[u8]> {
-    // Sized first: grown by pushing, or made roomy and given back, the
-    // bytes would cost copies or leave the allocator holes.
-    let (structure, strings) = packed_len(value);
-    let len = len_len(structure) + structure + strings;
+    // Written in one walk into this thread's scratch, then copied once
+    // into bytes of the exact size: grown by pushing, or made roomy and
+    // given back, the bytes themselves would cost copies or leave the
+    // allocator holes.
+    let mut scratch = SCRATCH.take();
+    let Scratch { structure, strings } = &mut scratch;
+    write(value, structure, strings);
+    let len = len_len(structure.len()) + structure.len() + strings.len();
     let mut bytes = Vec::with_capacity(len);
-    write_len(structure, &mut bytes);
-    write_structure(value, &mut bytes);
-    // The strings, in the order the structure gives their lengths: written
-    // after it in a second walk, so that no second buffer holds them (a
-    // value's strings can be most of it).
-    write_strings(value, &mut bytes);
+    write_len(structure.len(), &mut bytes);
+    bytes.extend_from_slice(structure);
+    bytes.extend_from_slice(strings);
     debug_assert_eq!(bytes.len(), len);
+    if structure.capacity() <= SCRATCH_KEPT && strings.capacity() <= SCRATCH_KEPT {
+        structure.clear();
+        strings.clear();
+        SCRATCH.set(scratch);
+    }
     bytes.into_boxed_slice()
 }
+
+/// What [`pack`] writes before the strings, and the strings, as it walks a
+/// value.
+#[derive(Default)]
+struct Scratch {
+    structure: Vec<u8>,
+    strings: Vec<u8>,
+}
+
+thread_local! {
+    /// The room of this thread's last [`pack`], for the next: most values
+    /// packed are a few hundred bytes, and growing buffers anew for each
+    /// costs more than writing them.
+    static SCRATCH: std::cell::Cell<Scratch> = const {
+        std::cell::Cell::new(Scratch {
+            structure: Vec::new(),
+            strings: Vec::new(),
+        })
+    };
+}
+
+/// The most room [`SCRATCH`] keeps of either buffer: a large value's is
+/// given back.
+const SCRATCH_KEPT: usize = 64 * 1024;
 
 /// The value [`pack`] packed into `bytes`.
 pub fn unpack(bytes: &[u8]) -> Value {
@@ -77,12 +107,13 @@ fn reader(bytes: &[u8]) -> Reader<'_> {
     }
 }
 
-/// Writes `value` but for its strings' bytes ([`write_strings`]).
-fn write_structure<V: Json>(value: &V, out: &mut Vec<u8>) {
+/// Writes `value`: its strings' bytes (keys included) to `strings`, the
+/// rest to `structure`, the strings' lengths where they come.
+fn write<V: Json>(value: &V, structure: &mut Vec<u8>, strings: &mut Vec<u8>) {
     match value.shape() {
-        Shape::Null => out.push(NULL),
-        Shape::Bool(false) => out.push(FALSE),
-        Shape::Bool(true) => out.push(TRUE),
+        Shape::Null => structure.push(NULL),
+        Shape::Bool(false) => structure.push(FALSE),
+        Shape::Bool(true) => structure.push(TRUE),
         Shape::Number(n) => {
             // serde_json's own order: unsigned, then negative, then float.
             let (tag, bytes) = if let Some(n) = n.as_u64() {
@@ -92,68 +123,34 @@ fn write_structure<V: Json>(value: &V, out: &mut Vec<u8>) {
             } else {
                 (FLOAT, n.as_f64().unwrap_or_default().to_le_bytes())
             };
-            out.push(tag);
-            out.extend_from_slice(&bytes);
+            structure.push(tag);
+            structure.extend_from_slice(&bytes);
         }
         Shape::String(s) => {
-            out.push(STRING);
-            write_len(s.len(), out);
+            structure.push(STRING);
+            write_str(s, structure, strings);
         }
         Shape::Array(items) => {
-            out.push(ARRAY);
-            write_len(items.len(), out);
+            structure.push(ARRAY);
+            write_len(items.len(), structure);
             for item in items {
-                write_structure(item, out);
+                write(item, structure, strings);
             }
         }
         Shape::Object(len, entries) => {
-            out.push(OBJECT);
-            write_len(len, out);
+            structure.push(OBJECT);
+            write_len(len, structure);
             for (key, value) in entries {
-                write_len(key.len(), out);
-                write_structure(value, out);
+                write_str(key, structure, strings);
+                write(value, structure, strings);
             }
         }
     }
 }
 
-/// Writes the bytes of `value`'s strings (keys included), in the order
-/// [`write_structure`] writes their lengths.
-fn write_strings<V: Json>(value: &V, out: &mut Vec<u8>) {
-    match value.shape() {
-        Shape::String(s) => out.extend_from_slice(s.as_bytes()),
-        Shape::Array(items) => items.iter().for_each(|item| write_strings(item, out)),
-        Shape::Object(_, entries) => {
-            for (key, value) in entries {
-                out.extend_from_slice(key.as_bytes());
-                write_strings(value, out);
-            }
-        }
-        Shape::Null | Shape::Bool(_) | Shape::Number(_) => {}
-    }
-}
-
-/// How many bytes [`pack`] writes for `value`: before the
-/// strings, and of strings.
-fn packed_len<V: Json>(value: &V) -> (usize, usize) {
-    let sum = |(a, b): (usize, usize), (c, d): (usize, usize)| (a + c, b + d);
-    let (structure, strings) = match value.shape() {
-        Shape::Null | Shape::Bool(_) => (0, 0),
-        Shape::Number(_) => (8, 0),
-        Shape::String(s) => str_len(s),
-        Shape::Array(items) => items
-            .iter()
-            .map(packed_len)
-            .fold((len_len(items.len()), 0), sum),
-        Shape::Object(len, entries) => entries
-            .map(|(key, value)| sum(str_len(key), packed_len(value)))
-            .fold((len_len(len), 0), sum),
-    };
-    (1 + structure, strings)
-}
-
-fn str_len(s: &str) -> (usize, usize) {
-    (len_len(s.len()), s.len())
+fn write_str(s: &str, structure: &mut Vec<u8>, strings: &mut Vec<u8>) {
+    write_len(s.len(), structure);
+    strings.extend_from_slice(s.as_bytes());
 }
 
 /// How many bytes [`write_len`] writes for `len`.
@@ -190,7 +187,10 @@ impl<'b> Reader<'b> {
     }
 
     fn byte(&mut self) -> u8 {
-        self.take(1)[0]
+        // One bounds check.
+        let byte = self.bytes[self.at];
+        self.at += 1;
+        byte
     }
 
     fn eight(&mut self) -> [u8; 8] {
@@ -200,8 +200,13 @@ impl<'b> Reader<'b> {
     }
 
     fn len(&mut self) -> usize {
-        let mut len = 0;
-        let mut shift = 0;
+        // Most lengths are under 128: one byte.
+        let first = self.byte();
+        if first < 0x80 {
+            return usize::from(first);
+        }
+        let mut len = usize::from(first & 0x7f);
+        let mut shift = 7;
         loop {
             let byte = self.byte();
             len |= usize::from(byte & 0x7f) << shift;
@@ -323,6 +328,15 @@ mod tests {
             Some(Tree::String(Cow::Borrowed("Deployment")))
         ));
         assert_eq!(tree.into_value().to_string(), value.to_string());
+    }
+
+    #[test]
+    fn values_larger_than_the_scratch_kept_pack_as_others() {
+        let large = json!({"a": "x".repeat(super::SCRATCH_KEPT + 1), "b": [1, 2]});
+        let small = json!({"c": ["y", null], "d": 1.5});
+        for value in [&small, &large, &small, &large] {
+            assert_eq!(&unpack(&pack(value)), value);
+        }
     }
 
     #[test]

@@ -139,6 +139,7 @@ impl FieldPath {
 const SCANNED: usize = 12;
 
 /// `map[name]`, as `Map::get` finds it.
+#[inline]
 pub fn entry<'v>(map: &'v Map<String, Value>, name: &str) -> Option<&'v Value> {
     if map.len() <= SCANNED {
         map.iter()
@@ -149,6 +150,9 @@ pub fn entry<'v>(map: &'v Map<String, Value>, name: &str) -> Option<&'v Value> {
 }
 
 /// The member `name` of `value` when it is an object, as `Value::get` finds it.
+// Asked for all over the rules, mostly with a constant name: inlined (with
+// `entry`), whatever the partition into codegen units.
+#[inline]
 pub fn member<'v>(value: &'v Value, name: &str) -> Option<&'v Value> {
     entry(value.as_object()?, name)
 }

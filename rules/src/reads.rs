@@ -86,8 +86,7 @@ impl Needs {
     /// Whether the rules list objects of this kind for every HPA of a
     /// namespace: an index had better keep them parsed rather than compact.
     pub fn is_listed(&self, api_version: &str, kind: &str) -> bool {
-        let group = group_of(api_version);
-        self.listed.iter().any(|k| k.is(group, kind))
+        self.lists(group_of(api_version), kind)
     }
 
     /// What to keep of an object of this kind: what the rules read of it, or
@@ -95,7 +94,25 @@ impl Needs {
     /// are checked then, and a front end need not keep it at all).
     pub fn keep_for(&self, cluster: &Cluster, api_version: &str, kind: &str) -> &'static Keep {
         let group = group_of(api_version);
-        let has = |kinds: &[Kind]| kinds.iter().any(|k| k.is(group, kind));
+        self.keep_with(
+            group,
+            kind,
+            self.lists(group, kind),
+            has(&self.named, group, kind),
+            || TargetKind::classify(cluster, group, kind).is_scalable(),
+        )
+    }
+
+    /// [`Needs::keep_for`], given whether the kind is listed, looked up by
+    /// name, and (asked only if it matters) scalable.
+    fn keep_with(
+        &self,
+        group: &str,
+        kind: &str,
+        listed: bool,
+        named: bool,
+        scalable: impl FnOnce() -> bool,
+    ) -> &'static Keep {
         // HPAs are kept whatever the rules read: the front ends find them
         // again to lint them.
         if HPA.is(group, kind) || (self.autoscalers && SCALED_OBJECT.is(group, kind)) {
@@ -103,15 +120,33 @@ impl Needs {
         } else if kind.ends_with("List") {
             // Split into its items, which are kept each by its own kind.
             &ALL
-        } else if has(&self.listed) {
+        } else if listed {
             &OBJECT_FIELDS
-        } else if has(&self.named) {
+        } else if named {
             &LIVE_FIELDS
-        } else if self.scale_targets && TargetKind::classify(cluster, group, kind).is_scalable() {
+        } else if self.scale_targets && scalable() {
             &WORKLOAD_FIELDS
         } else {
             &IDENTITY_FIELDS
         }
+    }
+
+    /// [`Needs::keep_for`], [`Needs::is_listed`] and [`Needs::is_got`] at
+    /// once, for a front end that asks all three of every object.
+    pub fn role(&self, cluster: &Cluster, api_version: &str, kind: &str) -> Role {
+        let group = group_of(api_version);
+        let listed = self.lists(group, kind);
+        let named = has(&self.named, group, kind);
+        let scalable = !named && TargetKind::classify(cluster, group, kind).is_scalable();
+        Role {
+            keep: self.keep_with(group, kind, listed, named, || scalable),
+            listed,
+            got: named || scalable,
+        }
+    }
+
+    fn lists(&self, group: &str, kind: &str) -> bool {
+        has(&self.listed, group, kind)
     }
 
     /// Whether objects of this kind may be looked up by reference: by name,
@@ -121,13 +156,35 @@ impl Needs {
     /// target's autoscalers.
     pub fn is_got(&self, cluster: &Cluster, api_version: &str, kind: &str) -> bool {
         let group = group_of(api_version);
-        self.named.iter().any(|k| k.is(group, kind))
-            || TargetKind::classify(cluster, group, kind).is_scalable()
+        has(&self.named, group, kind) || TargetKind::classify(cluster, group, kind).is_scalable()
     }
 
     /// Whether rules look objects of this kind up at all.
     pub fn is_read(&self, cluster: &Cluster, api_version: &str, kind: &str) -> bool {
         !std::ptr::eq(self.keep_for(cluster, api_version, kind), &IDENTITY_FIELDS)
+    }
+}
+
+/// Whether `kinds` holds the kind `kind` of `group`.
+fn has(kinds: &[Kind], group: &str, kind: &str) -> bool {
+    kinds.iter().any(|k| k.is(group, kind))
+}
+
+/// How the rules read the objects of one kind ([`Needs::role`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Role {
+    /// What to keep of them ([`Needs::keep_for`]).
+    pub keep: &'static Keep,
+    /// Whether they are listed ([`Needs::is_listed`]).
+    pub listed: bool,
+    /// Whether they may be looked up by reference ([`Needs::is_got`]).
+    pub got: bool,
+}
+
+impl Role {
+    /// Whether rules look them up at all ([`Needs::is_read`]).
+    pub fn is_read(&self) -> bool {
+        !std::ptr::eq(self.keep, &IDENTITY_FIELDS)
     }
 }
 
@@ -301,6 +358,31 @@ mod tests {
         assert_eq!(keep(&needs, "autoscaling.k8s.io/v1", VPA.kind), "workload");
         assert_eq!(keep(&none, "autoscaling.k8s.io/v1", VPA.kind), "identity");
         assert!(needs.kinds().contains(&SCALED_OBJECT));
+        // All three asked at once answer as each asked alone.
+        let kinds = [
+            ("autoscaling/v2", "HorizontalPodAutoscaler"),
+            ("keda.sh/v1alpha1", "ScaledObject"),
+            ("apps/v1", "Deployment"),
+            ("apps/v1", "DaemonSet"),
+            ("argoproj.io/v1alpha1", "Rollout"),
+            ("policy/v1", "PodDisruptionBudget"),
+            ("apiregistration.k8s.io/v1", "APIService"),
+            ("autoscaling.k8s.io/v1", VPA.kind),
+            ("v1", "List"),
+            ("v1", "ConfigMap"),
+        ];
+        for needs in [&none, &needs] {
+            for (api_version, kind) in kinds {
+                let role = needs.role(&cluster, api_version, kind);
+                assert!(std::ptr::eq(
+                    role.keep,
+                    needs.keep_for(&cluster, api_version, kind)
+                ));
+                assert_eq!(role.listed, needs.is_listed(api_version, kind));
+                assert_eq!(role.got, needs.is_got(&cluster, api_version, kind));
+                assert_eq!(role.is_read(), needs.is_read(&cluster, api_version, kind));
+            }
+        }
         assert!(needs.kinds().contains(&Kind::new("apps", "StatefulSet")));
     }
 }

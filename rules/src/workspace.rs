@@ -22,15 +22,17 @@ use crate::diagnostic::{Diagnostic, Subject};
 use crate::fix::{Edit, EditError, Editor, Fix, TextEdit};
 use crate::index::{Entries, Index, MemoryIndex, Stored};
 use crate::lint::{Enabled, lint_hpa_with, lint_object, object_stage_reads};
-use crate::model::autoscaler::Scaler;
+use crate::model::autoscaler::{SCALED_OBJECT, Scaler};
 use crate::model::linted::Linted;
-use crate::object::{HPA, Object, ObjectKey, Origin, group_of};
+use crate::object::{
+    ANNOTATION_PREFIX, HPA, Identity, KeyRef, Object, ObjectKey, Origin, group_of,
+};
 use crate::packed;
-use crate::path::FieldPath;
+use crate::path::{FieldPath, Json, Shape};
 use crate::reads::{IDENTITY_FIELDS, Needs};
 use crate::rules::CHECKS;
 use crate::settings::Settings;
-use crate::source::{self, ALL, Pos, Problem, ProblemKind};
+use crate::source::{self, ALL, Keep, Pos, Problem, ProblemKind, Tree};
 
 /// An object found in a document.
 #[derive(Debug)]
@@ -122,28 +124,34 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
     let mut suppressions = Vec::new();
     let objects = document.values.len();
     for (i, (tree, prefix)) in document.values.into_iter().enumerate() {
-        let Some(key) = ObjectKey::of(&tree, namespace) else {
+        // Borrowed: most objects are held by identity, or not at all.
+        let Some(key) = KeyRef::of(&tree, namespace) else {
             continue;
         };
         scan.objects += 1;
-        let (api_version, kind) = (key.api_version.as_str(), key.kind.as_str());
-        let is_hpa = HPA.is(group_of(api_version), kind);
+        let group = group_of(key.api_version);
+        let is_hpa = HPA.is(group, key.kind);
         let whole = is_hpa.then(|| packed::pack(&tree));
-        let read = needs.is_read(&settings.cluster, api_version, kind);
-        // An HPA read whole is held as lookups read it.
-        let tree = if is_hpa && read {
-            keep(api_version, kind).prune_tree(tree)
-        } else {
-            tree
-        };
+        let role = needs.role(&settings.cluster, key.api_version, key.kind);
+        let read = role.is_read();
+        // An HPA read whole is held as lookups read it: cut to that when it
+        // is held as a value (listed, or looked up by reference); its
+        // identity and its group read the same cut or not.
+        let cut = is_hpa && read;
         let origin = Origin::default();
         let mut object_stage = |object: &Object| {
             for d in lint_object(object, settings) {
                 suppressions.push((prefix.join(&d.source_path), d));
             }
         };
-        let (stored, scaler) = if read && needs.is_listed(api_version, kind) {
+        let (stored, scaler) = if read && role.listed {
             // Listed for every HPA of its namespace: held as a value.
+            let key = key.to_key();
+            let tree = if cut {
+                role.keep.prune_tree(tree)
+            } else {
+                tree
+            };
             let object = Object {
                 key,
                 value: tree.into_value(),
@@ -155,9 +163,15 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
         } else {
             // Most objects have nothing the object stage reads, and are
             // not made a value for it.
-            if object_stage_reads(&tree) {
+            let stage_reads = if cut {
+                kept_reads_object_stage(&tree, role.keep)
+            } else {
+                object_stage_reads(&tree)
+            };
+            if stage_reads {
+                // The same value, cut or not: an HPA's cut keeps these.
                 object_stage(&Object {
-                    key: key.clone(),
+                    key: key.to_key(),
                     value: tree.kept_value(&IDENTITY_FIELDS),
                     origin,
                 });
@@ -165,8 +179,18 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
             if !read {
                 continue;
             }
-            let scaler = Scaler::read(&key, &tree);
-            let stored = if needs.is_got(&settings.cluster, &key.api_version, &key.kind) {
+            // Only autoscalers are grouped ([`Scaler::read`] is `None` for
+            // other kinds).
+            let scaler = (is_hpa || SCALED_OBJECT.is(group, key.kind))
+                .then(|| Scaler::read(&key.to_key(), &tree))
+                .flatten();
+            let stored = if role.got {
+                let key = Identity::new(key);
+                let tree = if cut {
+                    role.keep.prune_tree(tree)
+                } else {
+                    tree
+                };
                 Stored::Compact {
                     packed: packed::pack(&tree),
                     key,
@@ -176,7 +200,9 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
                 // An autoscaler read only with its target's others: its
                 // identity is all that is read of it (an HPA is kept whole
                 // apart, to be linted).
-                Stored::Grouped { key }
+                Stored::Grouped {
+                    key: Identity::new(key),
+                }
             };
             (stored, scaler)
         };
@@ -200,6 +226,23 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
             .extend(suppressions.into_iter().map(|(_, d)| d).zip(positions));
     }
     scan
+}
+
+/// [`object_stage_reads`] of what `keep` keeps of `tree`, without cutting
+/// it.
+fn kept_reads_object_stage(tree: &Tree<'_>, keep: &'static Keep) -> bool {
+    let Some(kept) = keep.field("metadata").and_then(|m| m.field("annotations")) else {
+        return false;
+    };
+    let annotations = tree
+        .member("metadata")
+        .and_then(|metadata| metadata.member("annotations"));
+    match annotations.map(Json::shape) {
+        Some(Shape::Object(_, mut keys)) => {
+            keys.any(|(key, _)| key.starts_with(ANNOTATION_PREFIX) && kept.field(key).is_some())
+        }
+        _ => false,
+    }
 }
 
 /// What the enabled document-stage rules make of a problem, about the
@@ -713,7 +756,7 @@ mod tests {
         scan_document(text, settings)
             .found
             .iter()
-            .map(|found| found.stored.key().kind.clone())
+            .map(|found| found.stored.key().kind.to_owned())
             .collect()
     }
 
@@ -753,6 +796,45 @@ mod tests {
         // No rule looks anything up: only the HPAs, which are linted.
         select(&mut settings, &["min-equals-max".to_owned()]).unwrap();
         assert_eq!(kept(text, &settings), ["HorizontalPodAutoscaler"]);
+    }
+
+    #[test]
+    fn the_object_stage_reads_an_uncut_object_as_it_reads_it_cut() {
+        use crate::lint::object_stage_reads;
+        use crate::reads::{IDENTITY_FIELDS, OBJECT_FIELDS, SCALER_FIELDS, WORKLOAD_FIELDS};
+        use crate::source::{ALL, compose_tree};
+        let mut differ = 0;
+        for metadata in [
+            "{name: h, annotations: {hpa-lint.io/ignore.min-equals-max: x}}",
+            "{name: h, annotations: {hpa-lint.io/other: x, a: b}}",
+            "{name: h, annotations: {a: b}}",
+            "{name: h, annotations: [hpa-lint.io/other]}",
+            "{name: h}",
+            "hpa-lint.io/other",
+        ] {
+            let text = format!(
+                "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {metadata}\n"
+            );
+            let tree = compose_tree(&text, &|_, _| &ALL).value.unwrap();
+            let read: Vec<bool> = [
+                &SCALER_FIELDS,
+                &IDENTITY_FIELDS,
+                &OBJECT_FIELDS,
+                &WORKLOAD_FIELDS,
+                &ALL,
+            ]
+            .into_iter()
+            .map(|keep| {
+                let cut = object_stage_reads(&keep.prune_tree(tree.clone()));
+                assert_eq!(super::kept_reads_object_stage(&tree, keep), cut, "{text}");
+                cut
+            })
+            .collect();
+            differ += usize::from(read.contains(&true) && read.contains(&false));
+        }
+        // hpa-lint's own annotations that are not suppressions are cut
+        // with the rest of an HPA's.
+        assert_eq!(differ, 1);
     }
 
     #[test]

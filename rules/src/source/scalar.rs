@@ -204,7 +204,12 @@ fn known_word(value: &str) -> Option<(Kind, Scalar<'static>)> {
 /// binary, then a big integer.
 fn number(plain: &str) -> Option<(Kind, Scalar<'static>)> {
     let uint = parse_uint(plain);
-    if let Some(i) = parse_int(plain) {
+    // Unsigned, `ParseInt` reads what `ParseUint` read.
+    let int = match plain.as_bytes().first() {
+        Some(b'-' | b'+') => parse_int(plain),
+        _ => uint.ok().and_then(|u| i64::try_from(u).ok()),
+    };
+    if let Some(i) = int {
         return Some((Kind::Int, Scalar::Int(i)));
     }
     if let Ok(u) = uint {
@@ -267,8 +272,10 @@ fn digits(s: &str, base: u32) -> Result<u64, NumError> {
     }
     let mut n: u64 = 0;
     let mut overflow = false;
-    for c in s.chars() {
-        let d = c.to_digit(base).ok_or(NumError::Syntax)?;
+    // Bytes: a byte of a character beyond ASCII is no digit, as the
+    // character is not.
+    for b in s.bytes() {
+        let d = char::from(b).to_digit(base).ok_or(NumError::Syntax)?;
         match n
             .checked_mul(u64::from(base))
             .and_then(|n| n.checked_add(u64::from(d)))
@@ -623,6 +630,14 @@ mod tests {
             ("_1", json!("_1")),
             ("<<", json!("<<")),
             ("0x1p3", json!("0x1p3")),
+            ("100m", json!("100m")),
+            ("256Mi", json!("256Mi")),
+            ("1٣", json!("1٣")),
+            ("0é", json!("0é")),
+            ("9223372036854775807", json!(i64::MAX)),
+            ("+9223372036854775807", json!(i64::MAX)),
+            ("18446744073709551615", json!(u64::MAX)),
+            ("18446744073709551616", json!(18_446_744_073_709_551_616f64)),
         ] {
             assert_eq!(plain(text), Ok(expected), "{text}");
         }

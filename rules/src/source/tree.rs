@@ -121,18 +121,27 @@ pub(crate) fn unique<'t>(entries: Entries<'t>) -> Entries<'t> {
     unique
 }
 
-type TreeEntry<'v, 't> = &'v (Cow<'t, str>, Tree<'t>);
+/// A mapping's entries, read as [`Json`] reads them: a type of its own,
+/// inlined where it is read (a function pointer mapping the entries was
+/// called for each).
+pub struct TreeEntries<'v, 't>(std::slice::Iter<'v, (Cow<'t, str>, Tree<'t>)>);
 
-fn tree_entry<'v, 't>((key, value): TreeEntry<'v, 't>) -> (&'v str, &'v Tree<'t>) {
-    (key, value)
+impl<'v, 't> Iterator for TreeEntries<'v, 't> {
+    type Item = (&'v str, &'v Tree<'t>);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(key, value)| (key.as_ref(), value))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
 }
 
 impl<'t> Json for Tree<'t> {
     type Entries<'v>
-        = std::iter::Map<
-        std::slice::Iter<'v, (Cow<'t, str>, Tree<'t>)>,
-        fn(TreeEntry<'v, 't>) -> (&'v str, &'v Tree<'t>),
-    >
+        = TreeEntries<'v, 't>
     where
         Self: 'v;
 
@@ -143,9 +152,7 @@ impl<'t> Json for Tree<'t> {
             Tree::Number(n) => Shape::Number(n),
             Tree::String(s) => Shape::String(s),
             Tree::Array(items) => Shape::Array(items),
-            Tree::Object(entries) => {
-                Shape::Object(entries.len(), entries.iter().map(tree_entry as fn(_) -> _))
-            }
+            Tree::Object(entries) => Shape::Object(entries.len(), TreeEntries(entries.iter())),
         }
     }
 
