@@ -2,7 +2,7 @@
 
 use std::cell::OnceCell;
 
-use crate::model::workload::{suppressions, tree};
+use crate::model::workload::suppressions;
 use crate::object::{Object, ObjectKey, Origin};
 use crate::path::Json;
 use crate::source::Tree;
@@ -41,7 +41,7 @@ impl<'a> Linted<'a> {
         Self {
             key: object.key.clone(),
             origin: object.origin,
-            value: tree(&object.value),
+            value: Tree::borrowing(&object.value),
             given: Some(object),
             made: OnceCell::new(),
         }

@@ -1,8 +1,6 @@
 //! Workloads as the HPA controller sees them: the pod template and the
 //! containers whose requests it adds up.
 
-use std::borrow::Cow;
-
 use serde_json::Value;
 
 use crate::cluster::Cluster;
@@ -190,7 +188,7 @@ impl<'a> Target<'a> {
         Self {
             key: object.key.clone(),
             origin: object.origin,
-            value: tree(&object.value),
+            value: Tree::borrowing(&object.value),
         }
     }
 
@@ -199,7 +197,7 @@ impl<'a> Target<'a> {
         Target {
             key: object.key.clone(),
             origin: object.origin,
-            value: tree(&object.value).into_owned(),
+            value: Tree::borrowing(&object.value).into_owned(),
         }
     }
 
@@ -227,22 +225,6 @@ pub(crate) fn suppressions<V: Json>(value: &V) -> impl Iterator<Item = (&str, &s
         .into_iter()
         .flatten()
         .filter_map(|(key, value)| Some((key.strip_prefix(SUPPRESSION_PREFIX)?, value.text()?)))
-}
-
-/// `value` as a tree borrowing its strings.
-pub(crate) fn tree(value: &Value) -> Tree<'_> {
-    match value {
-        Value::Null => Tree::Null,
-        Value::Bool(b) => Tree::Bool(*b),
-        Value::Number(n) => Tree::Number(n.clone()),
-        Value::String(s) => Tree::String(Cow::Borrowed(s)),
-        Value::Array(items) => Tree::Array(items.iter().map(tree).collect()),
-        Value::Object(map) => Tree::Object(
-            map.iter()
-                .map(|(key, value)| (Cow::Borrowed(key.as_str()), tree(value)))
-                .collect(),
-        ),
-    }
 }
 
 /// One container of a pod template.

@@ -35,6 +35,23 @@ pub enum Tree<'t> {
 pub(crate) type Entries<'t> = Vec<(Cow<'t, str>, Tree<'t>)>;
 
 impl<'t> Tree<'t> {
+    /// `value` as a tree borrowing its strings (what a front end that holds
+    /// serde_json values gives the rules).
+    pub fn borrowing(value: &'t Value) -> Self {
+        match value {
+            Value::Null => Tree::Null,
+            Value::Bool(b) => Tree::Bool(*b),
+            Value::Number(n) => Tree::Number(n.clone()),
+            Value::String(s) => Tree::String(Cow::Borrowed(s)),
+            Value::Array(items) => Tree::Array(items.iter().map(Tree::borrowing).collect()),
+            Value::Object(map) => Tree::Object(
+                map.iter()
+                    .map(|(key, value)| (Cow::Borrowed(key.as_str()), Tree::borrowing(value)))
+                    .collect(),
+            ),
+        }
+    }
+
     /// The same value as a serde_json [`Value`].
     pub fn into_value(self) -> Value {
         match self {
@@ -156,20 +173,10 @@ impl<'t> Json for Tree<'t> {
         }
     }
 
+    // Only for the few readers that need a value (a status, a fix's
+    // patch): the copy of the tree costs little beside the value.
     fn to_value(&self) -> Value {
-        match self {
-            Tree::Null => Value::Null,
-            Tree::Bool(b) => Value::Bool(*b),
-            Tree::Number(n) => Value::Number(n.clone()),
-            Tree::String(s) => Value::String(s.to_string()),
-            Tree::Array(items) => Value::Array(items.iter().map(Tree::to_value).collect()),
-            Tree::Object(entries) => Value::Object(
-                entries
-                    .iter()
-                    .map(|(key, value)| (key.to_string(), value.to_value()))
-                    .collect(),
-            ),
-        }
+        self.clone().into_value()
     }
 }
 
