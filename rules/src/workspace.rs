@@ -86,34 +86,38 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
             keep(api_version, kind)
         }
     };
-    let document = source::read_tree(text, &choose);
+    let source::Read {
+        objects,
+        problems,
+        template,
+        partial,
+    } = source::read_objects(text, &choose);
+    let count = objects.len();
     let namespace = &settings.cluster.default_namespace;
     // The document's object as far as it was read: what its problems are
     // about, and how it is known if it could not be read; most documents
     // need neither.
-    let key = if document.problems.is_empty() && !document.values.is_empty() {
+    let key = if problems.is_empty() && count > 0 {
         ObjectKey::default()
     } else {
-        document
-            .values
+        objects
             .first()
-            .map(|(value, _)| value)
-            .or(document.partial.as_ref())
+            .or(partial.as_ref())
             .and_then(|value| ObjectKey::of(value, namespace))
             .unwrap_or_default()
     };
     let mut scan = Scan {
-        template: document.template,
+        template,
         ..Scan::default()
     };
-    for problem in &document.problems {
+    for problem in &problems {
         for d in document_findings(problem, &key, settings) {
             scan.findings.push((d, problem.pos));
         }
     }
     // A document that could not be read is still known by name: an HPA that
     // targets it is told so, rather than that it is missing.
-    if document.values.is_empty() && !key.kind.is_empty() {
+    if count == 0 && !key.kind.is_empty() {
         scan.found.push(Found {
             prefix: FieldPath::root(),
             stored: Stored::Unreadable { key },
@@ -122,8 +126,7 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
         });
     }
     let mut suppressions = Vec::new();
-    let objects = document.values.len();
-    for (i, (tree, prefix)) in document.values.into_iter().enumerate() {
+    for (i, (tree, prefix)) in objects.enumerate() {
         // Borrowed: most objects are held by identity, or not at all.
         let Some(key) = KeyRef::of(&tree, namespace) else {
             continue;
@@ -210,7 +213,7 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
         // `Found`s are more than a kilobyte, which glibc's malloc serves
         // only after consolidating its small free chunks.
         if scan.found.len() == scan.found.capacity() {
-            scan.found.reserve_exact(objects - i);
+            scan.found.reserve_exact(count - i);
         }
         scan.found.push(Found {
             prefix,

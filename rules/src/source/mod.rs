@@ -134,6 +134,35 @@ pub fn read_document(text: &str, choose: Choose<'_>) -> Document {
 /// [`read_document`], building [`Tree`]s of the text rather than
 /// [`Value`]s.
 pub fn read_tree<'t>(text: &'t str, choose: Choose<'_>) -> Document<Tree<'t>> {
+    let Read {
+        objects,
+        problems,
+        template,
+        partial,
+    } = read_objects(text, choose);
+    Document {
+        values: objects.collect(),
+        problems,
+        template,
+        partial,
+    }
+}
+
+/// [`read_tree`], its objects handed out one by one.
+pub(crate) struct Read<'t> {
+    /// The values and their paths in the document ([`Document::values`]).
+    pub objects: Objects<'t>,
+    /// What is wrong with it.
+    pub problems: Vec<Problem>,
+    /// Where a Helm template action makes it unreadable, if one does.
+    pub template: Option<usize>,
+    /// When it cannot be read: what was read of it before the problem.
+    pub partial: Option<Tree<'t>>,
+}
+
+/// [`read_tree`], without gathering the objects into a vector: most
+/// documents hold one, which a vector would cost an allocation.
+pub(crate) fn read_objects<'t>(text: &'t str, choose: Choose<'_>) -> Read<'t> {
     let Composed {
         value,
         problems,
@@ -144,49 +173,92 @@ pub fn read_tree<'t>(text: &'t str, choose: Choose<'_>) -> Document<Tree<'t>> {
         .find(|p| p.kind != ProblemKind::DuplicateKey)
         .map(|p| p.pos.offset);
     let template = stopped_at.and_then(|stop| find_action(text).filter(|&action| action <= stop));
-    Document {
-        values: objects(value, choose),
+    Read {
+        objects: Objects::of(value, choose),
         problems,
         template,
         partial,
     }
 }
 
-/// A document's value, or the items of a `List` (with their path, `items[i]`).
-fn objects<'t>(value: Option<Tree<'t>>, choose: Choose<'_>) -> Vec<(Tree<'t>, FieldPath)> {
-    let is_list = value
-        .as_ref()
-        .and_then(|v| v.member("kind"))
-        .and_then(Json::text)
-        .is_some_and(|kind| kind.ends_with("List"));
-    let Some(mut value) = value else {
-        return Vec::new();
-    };
-    let items = match &mut value {
-        Tree::Object(entries) if is_list => entries
-            .iter()
-            .position(|(key, value)| key == "items" && matches!(value, Tree::Array(_)))
-            .map(|at| entries.remove(at).1),
-        _ => None,
-    };
-    let Some(Tree::Array(items)) = items else {
-        return vec![(value, FieldPath::root())];
-    };
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let keep = match (
-                item.member("apiVersion").and_then(Json::text),
-                item.member("kind").and_then(Json::text),
-            ) {
-                (Some(api_version), Some(kind)) => choose(api_version, kind),
-                _ => &ALL,
-            };
-            (keep.prune_tree(item), FieldPath::fields("items").index(i))
-        })
-        .collect()
+/// A document's objects: its value, or the items of a `List`, each cut to
+/// what `choose` keeps of it (with its path, `items[i]`).
+pub(crate) enum Objects<'t> {
+    /// The document's value, until it is handed out.
+    One(Option<Tree<'t>>),
+    /// A list's items, and how many were handed out.
+    Items(std::vec::IntoIter<Tree<'t>>, usize),
 }
+
+impl<'t> Objects<'t> {
+    fn of(value: Option<Tree<'t>>, choose: Choose<'_>) -> Self {
+        let is_list = value
+            .as_ref()
+            .and_then(|v| v.member("kind"))
+            .and_then(Json::text)
+            .is_some_and(|kind| kind.ends_with("List"));
+        let Some(mut value) = value else {
+            return Self::One(None);
+        };
+        let items = match &mut value {
+            Tree::Object(entries) if is_list => entries
+                .iter()
+                .position(|(key, value)| key == "items" && matches!(value, Tree::Array(_)))
+                .map(|at| entries.remove(at).1),
+            _ => None,
+        };
+        let Some(Tree::Array(items)) = items else {
+            return Self::One(Some(value));
+        };
+        let items: Vec<Tree<'t>> = items
+            .into_iter()
+            .map(|item| {
+                let keep = match (
+                    item.member("apiVersion").and_then(Json::text),
+                    item.member("kind").and_then(Json::text),
+                ) {
+                    (Some(api_version), Some(kind)) => choose(api_version, kind),
+                    _ => &ALL,
+                };
+                keep.prune_tree(item)
+            })
+            .collect();
+        Self::Items(items.into_iter(), 0)
+    }
+
+    /// The next object, without handing it out.
+    pub(crate) fn first(&self) -> Option<&Tree<'t>> {
+        match self {
+            Self::One(value) => value.as_ref(),
+            Self::Items(items, _) => items.as_slice().first(),
+        }
+    }
+}
+
+impl<'t> Iterator for Objects<'t> {
+    type Item = (Tree<'t>, FieldPath);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Self::One(value) => value.take().map(|value| (value, FieldPath::root())),
+            Self::Items(items, handed) => {
+                let item = items.next()?;
+                *handed += 1;
+                Some((item, FieldPath::fields("items").index(*handed - 1)))
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = match self {
+            Self::One(value) => usize::from(value.is_some()),
+            Self::Items(items, _) => items.len(),
+        };
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for Objects<'_> {}
 
 #[cfg(test)]
 mod tests {
@@ -203,6 +275,21 @@ mod tests {
         let paths: Vec<String> = document.values.iter().map(|(_, p)| p.to_string()).collect();
         assert_eq!(paths, ["items[0]", "items[1]"]);
         assert!(document.problems.is_empty());
+        // Counted before they are handed out, as a scan reserves room for them.
+        let text = "apiVersion: v1\nkind: List\nitems:\n- {kind: A}\n- {kind: B}\n- {kind: C}\n";
+        let mut objects = read_objects(text, &|_, _| &ALL).objects;
+        assert_eq!(objects.len(), 3);
+        let kind = |objects: &Objects<'_>| {
+            let first = objects.first()?;
+            first.member("kind")?.text().map(str::to_owned)
+        };
+        assert_eq!(kind(&objects).as_deref(), Some("A"));
+        objects.next();
+        assert_eq!(objects.len(), 2);
+        assert_eq!(kind(&objects).as_deref(), Some("B"));
+        assert_eq!(objects.next().unwrap().1.to_string(), "items[1]");
+        assert_eq!(read_objects("a: 1\n", &|_, _| &ALL).objects.len(), 1);
+        assert_eq!(read_objects("# none\n", &|_, _| &ALL).objects.len(), 0);
     }
 
     #[test]
