@@ -476,6 +476,7 @@ struct Batches<'a> {
 }
 
 impl Batches<'_> {
+    /// The files of batch `batch`.
     fn files(&self, batch: usize) -> &[SourceFile] {
         let start = batch * FILES_AT_ONCE;
         &self.sources[start..(start + FILES_AT_ONCE).min(self.sources.len())]
@@ -799,6 +800,38 @@ mod tests {
         assert_eq!(cut(&[mb; 10]), [4, 4, 2]);
         assert_eq!(cut(&[3 * mb, 2 * mb, 9 * mb, mb, 3 * mb]), [1, 1, 1, 2]);
         assert_eq!(cut(&[]), Vec::<usize>::new());
+    }
+
+    /// The HPAs of files read in several batches (done in any order) come
+    /// out of step 1 in the files' order, each file counted once.
+    #[test]
+    fn step_one_keeps_the_order_of_files_over_batches() {
+        let dir = tempfile::tempdir().unwrap();
+        let count = FILES_AT_ONCE * (BATCHES_AT_ONCE + 1) + 7;
+        for i in 0..count {
+            let hpa = format!(
+                "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  \
+                 name: hpa-{i:04}\nspec:\n  scaleTargetRef: {{kind: Deployment, name: app}}\n  \
+                 maxReplicas: 3\n"
+            );
+            std::fs::write(dir.path().join(format!("{i:04}.yaml")), hpa).unwrap();
+        }
+        let resolved = settings::resolve(&LintArgs::default(), None, None).unwrap();
+        let (sources, errors) = collect(
+            &[dir.path().to_path_buf()],
+            &[],
+            &resolved.ignore_paths,
+            &resolved.config_dir,
+            Order::Sorted,
+        )
+        .unwrap();
+        assert!(errors.is_empty(), "{errors:?}");
+        let inventory = read(&sources, &resolved.settings).unwrap();
+        assert_eq!(inventory.summary.files, count);
+        let hpas = inventory.hpas(&sources, &resolved.settings).unwrap();
+        let names: Vec<&str> = hpas.iter().map(|(hpa, _)| &*hpa.key.name).collect();
+        let expected: Vec<String> = (0..count).map(|i| format!("hpa-{i:04}")).collect();
+        assert_eq!(names, expected);
     }
 
     /// The outputs on the examples and the real-world corpus with the
