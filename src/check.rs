@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::iter::Peekable;
 use std::ops::Range;
-use std::sync::{Arc, LazyLock, OnceLock};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock, PoisonError};
 
 use std::io;
 
@@ -397,9 +397,14 @@ fn hpa_documents_of(
 }
 
 /// Files read at once (in parallel): what they kept is put together before
-/// the next are read, so that many small files do not each hold their own
+/// more are read, so that many small files do not each hold their own
 /// tables until the end of step 1.
 const FILES_AT_ONCE: usize = 256;
+
+/// Batches of files read or waiting to be put together at once: while the
+/// last files of one are read, the next keeps the pool busy (a pool that
+/// waits for each batch to end idles, spins and sleeps once a batch).
+const BATCHES_AT_ONCE: usize = 2;
 
 /// Bytes of HPAs kept whole that step 1 holds in memory (an HPA takes some
 /// 1,000 packed); those beyond go to a temporary file.
@@ -411,71 +416,138 @@ pub fn read(sources: &[SourceFile], settings: &Settings) -> io::Result<Inventory
     read_keeping(sources, settings, KEPT_BYTES)
 }
 
+/// What step 1 read, put together in the files' order.
+#[derive(Default)]
+struct Gathered {
+    summary: Summary,
+    findings: Vec<Finding>,
+    input_errors: Vec<String>,
+    catalog: Catalog<Place>,
+    records: Vec<Record>,
+}
+
+impl Gathered {
+    /// Puts together what the files of `batch` gave.
+    fn add(&mut self, scans: Vec<FileScan>, batch: &[SourceFile]) {
+        for (scan, source) in scans.into_iter().zip(batch) {
+            // Context files only feed the lookups; their problems are not this run's.
+            if !source.context {
+                self.summary.documents += scan.documents;
+                self.summary.objects += scan.objects;
+                self.findings.extend(scan.findings);
+                if let Some(error) = scan.error {
+                    self.summary.unread += 1;
+                    self.input_errors.push(error);
+                } else {
+                    self.summary.files += 1;
+                }
+            }
+            self.catalog.append(scan.found);
+            if self.records.is_empty() {
+                // Taken whole: one large file's are not copied.
+                self.records = scan.kept;
+            } else {
+                self.records.extend(scan.kept);
+            }
+        }
+    }
+}
+
+/// How far step 1 is: batches are read in any order, put together in
+/// theirs.
+#[derive(Default)]
+struct Progress {
+    gathered: Gathered,
+    /// Batches read and waiting for those before them, by number.
+    read: BTreeMap<usize, Vec<FileScan>>,
+    /// Batches put together.
+    added: usize,
+    /// Batches started.
+    started: usize,
+}
+
+/// Step 1's batches of files, read on the pool.
+struct Batches<'a> {
+    sources: &'a [SourceFile],
+    settings: &'a Settings,
+    needs: Needs,
+    store: &'a Store,
+    progress: Mutex<Progress>,
+}
+
+impl Batches<'_> {
+    /// The files of batch `batch`.
+    fn files(&self, batch: usize) -> &[SourceFile] {
+        let start = batch * FILES_AT_ONCE;
+        &self.sources[start..(start + FILES_AT_ONCE).min(self.sources.len())]
+    }
+
+    /// Reads batch `batch`, puts together the batches read up to where
+    /// none is missing, and starts the next (at most [`BATCHES_AT_ONCE`]
+    /// are read or waiting): the task that ends a batch does it, so no
+    /// thread waits for another.
+    fn read<'s>(&'s self, scope: &rayon::Scope<'s>, batch: usize) {
+        let first = batch * FILES_AT_ONCE;
+        let scans: Vec<FileScan> = self
+            .files(batch)
+            .par_iter()
+            .enumerate()
+            .map(|(i, source)| scan_file(first + i, source, self.settings, &self.needs, self.store))
+            .collect();
+        let mut guard = self.progress.lock().unwrap_or_else(PoisonError::into_inner);
+        let progress = &mut *guard;
+        progress.read.insert(batch, scans);
+        while let Some(scans) = progress.read.remove(&progress.added) {
+            let files = self.files(progress.added);
+            progress.gathered.add(scans, files);
+            progress.added += 1;
+        }
+        self.start(scope, progress);
+    }
+
+    /// Starts the batches that may be.
+    fn start<'s>(&'s self, scope: &rayon::Scope<'s>, progress: &mut Progress) {
+        let batches = self.sources.len().div_ceil(FILES_AT_ONCE);
+        while progress.started < batches.min(progress.added + BATCHES_AT_ONCE) {
+            let batch = progress.started;
+            progress.started += 1;
+            scope.spawn(move |scope| self.read(scope, batch));
+        }
+    }
+}
+
 /// [`read`], holding at most `bound` bytes of HPAs kept whole in memory.
-///
-/// It runs on a thread of the pool, so that a batch starts without handing
-/// work over from another thread and waking the pool; what a batch kept is
-/// put together while the next is read, not while the pool waits.
 fn read_keeping(
     sources: &[SourceFile],
     settings: &Settings,
     bound: usize,
 ) -> io::Result<Inventory> {
-    rayon::scope(|_| read_in_pool(sources, settings, bound))
-}
-
-fn read_in_pool(
-    sources: &[SourceFile],
-    settings: &Settings,
-    bound: usize,
-) -> io::Result<Inventory> {
-    let mut summary = Summary::default();
-    let mut findings = Vec::new();
-    let mut input_errors = Vec::new();
-    let mut catalog = Catalog::default();
-    let mut records = Vec::new();
     let store = Store::new(bound);
-    let needs = reads(settings);
-    let mut add = |scans: Vec<FileScan>, batch: &[SourceFile]| {
-        for (scan, source) in scans.into_iter().zip(batch) {
-            // Context files only feed the lookups; their problems are not this run's.
-            if !source.context {
-                summary.documents += scan.documents;
-                summary.objects += scan.objects;
-                findings.extend(scan.findings);
-                if let Some(error) = scan.error {
-                    summary.unread += 1;
-                    input_errors.push(error);
-                } else {
-                    summary.files += 1;
-                }
-            }
-            catalog.append(scan.found);
-            if records.is_empty() {
-                // Taken whole: one large file's are not copied.
-                records = scan.kept;
-            } else {
-                records.extend(scan.kept);
-            }
-        }
+    let batches = Batches {
+        sources,
+        settings,
+        needs: reads(settings),
+        store: &store,
+        progress: Mutex::default(),
     };
-    // The batch read last, with its files.
-    let mut last: (Vec<FileScan>, &[SourceFile]) = (Vec::new(), &[]);
-    for (batch, first) in sources
-        .chunks(FILES_AT_ONCE)
-        .zip((0..).step_by(FILES_AT_ONCE))
-    {
-        let scan = || {
-            batch
-                .par_iter()
-                .enumerate()
-                .map(|(i, source)| scan_file(first + i, source, settings, &needs, &store))
-                .collect()
-        };
-        let (scans, ()) = rayon::join(scan, || add(std::mem::take(&mut last.0), last.1));
-        last = (scans, batch);
-    }
-    add(last.0, last.1);
+    rayon::scope(|scope| {
+        let mut progress = batches
+            .progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        batches.start(scope, &mut progress);
+    });
+    let progress = batches
+        .progress
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    let Gathered {
+        summary,
+        findings,
+        input_errors,
+        mut catalog,
+        records,
+    } = progress.gathered;
     // Held until the end of the run.
     catalog.shrink_to_fit();
     let (index, places, hpas) = catalog.finish();
@@ -728,6 +800,38 @@ mod tests {
         assert_eq!(cut(&[mb; 10]), [4, 4, 2]);
         assert_eq!(cut(&[3 * mb, 2 * mb, 9 * mb, mb, 3 * mb]), [1, 1, 1, 2]);
         assert_eq!(cut(&[]), Vec::<usize>::new());
+    }
+
+    /// The HPAs of files read in several batches (done in any order) come
+    /// out of step 1 in the files' order, each file counted once.
+    #[test]
+    fn step_one_keeps_the_order_of_files_over_batches() {
+        let dir = tempfile::tempdir().unwrap();
+        let count = FILES_AT_ONCE * (BATCHES_AT_ONCE + 1) + 7;
+        for i in 0..count {
+            let hpa = format!(
+                "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  \
+                 name: hpa-{i:04}\nspec:\n  scaleTargetRef: {{kind: Deployment, name: app}}\n  \
+                 maxReplicas: 3\n"
+            );
+            std::fs::write(dir.path().join(format!("{i:04}.yaml")), hpa).unwrap();
+        }
+        let resolved = settings::resolve(&LintArgs::default(), None, None).unwrap();
+        let (sources, errors) = collect(
+            &[dir.path().to_path_buf()],
+            &[],
+            &resolved.ignore_paths,
+            &resolved.config_dir,
+            Order::Sorted,
+        )
+        .unwrap();
+        assert!(errors.is_empty(), "{errors:?}");
+        let inventory = read(&sources, &resolved.settings).unwrap();
+        assert_eq!(inventory.summary.files, count);
+        let hpas = inventory.hpas(&sources, &resolved.settings).unwrap();
+        let names: Vec<&str> = hpas.iter().map(|(hpa, _)| &*hpa.key.name).collect();
+        let expected: Vec<String> = (0..count).map(|i| format!("hpa-{i:04}")).collect();
+        assert_eq!(names, expected);
     }
 
     /// The outputs on the examples and the real-world corpus with the

@@ -120,7 +120,8 @@ impl Block {
 
 /// An input's blocks, read in order ([`SourceFile::blocks`]).
 pub struct Blocks<'a> {
-    reader: Box<dyn Read + Send + 'a>,
+    /// The input, read in order.
+    reader: Opened<'a>,
     /// Read and not yet handed over.
     buf: Vec<u8>,
     offset: usize,
@@ -187,18 +188,25 @@ impl<'a> Opened<'a> {
         Ok((metadata.is_file() && len > 0).then_some(len))
     }
 
-    /// A reader from the start, for reading the whole input in order.
-    fn into_reader(self) -> std::io::Result<Box<dyn Read + Send + 'a>> {
+    /// The input from its start, to be read whole in order (as a reader).
+    fn at_start(self) -> std::io::Result<Self> {
         use std::io::{Seek, SeekFrom};
-        match self {
-            // Just opened: at its start.
-            Opened::File(file) => Ok(Box::new(file)),
+        if let Opened::Borrowed(mut file) = self {
             // A spooled input is shared: its position is wherever it was left.
-            Opened::Borrowed(mut file) => {
-                file.seek(SeekFrom::Start(0))?;
-                Ok(Box::new(file))
-            }
-            Opened::Memory(bytes) => Ok(Box::new(bytes)),
+            file.seek(SeekFrom::Start(0))?;
+        }
+        // A file just opened is at its start, bytes are read from theirs.
+        Ok(self)
+    }
+
+    /// The input as a reader, from where it is: nothing boxed for each
+    /// file, and a file reads as `File` does, into a buffer not zeroed
+    /// first (a `Read` of this enum would zero it).
+    fn reader(&mut self) -> &mut dyn Read {
+        match self {
+            Opened::File(file) => file,
+            Opened::Borrowed(file) => file,
+            Opened::Memory(bytes) => bytes,
         }
     }
 }
@@ -283,8 +291,8 @@ impl SourceFile {
     pub fn original_bytes(&self) -> Result<Vec<u8>, String> {
         let mut bytes = Vec::new();
         self.open_original()?
-            .into_reader()
-            .and_then(|mut r| r.read_to_end(&mut bytes))
+            .at_start()
+            .and_then(|mut r| r.reader().read_to_end(&mut bytes))
             .map_err(|e| e.to_string())?;
         Ok(bytes)
     }
@@ -326,7 +334,7 @@ impl SourceFile {
         let opened = self.open()?;
         let left = opened.size()?;
         Ok(Blocks {
-            reader: opened.into_reader().map_err(|e| e.to_string())?,
+            reader: opened.at_start().map_err(|e| e.to_string())?,
             buf: SPARE.take(),
             offset: 0,
             line_offset: 0,
@@ -399,7 +407,9 @@ impl Blocks<'_> {
                 buf.reserve(left.min(BLOCK_BYTES));
                 left.min(BLOCK_BYTES)
             });
-            let n = (&mut self.reader)
+            let n = self
+                .reader
+                .reader()
                 .take(want as u64)
                 .read_to_end(buf)
                 .map_err(|e| e.to_string())?;
