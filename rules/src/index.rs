@@ -3,9 +3,10 @@
 //! [`MemoryIndex`] over manifests, the webhook over its cluster caches.
 
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::model::autoscaler::{Autoscalers, FEW, Scaler, owners, scale_target};
+use crate::model::disruption::{Block, PDB, widest_block};
 use crate::model::workload::Target;
 use crate::names::{Key, Name, Names, Ranks, Ref};
 use crate::object::{Identity, KeyRef, Object, ObjectKey, ObjectRef, Origin};
@@ -75,6 +76,19 @@ pub trait Index: Sync {
             Lookup::Unreadable => Lookup::Unreadable,
             Lookup::Unknown => Lookup::Unknown,
         }
+    }
+
+    /// The PodDisruptionBudgets of a namespace that block evictions at some
+    /// replica count, each lent to `visit` with its [`widest_block`], in the
+    /// order [`Index::visit_list`] lends them: a rule looks at them for
+    /// every HPA of the namespace, and most budgets never block. An index
+    /// that holds them may work each one's block out once.
+    fn visit_budgets(&self, namespace: &str, visit: &mut dyn FnMut(&Arc<Object>, Block)) {
+        self.visit_list(namespace, PDB.group, PDB.kind, &mut |pdb| {
+            if let Some(block) = widest_block(pdb) {
+                visit(pdb, block);
+            }
+        });
     }
 }
 
@@ -291,6 +305,16 @@ pub struct MemoryIndex {
     groups: Box<[(u32, Arc<Autoscalers>)]>,
     /// The owners of autoscalers, by entry.
     owners: Box<[(u32, Ref)]>,
+    /// What [`Index::visit_budgets`] lends, worked out when first asked.
+    budgets: OnceLock<Box<[Budget]>>,
+}
+
+/// A PodDisruptionBudget that blocks evictions at some replica count, as a
+/// [`MemoryIndex`] lends it: by namespace, then as listed.
+struct Budget {
+    namespace: Name,
+    object: Arc<Object>,
+    block: Block,
 }
 
 /// An entry's position, as the sorted lists hold it.
@@ -378,6 +402,7 @@ impl MemoryIndex {
             scalers: scalers.into(),
             groups: Box::default(),
             owners: owners.into(),
+            budgets: OnceLock::new(),
             names,
         };
         let mut groups = Vec::new();
@@ -482,6 +507,45 @@ impl MemoryIndex {
         }
         Lookup::Found(listed)
     }
+
+    /// The budgets of every namespace that block at some count, in the
+    /// order of `by_kind`; none of a namespace whose budgets cannot be
+    /// listed (some are held by identity only).
+    fn budgets(&self) -> &[Budget] {
+        self.budgets.get_or_init(|| {
+            let mut budgets = Vec::new();
+            // The namespace being read, where its budgets start, and
+            // whether they can be listed.
+            let mut namespace = None;
+            let (mut start, mut listed) = (0, true);
+            for &i in &self.by_kind {
+                let key = self.key(i);
+                let parts = key.parts(&self.names);
+                if parts.kind != PDB.kind || parts.group() != PDB.group {
+                    continue;
+                }
+                if namespace != Some(key.namespace()) {
+                    namespace = Some(key.namespace());
+                    (start, listed) = (budgets.len(), true);
+                }
+                if matches!(self.bodies[i as usize], Body::Grouped) {
+                    budgets.truncate(start);
+                    listed = false;
+                }
+                let Some(object) = self.object(i as usize).filter(|_| listed) else {
+                    continue;
+                };
+                if let Some(block) = widest_block(&object) {
+                    budgets.push(Budget {
+                        namespace: key.namespace(),
+                        object,
+                        block,
+                    });
+                }
+            }
+            budgets.into()
+        })
+    }
 }
 
 impl Index for MemoryIndex {
@@ -558,6 +622,19 @@ impl Index for MemoryIndex {
             }
         }
         Lookup::Found(())
+    }
+
+    /// Each budget's block worked out once, and only those that block
+    /// looked at: a namespace's budgets are lent for each of its HPAs.
+    fn visit_budgets(&self, namespace: &str, visit: &mut dyn FnMut(&Arc<Object>, Block)) {
+        let budgets = self.budgets();
+        let start = budgets.partition_point(|b| self.names.get(b.namespace) < namespace);
+        for budget in budgets[start..]
+            .iter()
+            .take_while(|b| self.names.get(b.namespace) == namespace)
+        {
+            visit(&budget.object, budget.block);
+        }
     }
 }
 
@@ -651,6 +728,89 @@ mod tests {
             };
             assert!(matches!(index.get_target(&missing), Lookup::Missing));
         }
+    }
+
+    /// The budgets a memory index lends, their blocks worked out once, are
+    /// those that block among the ones listed, in the same order, with the
+    /// blocks their fields give: budgets of several versions, namespaces
+    /// and specs, held parsed, compact or by identity only.
+    #[test]
+    fn budgets_are_lent_as_listed_with_their_blocks() {
+        let specs = [
+            json!({"maxUnavailable": 1, "selector": {"matchLabels": {"app": "web"}}}),
+            json!({"maxUnavailable": 0, "selector": {}}),
+            json!({"minAvailable": 2, "maxUnavailable": "0%"}),
+            json!({"minAvailable": "60%", "selector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]}}),
+            json!({"minAvailable": 0}),
+            json!({"minAvailable": 3, "maxUnavailable": "10%"}),
+            json!({}),
+            json!(null),
+        ];
+        let mut input = Vec::new();
+        for (i, spec) in specs.iter().enumerate() {
+            for (api_version, namespace) in [
+                ("policy/v1", "shop"),
+                ("policy/v1beta1", "shop"),
+                ("policy/v1", "other"),
+                ("v1", "shop"),
+                ("policy/v1", "held"),
+            ] {
+                let value = json!({"apiVersion": api_version, "kind": "PodDisruptionBudget",
+                    "metadata": {"name": format!("{i}-{api_version}"), "namespace": namespace},
+                    "spec": spec});
+                let object = Object::new(value, Origin(0), "default").unwrap();
+                let stored = match (namespace, i % 2) {
+                    ("held", 1) => Stored::Grouped {
+                        key: Identity::new(object.key.as_ref()),
+                    },
+                    (_, 0) => Stored::compact(object),
+                    _ => Stored::Parsed(Arc::new(object)),
+                };
+                input.push((stored, None));
+            }
+        }
+        // Other kinds in the namespaces, before and after.
+        for kind in ["Deployment", "Role"] {
+            let value = json!({"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": "web"}});
+            input.push((
+                Stored::compact(Object::new(value, Origin(0), "shop").unwrap()),
+                None,
+            ));
+        }
+        let index = MemoryIndex::with_scale_targets(input.clone());
+        let plain = Plain(MemoryIndex::with_scale_targets(input));
+        let lent = |index: &dyn Index, namespace: &str| {
+            let mut lent = Vec::new();
+            index.visit_budgets(namespace, &mut |pdb, block| {
+                lent.push((pdb.key.name.clone(), block));
+            });
+            lent
+        };
+        for namespace in ["shop", "other", "held", "default", "", "zzz"] {
+            assert_eq!(
+                lent(&index, namespace),
+                lent(&plain, namespace),
+                "{namespace}"
+            );
+        }
+        let shop: Vec<String> = lent(&index, "shop")
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        assert_eq!(
+            shop,
+            [
+                "1-policy/v1",
+                "1-policy/v1beta1",
+                "2-policy/v1",
+                "2-policy/v1beta1",
+                "3-policy/v1",
+                "3-policy/v1beta1",
+                "5-policy/v1",
+                "5-policy/v1beta1"
+            ]
+        );
+        assert!(lent(&index, "held").is_empty());
     }
 
     #[test]

@@ -11,6 +11,7 @@ use crate::fix::Edit;
 use crate::index::{Index, Lookup};
 use crate::model::autoscaler::Autoscalers;
 use crate::model::decode::DecodeErrorKind;
+use crate::model::disruption::Block;
 use crate::model::hpa::Hpa;
 use crate::model::linted::Linted;
 use crate::model::workload::Target;
@@ -365,6 +366,10 @@ impl Index for WithObject<'_> {
         visit: &mut dyn FnMut(&Arc<Object>),
     ) -> Lookup<()> {
         self.inner.visit_list(namespace, group, kind, visit)
+    }
+
+    fn visit_budgets(&self, namespace: &str, visit: &mut dyn FnMut(&Arc<Object>, Block)) {
+        self.inner.visit_budgets(namespace, visit);
     }
 }
 

@@ -181,6 +181,11 @@ impl Key {
         }
     }
 
+    /// The namespace.
+    pub fn namespace(self) -> Name {
+        self.namespace
+    }
+
     /// The identity as strings.
     pub fn get(self, names: &Names) -> ObjectKey {
         ObjectKey {

@@ -159,29 +159,38 @@ impl Rules {
             .max(0)
     }
 
-    /// Each policy's limit at `current` given the recent events (C7.3).
-    pub fn policy_limits(&self, current: i32, memory: &Memory, now: Millis, up: bool) -> Vec<i32> {
-        self.policies
-            .iter()
-            .map(|policy| {
-                let added = memory.up_events.changes_within(policy.period(), now);
-                let deleted = memory.down_events.changes_within(policy.period(), now);
-                let start = current.wrapping_sub(added).wrapping_add(deleted);
-                policy.limit(start, up)
-            })
-            .collect()
+    /// Each policy's limit at `current` given the recent events (C7.3), in
+    /// order, worked out as they are read.
+    pub fn policy_limits(
+        &self,
+        current: i32,
+        memory: &Memory,
+        now: Millis,
+        up: bool,
+    ) -> impl Iterator<Item = i32> {
+        self.policies.iter().map(move |policy| {
+            let added = memory.up_events.changes_within(policy.period(), now);
+            let deleted = memory.down_events.changes_within(policy.period(), now);
+            let start = current.wrapping_sub(added).wrapping_add(deleted);
+            policy.limit(start, up)
+        })
     }
 
     /// The direction's limit (`calculateScaleUpLimitWithScalingRules`,
     /// `calculateScaleDownLimitWithBehaviors`): `Max` takes the largest change,
     /// `Min` the smallest, `Disabled` keeps `current`.
     pub fn limit(&self, current: i32, memory: &Memory, now: Millis, up: bool) -> i32 {
-        let limits = self.policy_limits(current, memory, now, up);
-        self.select_limit(current, &limits, up)
+        self.select_from(current, self.policy_limits(current, memory, now, up), up)
     }
 
     /// Picks among policy limits under `selectPolicy`.
     pub fn select_limit(&self, current: i32, limits: &[i32], up: bool) -> i32 {
+        self.select_from(current, limits.iter().copied(), up)
+    }
+
+    /// [`Rules::select_limit`] of limits worked out one by one, without
+    /// holding them: the controller's normalization asks at every sync.
+    fn select_from(&self, current: i32, limits: impl Iterator<Item = i32>, up: bool) -> i32 {
         let largest_change = match self.select {
             Select::Disabled => return current,
             Select::Max => true,
@@ -189,9 +198,9 @@ impl Rules {
         };
         let pick_max = largest_change == up;
         let init = if pick_max { i32::MIN } else { i32::MAX };
-        limits.iter().fold(
+        limits.fold(
             init,
-            |acc, &l| if pick_max { acc.max(l) } else { acc.min(l) },
+            |acc, l| if pick_max { acc.max(l) } else { acc.min(l) },
         )
     }
 }
@@ -210,17 +219,17 @@ impl EffectiveBehavior {
     pub fn new(behavior: &Behavior, flags: &ControllerFlags) -> Self {
         // `int32(window.Seconds())`: the flag truncated to whole seconds.
         let flag_window = i32::try_from(flags.downscale_stabilization / 1000).unwrap_or(i32::MAX);
-        let up = behavior
-            .scale_up
-            .clone()
-            .unwrap_or_else(|| crate::model::hpa::default_scaling_rules("scaleUp"));
-        let down = behavior
-            .scale_down
-            .clone()
-            .unwrap_or_else(|| crate::model::hpa::default_scaling_rules("scaleDown"));
+        // Read where they are, not copied: only a missing direction is made.
+        let rules = |rules: &Option<ScalingRules>, direction, default_window| match rules {
+            Some(rules) => Rules::from_spec(rules, default_window),
+            None => Rules::from_spec(
+                &crate::model::hpa::default_scaling_rules(direction),
+                default_window,
+            ),
+        };
         Self {
-            scale_up: Rules::from_spec(&up, 0),
-            scale_down: Rules::from_spec(&down, flag_window),
+            scale_up: rules(&behavior.scale_up, "scaleUp", 0),
+            scale_down: rules(&behavior.scale_down, "scaleDown", flag_window),
         }
     }
 }

@@ -176,14 +176,15 @@ pub fn fastest_within(autoscaler: &Autoscaler, up: bool, horizon: Millis) -> Pat
     let mut current = from;
     let mut last_change = 0;
     let mut now = 0;
+    // Each sync's policy limits, before it changes what the controller
+    // remembers; the policies that win are collected only for a step.
+    let mut limits = Vec::new();
     loop {
         let recommendation = if now == 0 { from } else { to };
-        let winners = rules.map(|rules| {
-            let limits = rules.policy_limits(current, &state.memory, now, up);
-            let selected = rules.select_limit(current, &limits, up);
-            (0..limits.len())
-                .filter(|&i| limits[i] == selected)
-                .collect::<Vec<_>>()
+        let selected = rules.map(|rules| {
+            limits.clear();
+            limits.extend(rules.policy_limits(current, &state.memory, now, up));
+            rules.select_limit(current, &limits, up)
         });
         let observation = Observation {
             now,
@@ -204,6 +205,11 @@ pub fn fastest_within(autoscaler: &Autoscaler, up: bool, horizon: Millis) -> Pat
                 n.scaling_limited == SCALE_UP_LIMIT || n.scaling_limited == SCALE_DOWN_LIMIT
             });
             path.steps.push((now, outcome.desired));
+            let winners = selected.map(|selected| {
+                (0..limits.len())
+                    .filter(|&i| limits[i] == selected)
+                    .collect()
+            });
             path.limiters
                 .push(limited.then(|| winners.map_or(Limiter::LegacyLimit, Limiter::Policies)));
             current = outcome.desired;
@@ -298,42 +304,64 @@ pub fn ineffective_policies(rules: &Rules, up: bool, min: i32, max: i32) -> Opti
     // A higher limit is a larger change up and a smaller change down.
     let higher_wins = (rules.select == Select::Max) == up;
     let better = |a: i32, b: i32| if higher_wins { a.max(b) } else { a.min(b) };
-    // The policies of each period: only they compete with each other.
-    let mut periods: Vec<Vec<usize>> = Vec::new();
-    for (p, policy) in policies.iter().enumerate() {
-        match periods
-            .iter_mut()
-            .find(|group| policies[group[0]].period_seconds == policy.period_seconds)
-        {
-            Some(group) => group.push(p),
-            None => periods.push(vec![p]),
-        }
-    }
+    // The policies of each period, told by its first one: only they
+    // compete with each other. One list for all the walk keeps.
+    let mut walked: Vec<Walked> = policies
+        .iter()
+        .enumerate()
+        .map(|(p, policy)| Walked {
+            first: policies[..p]
+                .iter()
+                .position(|other| other.period_seconds == policy.period_seconds)
+                .unwrap_or(p),
+            limit: 0,
+            best: 0,
+            beaten: false,
+        })
+        .collect();
     // Policies beaten at every count walked so far; one without a rival of
     // its period never is.
-    let mut beaten = vec![false; policies.len()];
-    for group in periods.iter().filter(|group| group.len() > 1) {
-        for &p in group {
-            beaten[p] = true;
+    for p in 0..walked.len() {
+        let first = walked[p].first;
+        if first != p {
+            walked[p].beaten = true;
+            walked[first].beaten = true;
         }
     }
-    let mut limits = vec![0; policies.len()];
     for start in min..=max {
-        if !beaten.contains(&true) {
+        if !walked.iter().any(|w| w.beaten) {
             break;
         }
-        for (limit, policy) in limits.iter_mut().zip(policies) {
-            *limit = policy.limit(start, up);
+        for (w, policy) in walked.iter_mut().zip(policies) {
+            w.limit = policy.limit(start, up);
         }
-        for group in &periods {
-            let best = group.iter().map(|&p| limits[p]).reduce(better);
-            for &p in group {
-                // Beaten: the best limit of its period is not its own.
-                beaten[p] &= best != Some(limits[p]);
-            }
+        for p in 0..walked.len() {
+            let (first, limit) = (walked[p].first, walked[p].limit);
+            walked[first].best = if first == p {
+                limit
+            } else {
+                better(walked[first].best, limit)
+            };
+        }
+        for p in 0..walked.len() {
+            // Beaten: the best limit of its period is not its own.
+            let best = walked[walked[p].first].best;
+            walked[p].beaten &= best != walked[p].limit;
         }
     }
-    Some((0..policies.len()).filter(|&p| beaten[p]).collect())
+    Some((0..walked.len()).filter(|&p| walked[p].beaten).collect())
+}
+
+/// A policy in the walk of [`ineffective_policies`].
+struct Walked {
+    /// The first policy of its period, which holds the period's best limit.
+    first: usize,
+    /// Its limit at the count walked.
+    limit: i32,
+    /// The best limit of its period at that count, when it is the first.
+    best: i32,
+    /// Whether it was beaten at every count so far.
+    beaten: bool,
 }
 
 #[cfg(test)]
@@ -355,6 +383,56 @@ mod tests {
                 .collect(),
         );
         Rules::from_spec(&spec, 0)
+    }
+
+    /// The walk finds the policies that the definition says are never
+    /// applied: at every count, another of its period does better.
+    #[test]
+    fn ineffective_policies_are_those_always_beaten_in_their_period() {
+        use super::super::normalize::PolicyKind;
+        let kinds = [PolicyKind::Pods, PolicyKind::Percent];
+        for seed in 0..400_usize {
+            let count = 1 + seed % 5;
+            let policies: Vec<Policy> = (0..count)
+                .map(|i| {
+                    let mix = seed / 5 + i * 7;
+                    Policy {
+                        kind: kinds[mix % 2],
+                        value: i32::try_from(1 + mix % 13 * 9).unwrap(),
+                        period_seconds: [15, 60, 15, 30][(mix / 3) % 4],
+                    }
+                })
+                .collect();
+            let mut rules = pods_per_minute([]);
+            rules.policies = policies.clone();
+            for select in [Select::Max, Select::Min] {
+                rules.select = select;
+                for (up, min, max) in [(true, 1, 40), (false, 2, 25), (true, 7, 7)] {
+                    let higher_wins = (select == Select::Max) == up;
+                    let never: Vec<usize> = (0..count)
+                        .filter(|&p| {
+                            (min..=max).all(|start| {
+                                let own = policies[p].limit(start, up);
+                                policies.iter().any(|other| {
+                                    let theirs = other.limit(start, up);
+                                    other.period_seconds == policies[p].period_seconds
+                                        && if higher_wins {
+                                            theirs > own
+                                        } else {
+                                            theirs < own
+                                        }
+                                })
+                            })
+                        })
+                        .collect();
+                    assert_eq!(
+                        ineffective_policies(&rules, up, min, max),
+                        Some(never),
+                        "{policies:?} {select:?} {up} {min}..={max}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -46,6 +46,69 @@ pub struct DecodeError {
     pub message: String,
 }
 
+/// A decoded `map[string]string` (labels, annotations), in document order:
+/// its keys and values held in one string, as most are short.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StringMap {
+    text: String,
+    /// Where each key and its value end in `text`.
+    ends: Vec<(usize, usize)>,
+}
+
+impl StringMap {
+    fn with_capacity(entries: usize) -> Self {
+        Self {
+            text: String::new(),
+            ends: Vec::with_capacity(entries),
+        }
+    }
+
+    fn push(&mut self, key: &str, value: &str) {
+        self.text.reserve(key.len() + value.len());
+        self.text.push_str(key);
+        let key_end = self.text.len();
+        self.text.push_str(value);
+        self.ends.push((key_end, self.text.len()));
+    }
+
+    /// The keys and values, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        let mut start = 0;
+        self.ends.iter().map(move |&(key_end, end)| {
+            let entry = (&self.text[start..key_end], &self.text[key_end..end]);
+            start = end;
+            entry
+        })
+    }
+
+    /// The value of `key`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Keeps the entries whose keys `keep` says to.
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        if self.iter().all(|(key, _)| keep(key)) {
+            return;
+        }
+        let mut kept = Self::with_capacity(self.len());
+        for (key, value) in self.iter().filter(|(key, _)| keep(key)) {
+            kept.push(key, value);
+        }
+        *self = kept;
+    }
+}
+
 /// Go types of the `autoscaling` API are named with this prefix (e.g.
 /// `autoscaling.MetricTarget`); error texts name them in the package of the
 /// version being decoded (`v2.MetricTarget`, `v2beta2.MetricTarget`).
@@ -441,27 +504,28 @@ impl<'v, V: Json> Record<'v, '_, V> {
     }
 
     /// A `map[string]string` field, in document order.
-    pub(crate) fn string_map(&self, d: &mut Decoder, name: &str) -> Vec<(String, String)> {
+    pub(crate) fn string_map(&self, d: &mut Decoder, name: &str) -> StringMap {
         let Some(value) = self.raw(name) else {
-            return Vec::new();
+            return StringMap::default();
         };
-        let Shape::Object(_, entries) = value.shape() else {
+        let Shape::Object(len, entries) = value.shape() else {
             d.type_error(value, &self.path(name), self.go.name, "map[string]string");
-            return Vec::new();
+            return StringMap::default();
         };
-        entries
-            .filter_map(|(key, value)| match value.shape() {
-                Shape::String(s) => Some((key.to_owned(), s.to_owned())),
+        let mut map = StringMap::with_capacity(len);
+        for (key, value) in entries {
+            match value.shape() {
+                Shape::String(s) => map.push(key, s),
                 // A null map value decodes to "".
-                Shape::Null => Some((key.to_owned(), String::new())),
+                Shape::Null => map.push(key, ""),
                 _ => {
                     let other = value;
                     let path = self.path(name).key(key);
                     d.type_error(other, &path, self.go.name, "string");
-                    None
                 }
-            })
-            .collect()
+            }
+        }
+        map
     }
 
     /// Accepts any JSON for a field whose content is not checked (e.g. `status`).
@@ -528,6 +592,34 @@ mod tests {
                 "spec: json: cannot unmarshal array into Go struct field HorizontalPodAutoscaler.spec of type v2.HorizontalPodAutoscalerSpec"
             ]
         );
+    }
+
+    /// A map of strings held in one string reads as the list of its
+    /// entries would: in order, with empty keys and values, and what is
+    /// kept after some are dropped.
+    #[test]
+    fn string_maps_read_as_their_entries() {
+        let entries = [("app", "web"), ("", "empty key"), ("tier", ""), ("é", "ü")];
+        let mut map = StringMap::with_capacity(1);
+        for (key, value) in entries {
+            map.push(key, value);
+        }
+        assert_eq!(map.iter().collect::<Vec<_>>(), entries);
+        assert_eq!((map.len(), map.is_empty()), (4, false));
+        assert_eq!(
+            (map.get("tier"), map.get(""), map.get("x")),
+            (Some(""), Some("empty key"), None)
+        );
+        let all = map.clone();
+        map.retain(|_| true);
+        assert_eq!(map, all);
+        map.retain(|key| key != "app" && key != "tier");
+        assert_eq!(
+            map.iter().collect::<Vec<_>>(),
+            [("", "empty key"), ("é", "ü")]
+        );
+        map.retain(|_| false);
+        assert!(map.is_empty() && map.iter().next().is_none());
     }
 
     #[test]

@@ -30,6 +30,15 @@ impl Block {
             Block::AtOrBelow(limit) => replicas <= limit,
         }
     }
+
+    /// Blocks at the replica counts at which either blocks.
+    #[must_use]
+    pub fn or(self, other: Block) -> Block {
+        match (self, other) {
+            (Block::AtOrBelow(a), Block::AtOrBelow(b)) => Block::AtOrBelow(a.max(b)),
+            _ => Block::Always,
+        }
+    }
 }
 
 /// A budget field that can block evictions.
@@ -82,12 +91,13 @@ pub fn blocking_fields(pdb: &Object) -> Vec<Blocking> {
         .collect()
 }
 
-/// Whether the budget blocks evictions while the workload runs `replicas`
-/// pods: [`blocking_fields`] without making them, for the many budgets
-/// listed for every HPA of their namespace that do not.
-pub fn blocks_at(pdb: &Object, replicas: i64) -> bool {
+/// When the budget blocks evictions, `None` if never: [`blocking_fields`]
+/// without making them, their blocks put together (the replica counts at
+/// which any of them blocks), worked out once for a budget listed for
+/// every HPA of its namespace.
+pub fn widest_block(pdb: &Object) -> Option<Block> {
     let Some(Value::Object(spec)) = member(&pdb.value, "spec") else {
-        return false;
+        return None;
     };
     spec.iter()
         .filter_map(|(name, value)| match name.as_str() {
@@ -95,7 +105,7 @@ pub fn blocks_at(pdb: &Object, replicas: i64) -> bool {
             "minAvailable" => min_available_block(value),
             _ => None,
         })
-        .any(|block| block.blocks_at(replicas))
+        .reduce(Block::or)
 }
 
 /// The blocking fields' names, values and blocks, `maxUnavailable` first.
@@ -195,8 +205,9 @@ mod tests {
         assert!(Block::AtOrBelow(2).blocks_at(2) && !Block::AtOrBelow(2).blocks_at(3));
     }
 
-    /// The quick answer for the many budgets listed is the one the fields
-    /// give, and the fields say where they are and what they hold.
+    /// The answer worked out once for the many budgets listed is the one
+    /// the fields give at every count, and the fields say where they are
+    /// and what they hold.
     #[test]
     fn blocks_at_agrees_with_the_blocking_fields() {
         let specs = [
@@ -207,14 +218,19 @@ mod tests {
             json!({"minAvailable": "100%"}),
             json!({"minAvailable": 0, "maxUnavailable": "10%"}),
             json!({"minAvailable": null, "maxUnavailable": true}),
+            json!({"minAvailable": "90%", "maxUnavailable": "0%"}),
+            json!({"minAvailable": "50%"}),
+            json!({"minAvailable": 2, "maxUnavailable": "50%"}),
+            json!({"minAvailable": 101}),
+            json!({"minAvailable": "x%"}),
             json!({}),
         ];
         for spec in specs {
             let budget = pdb(spec.clone());
             let fields = blocking_fields(&budget);
-            for replicas in 0..6 {
+            for replicas in 0..12 {
                 assert_eq!(
-                    blocks_at(&budget, replicas),
+                    widest_block(&budget).is_some_and(|b| b.blocks_at(replicas)),
                     fields.iter().any(|b| b.block.blocks_at(replicas)),
                     "{spec} at {replicas}"
                 );
@@ -232,7 +248,11 @@ mod tests {
                 "spec.minAvailable minAvailable: 3"
             ]
         );
-        assert!(!blocks_at(&pdb(json!({"maxUnavailable": 1})), 1));
+        assert_eq!(widest_block(&pdb(json!({"maxUnavailable": 1}))), None);
+        assert_eq!(
+            widest_block(&pdb(json!({"minAvailable": "50%", "maxUnavailable": 0}))),
+            Some(Block::Always)
+        );
     }
 
     #[test]

@@ -367,11 +367,15 @@ impl<'a, V: Json> PodTemplate<'a, V> {
 /// is throttled, memory is OOM-killed), so it is the sum of limits over the
 /// sum of effective requests. `None` when any container has no limit, no
 /// request, or one that does not parse.
-pub fn max_utilization<V: Json>(containers: &[&Container<'_, V>], resource: &str) -> Option<f64> {
-    let (mut limits, mut requests) = (0.0, 0.0);
+pub fn max_utilization<'c, 'a: 'c, V: Json + 'a>(
+    containers: impl IntoIterator<Item = &'c Container<'a, V>>,
+    resource: &str,
+) -> Option<f64> {
+    let (mut limits, mut requests, mut any) = (0.0, 0.0, false);
     for container in containers {
         limits += Quantity::from_json(container.limit(resource)?)?.approx();
         requests += Quantity::from_json(container.effective_request(resource)?)?.approx();
+        any = true;
     }
-    (!containers.is_empty() && requests > 0.0).then(|| limits / requests * 100.0)
+    (any && requests > 0.0).then(|| limits / requests * 100.0)
 }

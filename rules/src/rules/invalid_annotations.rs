@@ -1,5 +1,7 @@
 //! `invalid-annotations`: annotation keys and sizes the API server rejects (M9, M10).
 
+use std::borrow::Cow;
+
 use crate::diagnostic::{Reason, Severity};
 use crate::context::{Check, Context, Report};
 use crate::model::names::qualified_name;
@@ -73,9 +75,14 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     // Made for findings only: most annotations have none.
     let path = || FieldPath::fields("metadata.annotations");
     let annotations = &cx.hpa.metadata.annotations;
-    for (key, _) in annotations {
+    for (key, _) in annotations.iter() {
         // M9: case does not matter in annotation keys; the bad value is the key as written.
-        for message in qualified_name(&key.to_lowercase(), version) {
+        let lower = if key.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+            Cow::Owned(key.to_lowercase())
+        } else {
+            Cow::Borrowed(key)
+        };
+        for message in qualified_name(&lower, version) {
             out.field_error(path(), Reason::Invalid, Some(quoted(key)), &message);
         }
     }

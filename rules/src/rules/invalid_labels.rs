@@ -72,7 +72,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let version = cx.settings.cluster.kube_version;
     // Made for findings only: most labels have none.
     let path = || FieldPath::fields("metadata.labels");
-    for (key, value) in &cx.hpa.metadata.labels {
+    for (key, value) in cx.hpa.metadata.labels.iter() {
         for message in qualified_name(key, version) {
             out.field_error(path(), Reason::Invalid, Some(quoted(key)), &message);
         }

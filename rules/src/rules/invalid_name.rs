@@ -95,10 +95,11 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     } else {
         Cow::Borrowed(&meta.name)
     };
-    let path = FieldPath::fields("metadata.name");
+    // Made for findings only: most names have none.
+    let path = || FieldPath::fields("metadata.name");
     if name.is_empty() {
         out.field_error(
-            path,
+            path(),
             Reason::Required,
             None,
             "name or generateName is required",
@@ -106,7 +107,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         return;
     }
     for message in dns1123_subdomain(&name) {
-        out.field_error(path.clone(), Reason::Invalid, Some(quoted(&name)), &message);
+        out.field_error(path(), Reason::Invalid, Some(quoted(&name)), &message);
     }
 }
 

@@ -2,7 +2,7 @@
 
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
-use crate::model::disruption::{Block, PDB, blocking_fields, blocks_at, selects};
+use crate::model::disruption::{Block, PDB, blocking_fields, selects};
 use crate::quote::code;
 use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
@@ -111,11 +111,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(floor) = cx.hpa.min_replicas.map(i64::from).filter(|m| *m >= 1) else {
         return;
     };
-    cx.each_listed(&target.key.namespace, PDB, |pdb| {
-        // Whether the budget blocks first: most allow an eviction (a
-        // namespace's many `maxUnavailable: 1`), and matching the selector
-        // costs more.
-        if !blocks_at(pdb, floor) || !selects(pdb, labels) {
+    cx.index.visit_budgets(&target.key.namespace, &mut |pdb, block| {
+        // Whether the budget blocks first: matching the selector costs more.
+        if !block.blocks_at(floor) || !selects(pdb, labels) {
             return;
         }
         for blocking in blocking_fields(pdb) {

@@ -1,5 +1,7 @@
 //! `utilization-target-unreachable`: a utilization target above what the pods' limits let them use.
 
+use std::cell::OnceCell;
+
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
 use crate::model::workload::max_utilization;
@@ -108,7 +110,8 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(template) = target.template() else {
         return;
     };
-    let counted = template.counted_containers();
+    // Read for the first CPU or memory utilization target only.
+    let counted = OnceCell::new();
     let tolerance = cx
         .hpa
         .behavior
@@ -124,11 +127,11 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         if !matches!(resource, "cpu" | "memory") || template.has_pod_level(resource) {
             continue;
         }
-        let containers: Vec<_> = counted
+        let containers = counted
+            .get_or_init(|| template.counted_containers())
             .iter()
-            .filter(|c| metric.container().is_none_or(|name| c.name == name))
-            .collect();
-        let Some(max) = max_utilization(&containers, resource) else {
+            .filter(|c| metric.container().is_none_or(|name| c.name == name));
+        let Some(max) = max_utilization(containers, resource) else {
             continue;
         };
         // Scale-up needs utilization / target > 1 + tolerance.

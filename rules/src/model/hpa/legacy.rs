@@ -227,9 +227,8 @@ fn unmarshal<T>(json: &Value, decode: impl FnOnce(&mut Decoder, &Value) -> T) ->
 fn annotation(metadata: &Metadata, key: &str) -> Option<Value> {
     metadata
         .annotations
-        .iter()
-        .find(|(k, _)| k == key)
-        .and_then(|(_, v)| serde_json::from_str::<Value>(v).ok())
+        .get(key)
+        .and_then(|v| serde_json::from_str::<Value>(v).ok())
 }
 
 fn annotation_path(key: &str) -> FieldPath {

@@ -11,7 +11,7 @@
 //! [`Hpa::source_path`].
 
 use crate::cluster::{Cluster, KubeVersion};
-use crate::model::decode::{DecodeError, Decoder};
+use crate::model::decode::{DecodeError, Decoder, StringMap};
 use crate::model::quantity::Quantity;
 use crate::object::{self, Object, ObjectKey, ObjectRef, group_of};
 use crate::path::{FieldPath, Json};
@@ -462,9 +462,9 @@ pub struct Metadata {
     /// `generation`.
     pub generation: i64,
     /// `labels`, in document order.
-    pub labels: Vec<(String, String)>,
+    pub labels: StringMap,
     /// `annotations`, in document order.
-    pub annotations: Vec<(String, String)>,
+    pub annotations: StringMap,
     /// `ownerReferences`.
     pub owner_references: Vec<OwnerReference>,
     /// `finalizers`.
@@ -533,7 +533,7 @@ impl Hpa {
         hpa.served = served;
         hpa.metadata
             .annotations
-            .retain(|(key, _)| !ROUND_TRIP_ANNOTATIONS.contains(&key.as_str()));
+            .retain(|key| !ROUND_TRIP_ANNOTATIONS.contains(&key));
         hpa.decodable = !d.has_fatal_errors();
         hpa.decode_errors = d.errors;
         // A `minReplicas` the server cannot decode is not the default 1: no
