@@ -24,6 +24,7 @@ use anyhow::{Result, bail};
 use hpa_lint_rules::cluster::GroupKind;
 use hpa_lint_rules::index::{Index, Lookup, MemoryIndex, Stored};
 use hpa_lint_rules::model::autoscaler::{Autoscalers, SCALED_OBJECT, scale_target};
+use hpa_lint_rules::model::disruption::{Block, PDB};
 use hpa_lint_rules::model::status::{API_SERVICE, Status, metrics_api_of};
 use hpa_lint_rules::model::workload::{Target, TargetKind};
 use hpa_lint_rules::object::{Object, ObjectKey, ObjectRef, Origin};
@@ -167,6 +168,12 @@ impl Index for AuditIndex {
             self.objects.visit_list(namespace, group, kind, visit)
         } else {
             Lookup::Unknown
+        }
+    }
+
+    fn visit_budgets(&self, namespace: &str, visit: &mut dyn FnMut(&Arc<Object>, Block)) {
+        if self.covers(PDB.group, PDB.kind, namespace) {
+            self.objects.visit_budgets(namespace, visit);
         }
     }
 }
