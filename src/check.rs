@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::iter::Peekable;
 use std::ops::Range;
-use std::sync::{Arc, LazyLock, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use std::io;
 
@@ -401,11 +401,6 @@ fn hpa_documents_of(
 /// tables until the end of step 1.
 const FILES_AT_ONCE: usize = 256;
 
-/// Batches of files read or waiting to be put together at once: while the
-/// last files of one are read, the next keeps the pool busy (a pool that
-/// waits for each batch to end idles, spins and sleeps once a batch).
-const BATCHES_AT_ONCE: usize = 2;
-
 /// Bytes of HPAs kept whole that step 1 holds in memory (an HPA takes some
 /// 1,000 packed); those beyond go to a temporary file.
 const KEPT_BYTES: usize = 64 << 10;
@@ -453,101 +448,135 @@ impl Gathered {
     }
 }
 
-/// How far step 1 is: batches are read in any order, put together in
-/// theirs.
-#[derive(Default)]
-struct Progress {
-    gathered: Gathered,
-    /// Batches read and waiting for those before them, by number.
-    read: BTreeMap<usize, Vec<FileScan>>,
-    /// Batches put together.
-    added: usize,
-    /// Batches started.
+/// Batches worked on or waiting to be taken at once: while the last items
+/// of one are worked on, the next keeps the pool busy (a pool that waits for
+/// each batch to end idles, spins and sleeps once a batch).
+const BATCHES_AT_ONCE: usize = 2;
+
+/// Works on `batches` on the pool, at most [`BATCHES_AT_ONCE`] at once, and
+/// hands what each gives to `take` in the batches' order, until it says to
+/// stop. The task that ends a batch takes the batches done up to where none
+/// is missing and starts the next, so no thread waits for another.
+fn in_order<B: Send, R: Send>(
+    batches: impl Iterator<Item = B> + Send,
+    work: impl Fn(B) -> R + Sync,
+    take: impl FnMut(R) -> Flow + Send,
+) {
+    let pipeline = Pipeline {
+        work,
+        state: Mutex::new(Progress {
+            batches: batches.fuse(),
+            take,
+            done: BTreeMap::new(),
+            taken: 0,
+            started: 0,
+            stopped: false,
+        }),
+    };
+    rayon::scope(|scope| pipeline.start(scope, &mut pipeline.lock()));
+}
+
+/// Whether [`in_order`] goes on after a batch is taken.
+#[derive(PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Stop,
+}
+
+/// Batches worked on by [`in_order`].
+struct Pipeline<W, P> {
+    work: W,
+    state: Mutex<P>,
+}
+
+/// How far [`in_order`] is: batches are done in any order, taken in theirs.
+struct Progress<I, T, R> {
+    batches: I,
+    take: T,
+    /// Batches done and waiting for those before them, by number.
+    done: BTreeMap<usize, R>,
+    taken: usize,
     started: usize,
+    stopped: bool,
 }
 
-/// Step 1's batches of files, read on the pool.
-struct Batches<'a> {
-    sources: &'a [SourceFile],
-    settings: &'a Settings,
-    needs: Needs,
-    store: &'a Store,
-    progress: Mutex<Progress>,
-}
-
-impl Batches<'_> {
-    /// The files of batch `batch`.
-    fn files(&self, batch: usize) -> &[SourceFile] {
-        let start = batch * FILES_AT_ONCE;
-        &self.sources[start..(start + FILES_AT_ONCE).min(self.sources.len())]
+impl<B, R, I, W, T> Pipeline<W, Progress<I, T, R>>
+where
+    B: Send,
+    R: Send,
+    I: Iterator<Item = B> + Send,
+    W: Fn(B) -> R + Sync,
+    T: FnMut(R) -> Flow + Send,
+{
+    fn lock(&self) -> MutexGuard<'_, Progress<I, T, R>> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Reads batch `batch`, puts together the batches read up to where
-    /// none is missing, and starts the next (at most [`BATCHES_AT_ONCE`]
-    /// are read or waiting): the task that ends a batch does it, so no
-    /// thread waits for another.
-    fn read<'s>(&'s self, scope: &rayon::Scope<'s>, batch: usize) {
-        let first = batch * FILES_AT_ONCE;
-        let scans: Vec<FileScan> = self
-            .files(batch)
-            .par_iter()
-            .enumerate()
-            .map(|(i, source)| scan_file(first + i, source, self.settings, &self.needs, self.store))
-            .collect();
-        let mut guard = self.progress.lock().unwrap_or_else(PoisonError::into_inner);
-        let progress = &mut *guard;
-        progress.read.insert(batch, scans);
-        while let Some(scans) = progress.read.remove(&progress.added) {
-            let files = self.files(progress.added);
-            progress.gathered.add(scans, files);
-            progress.added += 1;
+    /// Works on batch `number`, takes what can be, starts what may be.
+    fn run<'s>(&'s self, scope: &rayon::Scope<'s>, number: usize, batch: B)
+    where
+        B: 's,
+    {
+        let result = (self.work)(batch);
+        let mut progress = self.lock();
+        let progress = &mut *progress;
+        progress.done.insert(number, result);
+        while !progress.stopped
+            && let Some(result) = progress.done.remove(&progress.taken)
+        {
+            progress.stopped = (progress.take)(result) == Flow::Stop;
+            progress.taken += 1;
         }
         self.start(scope, progress);
     }
 
-    /// Starts the batches that may be.
-    fn start<'s>(&'s self, scope: &rayon::Scope<'s>, progress: &mut Progress) {
-        let batches = self.sources.len().div_ceil(FILES_AT_ONCE);
-        while progress.started < batches.min(progress.added + BATCHES_AT_ONCE) {
-            let batch = progress.started;
+    /// Starts the next batches, as many as may be worked on at once.
+    fn start<'s>(&'s self, scope: &rayon::Scope<'s>, progress: &mut Progress<I, T, R>)
+    where
+        B: 's,
+    {
+        while !progress.stopped && progress.started < progress.taken + BATCHES_AT_ONCE {
+            let Some(batch) = progress.batches.next() else {
+                return;
+            };
+            let number = progress.started;
             progress.started += 1;
-            scope.spawn(move |scope| self.read(scope, batch));
+            scope.spawn(move |scope| self.run(scope, number, batch));
         }
     }
 }
 
 /// [`read`], holding at most `bound` bytes of HPAs kept whole in memory.
-fn read_keeping(
-    sources: &[SourceFile],
+fn read_keeping<'a>(
+    sources: &'a [SourceFile],
     settings: &Settings,
     bound: usize,
 ) -> io::Result<Inventory> {
     let store = Store::new(bound);
-    let batches = Batches {
-        sources,
-        settings,
-        needs: reads(settings),
-        store: &store,
-        progress: Mutex::default(),
+    let needs = reads(settings);
+    let mut gathered = Gathered::default();
+    let batches = sources
+        .chunks(FILES_AT_ONCE)
+        .zip((0..).step_by(FILES_AT_ONCE));
+    let scan = |(batch, first): (&'a [SourceFile], usize)| {
+        let scans: Vec<FileScan> = batch
+            .par_iter()
+            .enumerate()
+            .map(|(i, source)| scan_file(first + i, source, settings, &needs, &store))
+            .collect();
+        (scans, batch)
     };
-    rayon::scope(|scope| {
-        let mut progress = batches
-            .progress
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        batches.start(scope, &mut progress);
+    in_order(batches, scan, |(scans, batch)| {
+        gathered.add(scans, batch);
+        Flow::Continue
     });
-    let progress = batches
-        .progress
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner);
     let Gathered {
         summary,
         findings,
         input_errors,
         mut catalog,
         records,
-    } = progress.gathered;
+    } = gathered;
     // Held until the end of the run.
     catalog.shrink_to_fit();
     let (index, places, hpas) = catalog.finish();
@@ -568,12 +597,13 @@ fn read_keeping(
 /// written.
 const HELD_BYTES: usize = 1 << 20;
 
-/// Documents linted at once (in parallel) in step 2.
-const BATCH: usize = 512;
+/// Documents linted at once (in parallel) in step 2 (with the next batch:
+/// see [`BATCHES_AT_ONCE`]).
+const BATCH: usize = 256;
 
-/// Bytes of packed HPAs read back at once in step 2 (512 documents of
-/// common HPAs take some 0.5 MB).
-const BATCH_BYTES: usize = 4 << 20;
+/// Bytes of packed HPAs read back at once in step 2 (256 documents of
+/// common HPAs take some 0.25 MB).
+const BATCH_BYTES: usize = 2 << 20;
 
 /// Runs the whole pipeline. The findings come out in order; a plain check's
 /// beyond [`HELD_BYTES`] are spilled to a temporary file.
@@ -659,13 +689,12 @@ fn run_holding(
     let size = |document: &Range<usize>| -> usize {
         records[document.clone()].iter().map(Record::size).sum()
     };
-    loop {
-        let batch = next_batch(&mut documents, size);
-        if batch.is_empty() {
-            break;
-        }
+    let batches = std::iter::from_fn(|| {
+        Some(next_batch(&mut documents, size)).filter(|batch| !batch.is_empty())
+    });
+    let lint_batch = |batch: Vec<(usize, Range<usize>)>| -> io::Result<Vec<Vec<Option<Linted>>>> {
         let files: Vec<&[(usize, Range<usize>)]> = batch.chunk_by(|a, b| a.0 == b.0).collect();
-        let linted: Vec<Vec<Option<Linted>>> = files
+        files
             .into_par_iter()
             .map(|documents| {
                 let source = &sources[documents[0].0];
@@ -687,14 +716,28 @@ fn run_holding(
                     })
                     .collect())
             })
-            .collect::<io::Result<_>>()?;
-        for Linted { own, others } in linted.into_iter().flatten().flatten() {
+            .collect()
+    };
+    let mut failed = None;
+    let mut gather = |linted: io::Result<Vec<Vec<Option<Linted>>>>| -> io::Result<()> {
+        for Linted { own, others } in linted?.into_iter().flatten().flatten() {
             gathered.linted(own)?;
             match purpose {
                 Purpose::Report => gathered.placed(others)?,
                 Purpose::Fix => gathered.hold(others),
             }
         }
+        Ok(())
+    };
+    in_order(batches, lint_batch, |linted| match gather(linted) {
+        Ok(()) => Flow::Continue,
+        Err(error) => {
+            failed = Some(error);
+            Flow::Stop
+        }
+    });
+    if let Some(error) = failed {
+        return Err(error);
     }
     // The index is not looked in from here on: it is freed while the
     // findings are written.
@@ -795,10 +838,13 @@ mod tests {
                 lengths.push(batch.len());
             }
         };
-        assert_eq!(cut(&[1_000; 1100]), [BATCH, BATCH, 1100 - 2 * BATCH]);
-        let mb = 1 << 20;
-        assert_eq!(cut(&[mb; 10]), [4, 4, 2]);
-        assert_eq!(cut(&[3 * mb, 2 * mb, 9 * mb, mb, 3 * mb]), [1, 1, 1, 2]);
+        assert_eq!(cut(&[1_000; 2 * BATCH + 76]), [BATCH, BATCH, 76]);
+        let unit = BATCH_BYTES / 4;
+        assert_eq!(cut(&[unit; 10]), [4, 4, 2]);
+        assert_eq!(
+            cut(&[3 * unit, 2 * unit, 9 * unit, unit, 3 * unit]),
+            [1, 1, 1, 2]
+        );
         assert_eq!(cut(&[]), Vec::<usize>::new());
     }
 

@@ -16,7 +16,6 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read, Seek, SeekFrom};
 use std::ops::Range;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use hpa_lint_rules::fix::{Applicability, Fix};
@@ -127,13 +126,13 @@ pub struct Gather {
 impl Gather {
     /// Keeps at most `bound` bytes of records of each kind in memory.
     pub fn new(bound: usize) -> Self {
-        Self::spilling_to(bound, Rc::new(|| Scratch::temporary(Held::Findings)))
+        Self::spilling_to(bound, Arc::new(|| Scratch::temporary(Held::Findings)))
     }
 
     /// [`Gather::new`], spilling to the files `make` makes.
     fn spilling_to(bound: usize, make: MakeScratch) -> Self {
         Self {
-            spill: Spill::new(bound, Rc::clone(&make)),
+            spill: Spill::new(bound, Arc::clone(&make)),
             placed: Placed::new(bound, make),
             held: Vec::new(),
         }
@@ -267,8 +266,8 @@ impl Placed {
             .transpose()
             .map_err(read_back)?;
         let written = written.map(|written| match written {
-            Written::File(file) => Ok(Rc::new(file)),
-            Written::Memory(bytes) => Err(Rc::new(bytes)),
+            Written::File(file) => Ok(Arc::new(file)),
+            Written::Memory(bytes) => Err(Arc::new(bytes)),
         });
         Ok(self
             .chunks
@@ -279,14 +278,14 @@ impl Placed {
                     (Chunk::File(at, end), Some(Ok(file))) => Box::new(BufReader::with_capacity(
                         CHUNK_BUFFER,
                         Section {
-                            file: Rc::clone(file),
+                            file: Arc::clone(file),
                             at,
                             end,
                         },
                     )),
                     // Writing to the file failed: its chunks are in memory.
                     (Chunk::File(at, end), Some(Err(bytes))) => Box::new(Cursor::new(Shared {
-                        bytes: Rc::clone(bytes),
+                        bytes: Arc::clone(bytes),
                         range: at as usize..end as usize,
                     })),
                     (Chunk::File(..), None) => unreachable!("a chunk in a file has a file"),
@@ -309,14 +308,14 @@ fn temporary_file(make: &MakeScratch, bound: &mut usize) -> Option<Scratch> {
 }
 
 /// Makes a temporary file to spill to (in tests, one that fails).
-type MakeScratch = Rc<dyn Fn() -> io::Result<Scratch>>;
+type MakeScratch = Arc<dyn Fn() -> io::Result<Scratch> + Send + Sync>;
 
 /// Bytes read at once from each chunk in the file.
 const CHUNK_BUFFER: usize = 8 << 10;
 
 /// A range of bytes shared with other chunks.
 struct Shared {
-    bytes: Rc<Vec<u8>>,
+    bytes: Arc<Vec<u8>>,
     range: Range<usize>,
 }
 
@@ -329,7 +328,7 @@ impl AsRef<[u8]> for Shared {
 /// A range of the temporary file, read on its own (the chunks of one file
 /// are read in turns).
 struct Section {
-    file: Rc<File>,
+    file: Arc<File>,
     at: u64,
     end: u64,
 }
@@ -1032,7 +1031,7 @@ mod tests {
         }
         // Held in memory, and in the file.
         for bound in [usize::MAX, 0] {
-            let mut spill = Spill::new(bound, Rc::new(|| Scratch::temporary(Held::Findings)));
+            let mut spill = Spill::new(bound, Arc::new(|| Scratch::temporary(Held::Findings)));
             spill.push(&records).unwrap();
             assert_eq!(spill.file.is_some(), bound == 0);
             let read: Vec<(Stage, Finding)> =
@@ -1282,7 +1281,7 @@ mod tests {
         refused: &Arc<AtomicUsize>,
     ) -> MakeScratch {
         let (taken, refused) = (Arc::clone(taken), Arc::clone(refused));
-        Rc::new(move || {
+        Arc::new(move || {
             let file = tempfile::tempfile()?;
             taken.lock().unwrap().push(Vec::new());
             let writer = Full {
