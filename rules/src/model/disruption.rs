@@ -4,7 +4,7 @@
 //! Only the spec is read; the disruption controller's view of healthy pods is
 //! assumed to be "all pods healthy", the situation of a routine node drain.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::model::selector;
 use crate::object::{Kind, Object};
@@ -58,11 +58,28 @@ pub struct Blocking {
 /// with an empty selector select nothing; `policy/v1` ones select everything.
 pub fn selects<V: Json>(pdb: &Object, labels: &V) -> bool {
     let selector = get(&pdb.value, &["spec", "selector"]).unwrap_or(&Value::Null);
-    let empty = selector.as_object().is_some_and(Map::is_empty);
-    if empty && pdb.key.api_version != "policy/v1" {
+    if is_empty_selector(selector) && pdb.key.api_version != "policy/v1" {
         return false;
     }
     selector::matches_with(selector, |key| labels.member(key).and_then(V::text)) == Some(true)
+}
+
+/// Whether a selector is empty as the v1beta1 conversion tells (Go's
+/// semantic equality with `LabelSelector{}`, where an empty map or list is a
+/// missing one): `{}`, and as well `{matchLabels: {}}` or
+/// `{matchExpressions: []}`.
+fn is_empty_selector(selector: &Value) -> bool {
+    let Value::Object(selector) = selector else {
+        return false;
+    };
+    ["matchLabels", "matchExpressions"]
+        .iter()
+        .all(|field| match selector.get(*field) {
+            None | Some(Value::Null) => true,
+            Some(Value::Object(map)) => map.is_empty(),
+            Some(Value::Array(items)) => items.is_empty(),
+            Some(_) => false,
+        })
 }
 
 /// A percentage `"N%"` with N in 0..=100.
@@ -260,9 +277,22 @@ mod tests {
         let labels = &json!({"app": "web"});
         assert!(selects(&pdb(json!({"selector": {}})), labels));
         assert!(!selects(&pdb(json!({})), labels));
-        let mut old = pdb(json!({"selector": {}}));
+        // Empty as Go's semantic equality tells: an empty map or list is a
+        // missing one.
+        for selector in [
+            json!({}),
+            json!({"matchLabels": {}}),
+            json!({"matchExpressions": []}),
+            json!({"matchLabels": null, "matchExpressions": []}),
+        ] {
+            assert!(selects(&pdb(json!({"selector": selector})), labels));
+            let mut old = pdb(json!({"selector": selector}));
+            old.key.api_version = "policy/v1beta1".into();
+            assert!(!selects(&old, labels), "{selector}");
+        }
+        let mut old = pdb(json!({"selector": {"matchLabels": {"app": "web"}}}));
         old.key.api_version = "policy/v1beta1".into();
-        assert!(!selects(&old, labels));
+        assert!(selects(&old, labels));
         assert!(selects(
             &pdb(json!({"selector": {"matchLabels": {"app": "web"}}})),
             labels

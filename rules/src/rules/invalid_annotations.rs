@@ -78,7 +78,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     for (key, _) in annotations.iter() {
         // M9: case does not matter in annotation keys; the bad value is the key as written.
         let lower = if key.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
-            Cow::Owned(key.to_lowercase())
+            Cow::Owned(go_lowercase(key))
         } else {
             Cow::Borrowed(key)
         };
@@ -98,6 +98,15 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     }
 }
 
+/// Go's `strings.ToLower`: each character's own lowercase. Rust's
+/// `to_lowercase` makes `İ` two characters (`i` and a combining dot) and a
+/// final `Σ` a `ς`; Go makes them `i` and `σ`.
+fn go_lowercase(key: &str) -> String {
+    key.chars()
+        .flat_map(|c| if c == 'İ' { 'i' } else { c }.to_lowercase())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::{MAX_TOTAL_SIZE, RULE};
@@ -114,6 +123,22 @@ mod tests {
             "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\n  annotations:\n    a: {}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 3\n",
             "x".repeat(size - 1)
         )
+    }
+
+    /// Keys are lowercased as Go's `strings.ToLower` does before they are
+    /// checked: `İ` becomes `i` and the Kelvin sign `k`, both valid.
+    #[test]
+    fn m9_lowercases_keys_as_go_does() {
+        let hpa = |key: &str| {
+            format!(
+                "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\n  annotations:\n    {key}: x\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 3\n"
+            )
+        };
+        for key in ["İstio.io/x", "\u{212A}ey", "Team.Example.COM/On-Call"] {
+            assert!(lint_yaml(&hpa(key), &only(&RULE)).is_empty(), "{key}");
+        }
+        assert_eq!(lint_yaml(&hpa("ΑΣ/x"), &only(&RULE)).len(), 1);
+        assert_eq!(super::go_lowercase("İΣΑΣ"), "iσασ");
     }
 
     #[test]
