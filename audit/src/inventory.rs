@@ -23,7 +23,7 @@ use std::sync::Arc;
 use anyhow::{Result, bail};
 use hpa_lint_rules::cluster::GroupKind;
 use hpa_lint_rules::index::{Index, Lookup, MemoryIndex, Stored};
-use hpa_lint_rules::model::autoscaler::{Autoscalers, SCALED_OBJECT, scale_target};
+use hpa_lint_rules::model::autoscaler::{Autoscalers, SCALED_OBJECT, VPA, scale_target};
 use hpa_lint_rules::model::disruption::{Block, PDB};
 use hpa_lint_rules::model::status::{API_SERVICE, Status, metrics_api_of};
 use hpa_lint_rules::model::workload::{Target, TargetKind};
@@ -174,6 +174,12 @@ impl Index for AuditIndex {
     fn visit_budgets(&self, namespace: &str, visit: &mut dyn FnMut(&Arc<Object>, Block)) {
         if self.covers(PDB.group, PDB.kind, namespace) {
             self.objects.visit_budgets(namespace, visit);
+        }
+    }
+
+    fn visit_vpas(&self, target: &ObjectRef, visit: &mut dyn FnMut(&Arc<Object>)) {
+        if self.covers(VPA.group, VPA.kind, &target.namespace) {
+            self.objects.visit_vpas(target, visit);
         }
     }
 }

@@ -174,14 +174,6 @@ impl<'a> Context<'a> {
         self.found_target()
     }
 
-    /// Lends each object of a kind in a namespace to `visit`, as far as the
-    /// index knows them: none when it does not hold the kind (rules then say
-    /// nothing).
-    pub fn each_listed(&self, namespace: &str, kind: Kind, mut visit: impl FnMut(&Arc<Object>)) {
-        self.index
-            .visit_list(namespace, kind.group, kind.kind, &mut visit);
-    }
-
     /// Whether a `LimitRange` in `namespace` gives containers a default request
     /// for `resource` (`defaultRequest`, or `default`, which the server copies into
     /// a missing `defaultRequest`): pods then get the request at admission.

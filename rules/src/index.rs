@@ -5,12 +5,15 @@
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
-use crate::model::autoscaler::{Autoscalers, FEW, Scaler, owners, scale_target};
+use serde_json::Value;
+
+use crate::model::autoscaler::{Autoscalers, FEW, Scaler, VPA, Vpa, owners, scale_target};
 use crate::model::disruption::{Block, PDB, widest_block};
 use crate::model::workload::Target;
 use crate::names::{Key, Name, Names, Ranks, Ref};
-use crate::object::{Identity, KeyRef, Object, ObjectKey, ObjectRef, Origin};
+use crate::object::{Identity, KeyRef, Kind, Object, ObjectKey, ObjectRef, Origin};
 use crate::packed;
+use crate::path::get;
 
 /// The answer to a lookup. `Unknown` means the index cannot tell (a cache that is
 /// not synced yet); rules say nothing then, rather than guess.
@@ -90,6 +93,24 @@ pub trait Index: Sync {
             }
         });
     }
+
+    /// The VerticalPodAutoscalers of `target`'s namespace whose
+    /// `spec.targetRef` is `target` and that change running pods, lent to
+    /// `visit` in the order [`Index::visit_list`] lends them: a rule looks
+    /// for them for every HPA, and most of a namespace's VPAs target other
+    /// workloads. An index that holds them may sort them out once.
+    fn visit_vpas(&self, target: &ObjectRef, visit: &mut dyn FnMut(&Arc<Object>)) {
+        self.visit_list(&target.namespace, VPA.group, VPA.kind, &mut |vpa| {
+            if resizes(vpa, target) {
+                visit(vpa);
+            }
+        });
+    }
+}
+
+/// Whether a VPA targets `target` and changes its running pods.
+fn resizes(object: &Object, target: &ObjectRef) -> bool {
+    Vpa::targeting(object, target).is_some_and(|vpa| vpa.changes_pods())
 }
 
 /// An object as it is given to an index: parsed, or packed
@@ -307,6 +328,8 @@ pub struct MemoryIndex {
     owners: Box<[(u32, Ref)]>,
     /// What [`Index::visit_budgets`] lends, worked out when first asked.
     budgets: OnceLock<Box<[Budget]>>,
+    /// What [`Index::visit_vpas`] looks through, worked out when first asked.
+    vpas: OnceLock<Box<[Resizer]>>,
 }
 
 /// A PodDisruptionBudget that blocks evictions at some replica count, as a
@@ -315,6 +338,15 @@ struct Budget {
     namespace: Name,
     object: Arc<Object>,
     block: Block,
+}
+
+/// A VerticalPodAutoscaler that changes running pods, as a [`MemoryIndex`]
+/// looks for it: by namespace and the name of its target, then as listed.
+struct Resizer {
+    namespace: Name,
+    /// `spec.targetRef.name`.
+    target: Box<str>,
+    object: Arc<Object>,
 }
 
 /// An entry's position, as the sorted lists hold it.
@@ -403,6 +435,7 @@ impl MemoryIndex {
             groups: Box::default(),
             owners: owners.into(),
             budgets: OnceLock::new(),
+            vpas: OnceLock::new(),
             names,
         };
         let mut groups = Vec::new();
@@ -508,43 +541,79 @@ impl MemoryIndex {
         Lookup::Found(listed)
     }
 
+    /// What `keep` makes of each object of `kind` that can be listed, in
+    /// the order of `by_kind`: none of a namespace whose objects of `kind`
+    /// cannot be listed (some are held by identity only).
+    fn each_listable<T>(
+        &self,
+        kind: Kind,
+        mut keep: impl FnMut(Name, Arc<Object>) -> Option<T>,
+    ) -> Vec<T> {
+        let mut kept = Vec::new();
+        // The namespace being read, where its objects start, and whether
+        // they can be listed.
+        let mut namespace = None;
+        let (mut start, mut listed) = (0, true);
+        for &i in &self.by_kind {
+            let key = self.key(i);
+            let parts = key.parts(&self.names);
+            if parts.kind != kind.kind || parts.group() != kind.group {
+                continue;
+            }
+            if namespace != Some(key.namespace()) {
+                namespace = Some(key.namespace());
+                (start, listed) = (kept.len(), true);
+            }
+            if matches!(self.bodies[i as usize], Body::Grouped) {
+                kept.truncate(start);
+                listed = false;
+            }
+            let Some(object) = self.object(i as usize).filter(|_| listed) else {
+                continue;
+            };
+            kept.extend(keep(key.namespace(), object));
+        }
+        kept
+    }
+
     /// The budgets of every namespace that block at some count, in the
-    /// order of `by_kind`; none of a namespace whose budgets cannot be
-    /// listed (some are held by identity only).
+    /// order of `by_kind`.
     fn budgets(&self) -> &[Budget] {
         self.budgets.get_or_init(|| {
-            let mut budgets = Vec::new();
-            // The namespace being read, where its budgets start, and
-            // whether they can be listed.
-            let mut namespace = None;
-            let (mut start, mut listed) = (0, true);
-            for &i in &self.by_kind {
-                let key = self.key(i);
-                let parts = key.parts(&self.names);
-                if parts.kind != PDB.kind || parts.group() != PDB.group {
-                    continue;
-                }
-                if namespace != Some(key.namespace()) {
-                    namespace = Some(key.namespace());
-                    (start, listed) = (budgets.len(), true);
-                }
-                if matches!(self.bodies[i as usize], Body::Grouped) {
-                    budgets.truncate(start);
-                    listed = false;
-                }
-                let Some(object) = self.object(i as usize).filter(|_| listed) else {
-                    continue;
-                };
-                if let Some(block) = widest_block(&object) {
-                    budgets.push(Budget {
-                        namespace: key.namespace(),
-                        object,
-                        block,
-                    });
-                }
-            }
+            let budgets = self.each_listable(PDB, |namespace, object| {
+                let block = widest_block(&object)?;
+                Some(Budget {
+                    namespace,
+                    object,
+                    block,
+                })
+            });
             budgets.into()
         })
+    }
+
+    /// The VPAs of every namespace that change running pods, by namespace
+    /// and target name, and then in the order of `by_kind`.
+    fn vpas(&self) -> &[Resizer] {
+        self.vpas.get_or_init(|| {
+            let mut vpas = self.each_listable(VPA, |namespace, object| {
+                let target = get(&object.value, &["spec", "targetRef", "name"])
+                    .and_then(Value::as_str)?
+                    .into();
+                Vpa::of(&object)?.changes_pods().then_some(Resizer {
+                    namespace,
+                    target,
+                    object,
+                })
+            });
+            // Stable: a target's VPAs stay in the order listed.
+            vpas.sort_by(|a, b| self.resizer_order(a).cmp(&self.resizer_order(b)));
+            vpas.into()
+        })
+    }
+
+    fn resizer_order<'a>(&'a self, vpa: &'a Resizer) -> (&'a str, &'a str) {
+        (self.names.get(vpa.namespace), &vpa.target)
     }
 }
 
@@ -634,6 +703,22 @@ impl Index for MemoryIndex {
             .take_while(|b| self.names.get(b.namespace) == namespace)
         {
             visit(&budget.object, budget.block);
+        }
+    }
+
+    /// Only the VPAs of the target's name looked at: the VPAs of a
+    /// namespace are looked through for each of its HPAs.
+    fn visit_vpas(&self, target: &ObjectRef, visit: &mut dyn FnMut(&Arc<Object>)) {
+        let vpas = self.vpas();
+        let wanted = (target.namespace.as_str(), target.name.as_str());
+        let start = vpas.partition_point(|vpa| self.resizer_order(vpa) < wanted);
+        for vpa in vpas[start..]
+            .iter()
+            .take_while(|vpa| self.resizer_order(vpa) == wanted)
+        {
+            if resizes(&vpa.object, target) {
+                visit(&vpa.object);
+            }
         }
     }
 }
@@ -811,6 +896,100 @@ mod tests {
             ]
         );
         assert!(lent(&index, "held").is_empty());
+    }
+
+    /// The VPAs a memory index lends, sorted out once by target, are those
+    /// the listing gives that target the workload and change its pods, in
+    /// the same order: VPAs of several versions, namespaces, targets and
+    /// update modes, held parsed, compact or by identity only.
+    #[test]
+    fn vpas_are_lent_as_listed() {
+        let targets = [
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}),
+            json!({"kind": "Deployment", "name": "web"}),
+            json!({"apiVersion": "v1", "kind": "Deployment", "name": "web"}),
+            json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "web"}),
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "name": "api"}),
+            json!({"apiVersion": "apps/v1", "kind": "Deployment"}),
+            json!(null),
+        ];
+        let modes = [
+            json!(null),
+            json!({"updateMode": "Off"}),
+            json!({"updateMode": "Initial"}),
+            json!({"updateMode": "Recreate"}),
+        ];
+        let mut input = Vec::new();
+        for (t, target) in targets.iter().enumerate() {
+            for (m, mode) in modes.iter().enumerate() {
+                for (api_version, namespace) in [
+                    ("autoscaling.k8s.io/v1", "shop"),
+                    ("autoscaling.k8s.io/v1beta2", "shop"),
+                    ("autoscaling.k8s.io/v1", "other"),
+                    ("v1", "shop"),
+                    ("autoscaling.k8s.io/v1", "held"),
+                ] {
+                    // Named against the order given, which lists keep.
+                    let name = format!("{}-{m}-{api_version}", 9 - t);
+                    let value = json!({"apiVersion": api_version, "kind": "VerticalPodAutoscaler",
+                        "metadata": {"name": name, "namespace": namespace},
+                        "spec": {"targetRef": target, "updatePolicy": mode}});
+                    let object = Object::new(value, Origin(0), "default").unwrap();
+                    let stored = match (namespace, (t + m) % 2) {
+                        ("held", 1) => Stored::Grouped {
+                            key: Identity::new(object.key.as_ref()),
+                        },
+                        (_, 0) => Stored::compact(object),
+                        _ => Stored::Parsed(Arc::new(object)),
+                    };
+                    input.push((stored, None));
+                }
+            }
+        }
+        let index = MemoryIndex::with_scale_targets(input.clone());
+        let plain = Plain(MemoryIndex::with_scale_targets(input));
+        let lent = |index: &dyn Index, target: &ObjectRef| {
+            let mut lent = Vec::new();
+            index.visit_vpas(target, &mut |vpa| lent.push(vpa.key.name.clone()));
+            lent
+        };
+        let workload = |group: &str, kind: &str, namespace: &str, name: &str| ObjectRef {
+            group: group.into(),
+            kind: kind.into(),
+            namespace: namespace.into(),
+            name: name.into(),
+        };
+        for namespace in ["shop", "other", "held", "zzz"] {
+            for (group, kind, name) in [
+                ("apps", "Deployment", "web"),
+                ("", "Deployment", "web"),
+                ("apps", "StatefulSet", "web"),
+                ("apps", "Deployment", "api"),
+                ("apps", "Deployment", ""),
+                ("apps", "Deployment", "gone"),
+            ] {
+                let target = workload(group, kind, namespace, name);
+                assert_eq!(lent(&index, &target), lent(&plain, &target), "{target}");
+            }
+        }
+        assert_eq!(
+            lent(&index, &workload("apps", "Deployment", "shop", "web")),
+            [
+                "9-0-autoscaling.k8s.io/v1",
+                "9-0-autoscaling.k8s.io/v1beta2",
+                "9-3-autoscaling.k8s.io/v1",
+                "9-3-autoscaling.k8s.io/v1beta2",
+                "8-0-autoscaling.k8s.io/v1",
+                "8-0-autoscaling.k8s.io/v1beta2",
+                "8-3-autoscaling.k8s.io/v1",
+                "8-3-autoscaling.k8s.io/v1beta2",
+                "7-0-autoscaling.k8s.io/v1",
+                "7-0-autoscaling.k8s.io/v1beta2",
+                "7-3-autoscaling.k8s.io/v1",
+                "7-3-autoscaling.k8s.io/v1beta2"
+            ]
+        );
+        assert!(lent(&index, &workload("apps", "Deployment", "held", "web")).is_empty());
     }
 
     #[test]

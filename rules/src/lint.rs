@@ -371,6 +371,10 @@ impl Index for WithObject<'_> {
     fn visit_budgets(&self, namespace: &str, visit: &mut dyn FnMut(&Arc<Object>, Block)) {
         self.inner.visit_budgets(namespace, visit);
     }
+
+    fn visit_vpas(&self, target: &ObjectRef, visit: &mut dyn FnMut(&Arc<Object>)) {
+        self.inner.visit_vpas(target, visit);
+    }
 }
 
 /// Lints a workload being admitted (a Deployment, StatefulSet, ...) against the

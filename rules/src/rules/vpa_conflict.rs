@@ -101,13 +101,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     if metrics.is_empty() {
         return;
     }
-    // Only the VPAs of this target are kept: most of a namespace's are not.
     let mut objects = Vec::new();
-    cx.each_listed(&target.namespace, VPA, |object| {
-        if Vpa::targeting(object, target).is_some_and(|vpa| vpa.changes_pods()) {
-            objects.push(Arc::clone(object));
-        }
-    });
+    cx.index
+        .visit_vpas(target, &mut |object| objects.push(Arc::clone(object)));
     let vpas: Vec<(&str, Vpa<'_>)> = objects
         .iter()
         .filter_map(|o| Some((o.key.name.as_str(), Vpa::of(o)?)))
