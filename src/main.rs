@@ -87,8 +87,8 @@ fn check(args: &CheckArgs) -> Result<u8> {
         summary,
         input_errors: more_errors,
     } = check::run(&sources, settings, Purpose::Report)?;
-    // Let go of on the pool while the findings are written: a name and a
-    // path for each of many files.
+    // Freed on the pool while the findings are written: a name and a path
+    // for each of many files.
     rayon::spawn(move || drop(sources));
     let input_errors = unread(input_errors, more_errors);
     report(args, summary, findings, &input_errors, false)
