@@ -5,15 +5,12 @@
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
-use serde_json::Value;
-
 use crate::model::autoscaler::{Autoscalers, FEW, Scaler, VPA, Vpa, owners, scale_target};
 use crate::model::disruption::{Block, PDB, widest_block};
 use crate::model::workload::Target;
 use crate::names::{Key, Name, Names, Ranks, Ref};
 use crate::object::{Identity, KeyRef, Kind, Object, ObjectKey, ObjectRef, Origin};
 use crate::packed;
-use crate::path::get;
 
 /// The answer to a lookup. `Unknown` means the index cannot tell (a cache that is
 /// not synced yet); rules say nothing then, rather than guess.
@@ -597,9 +594,7 @@ impl MemoryIndex {
     fn vpas(&self) -> &[Resizer] {
         self.vpas.get_or_init(|| {
             let mut vpas = self.each_listable(VPA, |namespace, object| {
-                let target = get(&object.value, &["spec", "targetRef", "name"])
-                    .and_then(Value::as_str)?
-                    .into();
+                let target = Vpa::target_name(&object)?.into();
                 Vpa::of(&object)?.changes_pods().then_some(Resizer {
                     namespace,
                     target,
@@ -815,6 +810,19 @@ mod tests {
         }
     }
 
+    /// The `turn`-th object of a listing test, held in turn compact and
+    /// parsed; in namespace `held`, every other one by identity only, which
+    /// makes the namespace's objects of its kind unlistable.
+    fn held_in_turn(object: Object, turn: usize) -> Stored {
+        match (object.key.namespace.as_str(), turn % 2) {
+            ("held", 1) => Stored::Grouped {
+                key: Identity::new(object.key.as_ref()),
+            },
+            (_, 0) => Stored::compact(object),
+            _ => Stored::Parsed(Arc::new(object)),
+        }
+    }
+
     /// The budgets a memory index lends, their blocks worked out once, are
     /// those that block among the ones listed, in the same order, with the
     /// blocks their fields give: budgets of several versions, namespaces
@@ -844,14 +852,7 @@ mod tests {
                     "metadata": {"name": format!("{i}-{api_version}"), "namespace": namespace},
                     "spec": spec});
                 let object = Object::new(value, Origin(0), "default").unwrap();
-                let stored = match (namespace, i % 2) {
-                    ("held", 1) => Stored::Grouped {
-                        key: Identity::new(object.key.as_ref()),
-                    },
-                    (_, 0) => Stored::compact(object),
-                    _ => Stored::Parsed(Arc::new(object)),
-                };
-                input.push((stored, None));
+                input.push((held_in_turn(object, i), None));
             }
         }
         // Other kinds in the namespaces, before and after.
@@ -935,14 +936,7 @@ mod tests {
                         "metadata": {"name": name, "namespace": namespace},
                         "spec": {"targetRef": target, "updatePolicy": mode}});
                     let object = Object::new(value, Origin(0), "default").unwrap();
-                    let stored = match (namespace, (t + m) % 2) {
-                        ("held", 1) => Stored::Grouped {
-                            key: Identity::new(object.key.as_ref()),
-                        },
-                        (_, 0) => Stored::compact(object),
-                        _ => Stored::Parsed(Arc::new(object)),
-                    };
-                    input.push((stored, None));
+                    input.push((held_in_turn(object, t + m), None));
                 }
             }
         }

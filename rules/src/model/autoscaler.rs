@@ -308,11 +308,15 @@ impl<'a> Vpa<'a> {
     /// first, which tells apart most of the VPAs of a namespace, each listed
     /// for every HPA of it.
     pub fn targeting(object: &'a Object, target: &ObjectRef) -> Option<Self> {
-        let name = get(&object.value, &["spec", "targetRef", "name"]).and_then(Value::as_str);
-        if name != Some(target.name.as_str()) {
+        if Self::target_name(object) != Some(target.name.as_str()) {
             return None;
         }
         Self::of(object).filter(|vpa| vpa.targets(target))
+    }
+
+    /// `spec.targetRef.name` of an object, read without taking it for a VPA.
+    pub fn target_name(object: &Object) -> Option<&str> {
+        get(&object.value, &["spec", "targetRef", "name"]).and_then(Value::as_str)
     }
 
     /// Whether `spec.targetRef` is `target`. An empty `apiVersion` matches any
