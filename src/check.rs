@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 use std::iter::Peekable;
-use std::ops::Range;
+use std::ops::{Deref, Range};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use std::io;
@@ -399,7 +399,7 @@ fn hpa_documents_of(
 /// Files read at once (in parallel): what they kept is put together before
 /// more are read, so that many small files do not each hold their own
 /// tables until the end of step 1.
-const FILES_AT_ONCE: usize = 256;
+pub const FILES_AT_ONCE: usize = 256;
 
 /// Bytes of HPAs kept whole that step 1 holds in memory (an HPA takes some
 /// 1,000 packed); those beyond go to a temporary file.
@@ -547,18 +547,31 @@ where
 }
 
 /// [`read`], holding at most `bound` bytes of HPAs kept whole in memory.
-fn read_keeping<'a>(
-    sources: &'a [SourceFile],
+fn read_keeping(
+    sources: &[SourceFile],
     settings: &Settings,
     bound: usize,
+) -> io::Result<Inventory> {
+    read_batches(sources.chunks(FILES_AT_ONCE), settings, bound, |_| {})
+}
+
+/// [`read_keeping`] of files given in batches (of [`FILES_AT_ONCE`]), in
+/// order; each batch is handed to `done` once read.
+fn read_batches<B: Deref<Target = [SourceFile]> + Send>(
+    batches: impl Iterator<Item = B> + Send,
+    settings: &Settings,
+    bound: usize,
+    mut done: impl FnMut(B) + Send,
 ) -> io::Result<Inventory> {
     let store = Store::new(bound);
     let needs = reads(settings);
     let mut gathered = Gathered::default();
-    let batches = sources
-        .chunks(FILES_AT_ONCE)
-        .zip((0..).step_by(FILES_AT_ONCE));
-    let scan = |(batch, first): (&'a [SourceFile], usize)| {
+    let batches = batches.scan(0, |first, batch| {
+        let at = *first;
+        *first += batch.len();
+        Some((batch, at))
+    });
+    let scan = |(batch, first): (B, usize)| {
         let scans: Vec<FileScan> = batch
             .par_iter()
             .enumerate()
@@ -567,7 +580,8 @@ fn read_keeping<'a>(
         (scans, batch)
     };
     in_order(batches, scan, |(scans, batch)| {
-        gathered.add(scans, batch);
+        gathered.add(scans, &batch);
+        done(batch);
         Flow::Continue
     });
     let Gathered {
@@ -615,10 +629,37 @@ pub fn run(
     run_holding(sources, settings, purpose, HELD_BYTES)
 }
 
+/// [`run`] on files found while they are read: `found` gives them in
+/// order, in batches of [`FILES_AT_ONCE`] (a walk of a directory, which
+/// goes on while the first are read). Returns them too.
+pub fn run_found(
+    found: impl Iterator<Item = Vec<SourceFile>> + Send,
+    settings: &Settings,
+    purpose: Purpose,
+) -> io::Result<(Outcome<Sorted>, Vec<SourceFile>)> {
+    let mut sources = Vec::new();
+    let bound = HELD_BYTES.min(KEPT_BYTES);
+    let inventory = read_batches(found, settings, bound, |batch| sources.extend(batch))?;
+    let outcome = lint_read(&sources, inventory, settings, purpose, HELD_BYTES)?;
+    Ok((outcome, sources))
+}
+
 /// [`run`], holding at most `held` bytes of findings of step 2 (and of
 /// HPAs kept whole, at most [`KEPT_BYTES`]) in memory.
 fn run_holding(
     sources: &[SourceFile],
+    settings: &Settings,
+    purpose: Purpose,
+    held: usize,
+) -> io::Result<Outcome<Sorted>> {
+    let inventory = read_keeping(sources, settings, held.min(KEPT_BYTES))?;
+    lint_read(sources, inventory, settings, purpose, held)
+}
+
+/// Step 2 of [`run_holding`], on what step 1 read of `sources`.
+fn lint_read(
+    sources: &[SourceFile],
+    inventory: Inventory,
     settings: &Settings,
     purpose: Purpose,
     held: usize,
@@ -632,7 +673,7 @@ fn run_holding(
         findings,
         summary,
         mut input_errors,
-    } = read_keeping(sources, settings, held.min(KEPT_BYTES))?;
+    } = inventory;
     let mut gathered = Gather::new(held);
     gathered.hold(findings.into_iter().map(|f| (Stage::Read, f)));
 
@@ -812,10 +853,10 @@ struct Linted {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
+    use std::path::{Path, PathBuf};
 
     use super::*;
-    use crate::input::{Order, collect};
+    use crate::input::{Order, collect, walk_in_order};
     use crate::options::{Format, LintArgs};
     use crate::{emit, settings};
 
@@ -854,14 +895,7 @@ mod tests {
     fn step_one_keeps_the_order_of_files_over_batches() {
         let dir = tempfile::tempdir().unwrap();
         let count = FILES_AT_ONCE * (BATCHES_AT_ONCE + 1) + 7;
-        for i in 0..count {
-            let hpa = format!(
-                "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  \
-                 name: hpa-{i:04}\nspec:\n  scaleTargetRef: {{kind: Deployment, name: app}}\n  \
-                 maxReplicas: 3\n"
-            );
-            std::fs::write(dir.path().join(format!("{i:04}.yaml")), hpa).unwrap();
-        }
+        write_hpas(dir.path(), count);
         let resolved = settings::resolve(&LintArgs::default(), None, None).unwrap();
         let (sources, errors) = collect(
             &[dir.path().to_path_buf()],
@@ -878,6 +912,66 @@ mod tests {
         let names: Vec<&str> = hpas.iter().map(|(hpa, _)| &*hpa.key.name).collect();
         let expected: Vec<String> = (0..count).map(|i| format!("hpa-{i:04}")).collect();
         assert_eq!(names, expected);
+    }
+
+    /// One file of an HPA (of a Deployment not there) for each of `count`.
+    fn write_hpas(dir: &Path, count: usize) {
+        for i in 0..count {
+            let hpa = format!(
+                "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  \
+                 name: hpa-{i:04}\nspec:\n  scaleTargetRef: {{kind: Deployment, name: app}}\n  \
+                 maxReplicas: 3\n"
+            );
+            std::fs::write(dir.join(format!("{i:04}.yaml")), hpa).unwrap();
+        }
+    }
+
+    /// Files read while a walk finds them, batch by batch, give the
+    /// findings and counts the same files give when given at once.
+    #[test]
+    fn files_read_while_found_give_what_files_given_give() {
+        let dir = tempfile::tempdir().unwrap();
+        write_hpas(dir.path(), FILES_AT_ONCE * (BATCHES_AT_ONCE + 1) + 7);
+        std::fs::write(dir.path().join("bad.yaml"), "a: [").unwrap();
+        let resolved = settings::resolve(&LintArgs::default(), None, None).unwrap();
+        let (sources, _) = collect(
+            &[dir.path().to_path_buf()],
+            &[],
+            &resolved.ignore_paths,
+            &resolved.config_dir,
+            Order::Sorted,
+        )
+        .unwrap();
+        let mut found = Vec::new();
+        let walked = walk_in_order(
+            dir.path(),
+            &resolved.ignore_paths,
+            &resolved.config_dir,
+            FILES_AT_ONCE,
+            |files| {
+                found.push(files);
+                true
+            },
+        );
+        assert_eq!(walked, Ok(Vec::new()));
+        let given = run(&sources, &resolved.settings, Purpose::Report)
+            .unwrap()
+            .collect()
+            .unwrap();
+        let (read, walked) =
+            run_found(found.into_iter(), &resolved.settings, Purpose::Report).unwrap();
+        let read = read.collect().unwrap();
+        let names = |sources: &[SourceFile]| -> Vec<String> {
+            sources.iter().map(|s| s.name.to_string()).collect()
+        };
+        assert_eq!(names(&walked), names(&sources));
+        let counts = |o: &Outcome| (o.summary.files, o.summary.documents, o.summary.objects);
+        assert_eq!(counts(&read), counts(&given));
+        let findings =
+            |o: &Outcome| -> Vec<String> { o.findings.iter().map(|f| format!("{f:?}")).collect() };
+        // Findings on each file, over several batches.
+        assert!(findings(&read).len() > FILES_AT_ONCE * (BATCHES_AT_ONCE + 1));
+        assert_eq!(findings(&read), findings(&given));
     }
 
     /// The outputs on the examples and the real-world corpus with the

@@ -622,12 +622,7 @@ struct Found<'s> {
 impl ParallelVisitor for Found<'_> {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
         match entry {
-            Ok(entry)
-                if entry.file_type().is_some_and(|t| t.is_file())
-                    && has_manifest_name(walked_name(entry.path())) =>
-            {
-                self.files.push(entry.into_path());
-            }
+            Ok(entry) if is_manifest(&entry) => self.files.push(entry.into_path()),
             Ok(_) => {}
             Err(error) => self.errors.push(error.to_string()),
         }
@@ -656,15 +651,13 @@ impl<'s> ParallelVisitorBuilder<'s> for Finders<'s> {
     }
 }
 
-/// Walks a directory on all cores (it is mostly system calls); its files
-/// come out sorted.
-fn walk(
-    dir: &Path,
-    ignored: &Override,
-    cwd: &Path,
-    files: &mut Vec<PathBuf>,
-    errors: &mut Vec<String>,
-) {
+/// Whether the walker found a manifest: a file with a manifest extension.
+fn is_manifest(entry: &DirEntry) -> bool {
+    entry.file_type().is_some_and(|t| t.is_file()) && has_manifest_name(walked_name(entry.path()))
+}
+
+/// A walk of `dir`: hidden files, `.gitignore` and `ignorePaths` skipped.
+fn walk_builder(dir: &Path, ignored: &Override, cwd: &Path) -> WalkBuilder {
     let mut builder = WalkBuilder::new(dir);
     builder.require_git(false);
     // Without `ignorePaths`, no entry needs its path made absolute to be checked.
@@ -675,8 +668,22 @@ fn walk(
             !is_ignored(&ignored, &cwd, entry.path(), is_dir)
         });
     }
+    builder
+}
+
+/// Walks a directory on all cores (it is mostly system calls); its files
+/// come out sorted.
+fn walk(
+    dir: &Path,
+    ignored: &Override,
+    cwd: &Path,
+    files: &mut Vec<PathBuf>,
+    errors: &mut Vec<String>,
+) {
     let found = Mutex::new((Vec::new(), Vec::new()));
-    builder.build_parallel().visit(&mut Finders(&found));
+    walk_builder(dir, ignored, cwd)
+        .build_parallel()
+        .visit(&mut Finders(&found));
     let (walked, walk_errors) = found.into_inner().unwrap_or_else(PoisonError::into_inner);
     files.extend(sort_walked(walked));
     errors.extend(walk_errors);
@@ -837,38 +844,90 @@ fn to_sources(
     // else to do at once.
     files
         .into_par_iter()
-        .map(|path| {
-            // `./apps/x.yaml` (from walking `.`) reads better as `apps/x.yaml`.
-            // Only a path starting with a dot can start with `.` as a component.
-            let shown = match path.as_os_str().as_encoded_bytes().first() {
-                Some(b'.') => path.strip_prefix(".").unwrap_or(&path),
-                _ => &path,
-            };
-            // Held all run, for each of many files: a path that is its name
-            // is held once, shared with it (the name may change: `diff`).
-            let (name, bytes) = match (shown.to_str(), path.to_str()) {
-                (Some(shown), Some(original)) => {
-                    let original: Arc<str> = Arc::from(original);
-                    let name = if shown.len() == original.len() {
-                        original.clone()
-                    } else {
-                        Arc::from(shown)
-                    };
-                    (name, Bytes::Named(original))
-                }
-                _ => (
-                    Arc::from(shown.display().to_string()),
-                    Bytes::Path(path.clone()),
-                ),
-            };
-            SourceFile {
-                name,
-                context,
-                bytes,
-                fixed: None,
-            }
-        })
+        .map(|path| source_file(path, context))
         .collect()
+}
+
+/// The input read from the file at `path`.
+fn source_file(path: PathBuf, context: bool) -> SourceFile {
+    // `./apps/x.yaml` (from walking `.`) reads better as `apps/x.yaml`.
+    // Only a path starting with a dot can start with `.` as a component.
+    let shown = match path.as_os_str().as_encoded_bytes().first() {
+        Some(b'.') => path.strip_prefix(".").unwrap_or(&path),
+        _ => &path,
+    };
+    // Held all run, for each of many files: a path that is its name
+    // is held once, shared with it (the name may change: `diff`).
+    let (name, bytes) = match (shown.to_str(), path.to_str()) {
+        (Some(shown), Some(original)) => {
+            let original: Arc<str> = Arc::from(original);
+            let name = if shown.len() == original.len() {
+                original.clone()
+            } else {
+                Arc::from(shown)
+            };
+            (name, Bytes::Named(original))
+        }
+        _ => (
+            Arc::from(shown.display().to_string()),
+            Bytes::Path(path.clone()),
+        ),
+    };
+    SourceFile {
+        name,
+        context,
+        bytes,
+        fixed: None,
+    }
+}
+
+/// The one directory `paths` name (none is `.`), when that is all that is
+/// read: its files can be read while they are found ([`walk_in_order`]).
+pub fn one_directory<'p>(paths: &'p [PathBuf], context: &[PathBuf]) -> Option<&'p Path> {
+    let dir = match paths {
+        [] => Path::new("."),
+        [path] => path,
+        _ => return None,
+    };
+    (context.is_empty() && dir.as_os_str() != "-" && dir.is_dir()).then_some(dir)
+}
+
+/// Walks `dir` as [`collect`] does, but on this thread and in the order it
+/// sorts the files in: each directory's entries by name, depth first, which
+/// is [`Path`]'s order. Hands the files to `found` in batches of `batch` as
+/// they are found, until it says to stop (it returns `false`); returns what
+/// could not be read.
+pub fn walk_in_order(
+    dir: &Path,
+    ignore_paths: &[String],
+    config_dir: &Path,
+    batch: usize,
+    mut found: impl FnMut(Vec<SourceFile>) -> bool,
+) -> Result<Vec<String>, String> {
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    let ignored = ignore_matcher(ignore_paths, config_dir)?;
+    let mut builder = walk_builder(dir, &ignored, &cwd);
+    builder.sort_by_file_name(|a, b| a.cmp(b));
+    let mut files = Vec::with_capacity(batch);
+    let mut errors = Vec::new();
+    for entry in builder.build() {
+        match entry {
+            Ok(entry) if is_manifest(&entry) => {
+                files.push(source_file(entry.into_path(), false));
+                if files.len() == batch
+                    && !found(std::mem::replace(&mut files, Vec::with_capacity(batch)))
+                {
+                    return Ok(errors);
+                }
+            }
+            Ok(_) => {}
+            Err(error) => errors.push(error.to_string()),
+        }
+    }
+    if !files.is_empty() {
+        found(files);
+    }
+    Ok(errors)
 }
 
 #[cfg(test)]
@@ -1042,6 +1101,55 @@ mod tests {
         .unwrap();
         assert!(sources.is_empty());
         assert_eq!(errors, [format!("{}: {NOT_REGULAR}", fifo.display())]);
+    }
+
+    /// The names of the files [`walk_in_order`] finds under `dir`, in the
+    /// batches it hands them over in, until `wanted` batches are taken.
+    fn walked_in_order(dir: &Path, batch: usize, wanted: usize) -> Vec<Vec<String>> {
+        let mut batches = Vec::new();
+        let errors = walk_in_order(dir, &[], dir, batch, |files| {
+            batches.push(files.iter().map(|f| f.name.to_string()).collect());
+            batches.len() < wanted
+        })
+        .unwrap();
+        assert_eq!(errors, Vec::<String>::new());
+        batches
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// A walk in order finds the files `collect` finds in a directory,
+        /// in the order it sorts them, in full batches but for the last, and
+        /// stops when told to.
+        #[test]
+        fn a_walk_in_order_finds_what_collect_sorts(
+            names in proptest::collection::vec(
+                "[ab\\-_ ][ab.\\-_ ]{0,2}(/[ab\\-_ ][ab.\\-_ ]{0,2}){0,2}\\.(yaml|yml|json|txt)",
+                1..24,
+            ),
+            batch in 1usize..5,
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            // Hidden, ignored and other files are skipped by both.
+            let written = names.iter().map(String::as_str).chain([".hidden/a.yaml", "b_/x.yaml", ".gitignore"]);
+            for name in written {
+                let path = dir.path().join(name);
+                // A name may be another's directory already, or the reverse.
+                if std::fs::create_dir_all(path.parent().unwrap()).is_ok() {
+                    let _ = std::fs::write(&path, "a: 1\n");
+                }
+            }
+            std::fs::write(dir.path().join(".gitignore"), "b_/\n").unwrap();
+            let (sources, errors) =
+                collect(&[dir.path().to_path_buf()], &[], &[], dir.path(), Order::Sorted).unwrap();
+            proptest::prop_assert!(errors.is_empty());
+            let collected: Vec<String> = sources.iter().map(|s| s.name.to_string()).collect();
+            let batches = walked_in_order(dir.path(), batch, usize::MAX);
+            proptest::prop_assert!(batches[..batches.len().saturating_sub(1)].iter().all(|b| b.len() == batch));
+            proptest::prop_assert_eq!(batches.concat(), collected.clone());
+            let first = walked_in_order(dir.path(), batch, 1);
+            proptest::prop_assert_eq!(first.concat(), &collected[..batch.min(collected.len())]);
+        }
     }
 
     proptest::proptest! {

@@ -7,12 +7,14 @@ mod diff;
 mod fix;
 
 use std::io::{self, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Parser;
 use hpa_lint::check::Purpose;
 use hpa_lint::report::{FINDINGS, Finding, Outcome, Summary, TROUBLE};
+use hpa_lint::spill::Sorted;
 use hpa_lint::{check, compare, emit, input, report, settings, simulate};
 use hpa_lint_rules::Settings;
 
@@ -51,6 +53,12 @@ fn survive_file_size_limits() {
 
 fn check(args: &CheckArgs) -> Result<u8> {
     let resolved = settings::resolve(&args.lint, args.namespace.as_deref(), None)?;
+    if !args.diff
+        && !args.fix
+        && let Some(dir) = input::one_directory(&args.paths, &args.context)
+    {
+        return check_walking(args, dir, &resolved);
+    }
     let (mut sources, input_errors) = input::collect(
         &args.paths,
         &args.context,
@@ -82,11 +90,50 @@ fn check(args: &CheckArgs) -> Result<u8> {
         )?;
         return Ok(if unwritten { TROUBLE } else { code });
     }
+    let outcome = check::run(&sources, settings, Purpose::Report)?;
+    report_check(args, outcome, sources, input_errors)
+}
+
+/// A check of one directory: its files are read while the walk, on a
+/// thread of its own, finds the next.
+fn check_walking(args: &CheckArgs, dir: &Path, resolved: &settings::Resolved) -> Result<u8> {
+    // Not bounded: what the walk finds is held all run anyway.
+    let (send, found) = std::sync::mpsc::channel();
+    let walk = move || {
+        input::walk_in_order(
+            dir,
+            &resolved.ignore_paths,
+            &resolved.config_dir,
+            check::FILES_AT_ONCE,
+            // A run that stopped reads no more.
+            |files| send.send(files).is_ok(),
+        )
+    };
+    let (walked, run) = std::thread::scope(|scope| {
+        let walker = scope.spawn(walk);
+        let run = check::run_found(found.into_iter(), &resolved.settings, Purpose::Report);
+        (walker.join(), run)
+    });
+    let input_errors = match walked {
+        Ok(walked) => walked.map_err(anyhow::Error::msg)?,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
+    let (outcome, sources) = run?;
+    report_check(args, outcome, sources, input_errors)
+}
+
+/// Reports a check of `sources`, with the inputs that could not be found.
+fn report_check(
+    args: &CheckArgs,
+    outcome: Outcome<Sorted>,
+    sources: Vec<SourceFile>,
+    input_errors: Vec<String>,
+) -> Result<u8> {
     let Outcome {
         findings,
         summary,
         input_errors: more_errors,
-    } = check::run(&sources, settings, Purpose::Report)?;
+    } = outcome;
     // Freed on the pool while the findings are written: a name and a path
     // for each of many files.
     rayon::spawn(move || drop(sources));
