@@ -4,7 +4,9 @@
 //! `.ignore` respected, also outside git repositories); files given explicitly
 //! are read whatever their extension. `ignorePaths` from the configuration
 //! applies to both. Unreadable input is an error of its own and never stops
-//! the run.
+//! the run. Several inputs are walked on all cores and sorted; a check of one
+//! directory walks it in order instead, handing its files over while it goes
+//! on ([`walk_in_order`]).
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -907,7 +909,14 @@ pub fn walk_in_order(
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
     let ignored = ignore_matcher(ignore_paths, config_dir)?;
     let mut builder = walk_builder(dir, &ignored, &cwd);
-    builder.sort_by_file_name(|a, b| a.cmp(b));
+    // Entries of one directory: their paths differ only by their names, so
+    // their bytes compare as the names do (without finding each name again
+    // at every comparison).
+    builder.sort_by_file_path(|a, b| {
+        a.as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.as_os_str().as_encoded_bytes())
+    });
     let mut files = Vec::with_capacity(batch);
     let mut errors = Vec::new();
     for entry in builder.build() {
