@@ -897,8 +897,19 @@ mod tests {
         let count = FILES_AT_ONCE * (BATCHES_AT_ONCE + 1) + 7;
         write_hpas(dir.path(), count);
         let resolved = settings::resolve(&LintArgs::default(), None, None).unwrap();
+        let sources = collected(dir.path(), &resolved);
+        let inventory = read(&sources, &resolved.settings).unwrap();
+        assert_eq!(inventory.summary.files, count);
+        let hpas = inventory.hpas(&sources, &resolved.settings).unwrap();
+        let names: Vec<&str> = hpas.iter().map(|(hpa, _)| &*hpa.key.name).collect();
+        let expected: Vec<String> = (0..count).map(|i| format!("hpa-{i:04}")).collect();
+        assert_eq!(names, expected);
+    }
+
+    /// The files [`collect`] finds in `dir`, which it all can read.
+    fn collected(dir: &Path, resolved: &settings::Resolved) -> Vec<SourceFile> {
         let (sources, errors) = collect(
-            &[dir.path().to_path_buf()],
+            &[dir.to_path_buf()],
             &[],
             &resolved.ignore_paths,
             &resolved.config_dir,
@@ -906,12 +917,7 @@ mod tests {
         )
         .unwrap();
         assert!(errors.is_empty(), "{errors:?}");
-        let inventory = read(&sources, &resolved.settings).unwrap();
-        assert_eq!(inventory.summary.files, count);
-        let hpas = inventory.hpas(&sources, &resolved.settings).unwrap();
-        let names: Vec<&str> = hpas.iter().map(|(hpa, _)| &*hpa.key.name).collect();
-        let expected: Vec<String> = (0..count).map(|i| format!("hpa-{i:04}")).collect();
-        assert_eq!(names, expected);
+        sources
     }
 
     /// One file of an HPA (of a Deployment not there) for each of `count`.
@@ -934,14 +940,7 @@ mod tests {
         write_hpas(dir.path(), FILES_AT_ONCE * (BATCHES_AT_ONCE + 1) + 7);
         std::fs::write(dir.path().join("bad.yaml"), "a: [").unwrap();
         let resolved = settings::resolve(&LintArgs::default(), None, None).unwrap();
-        let (sources, _) = collect(
-            &[dir.path().to_path_buf()],
-            &[],
-            &resolved.ignore_paths,
-            &resolved.config_dir,
-            Order::Sorted,
-        )
-        .unwrap();
+        let sources = collected(dir.path(), &resolved);
         let mut found = Vec::new();
         let walked = walk_in_order(
             dir.path(),

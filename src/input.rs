@@ -653,6 +653,27 @@ impl<'s> ParallelVisitorBuilder<'s> for Finders<'s> {
     }
 }
 
+/// An error of the walk in order, worded as the parallel walk words it
+/// (`path: what happened`): the walk in order wraps the error of a directory
+/// it cannot read in walkdir's, which names the path again.
+fn walk_error(error: ignore::Error) -> String {
+    match error {
+        ignore::Error::WithDepth { err, .. } => walk_error(*err),
+        ignore::Error::WithPath { path, err } => {
+            format!("{}: {}", path.display(), walk_error(*err))
+        }
+        ignore::Error::Io(error) => match error
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<walkdir::Error>())
+            .and_then(walkdir::Error::io_error)
+        {
+            Some(inner) => inner.to_string(),
+            None => error.to_string(),
+        },
+        error => error.to_string(),
+    }
+}
+
 /// Whether the walker found a manifest: a file with a manifest extension.
 fn is_manifest(entry: &DirEntry) -> bool {
     entry.file_type().is_some_and(|t| t.is_file()) && has_manifest_name(walked_name(entry.path()))
@@ -930,7 +951,7 @@ pub fn walk_in_order(
                 }
             }
             Ok(_) => {}
-            Err(error) => errors.push(error.to_string()),
+            Err(error) => errors.push(walk_error(error)),
         }
     }
     if !files.is_empty() {
@@ -1123,6 +1144,42 @@ mod tests {
         .unwrap();
         assert_eq!(errors, Vec::<String>::new());
         batches
+    }
+
+    /// A directory the walk in order cannot read is reported as the
+    /// parallel walk reports it: its path, and what happened.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_walk_in_order_words_errors_as_the_parallel_walk_does() {
+        let dir = tempfile::tempdir().unwrap();
+        // Deeper than a path can name (4,096 bytes): the deepest directories
+        // cannot be read. Made by a shell going down one name at a time.
+        let name = "d".repeat(250);
+        let made = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "for i in $(seq 20); do mkdir {name} && cd -P {name} || exit 1; done"
+            ))
+            .current_dir(dir.path())
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let (_, collected) = collect(
+            &[dir.path().to_path_buf()],
+            &[],
+            &[],
+            dir.path(),
+            Order::Sorted,
+        )
+        .unwrap();
+        let walked = walk_in_order(dir.path(), &[], dir.path(), 8, |_| true).unwrap();
+        assert!(
+            walked
+                .first()
+                .is_some_and(|e| e.ends_with(": File name too long (os error 36)")),
+            "{walked:?}"
+        );
+        assert_eq!(walked, collected);
     }
 
     proptest::proptest! {
