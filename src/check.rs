@@ -95,8 +95,8 @@ impl Place {
     }
 
     /// The document's text, read again.
-    fn text(&self, file: &Opened<'_>) -> Option<String> {
-        file.range(self.offset, self.len).ok()
+    fn text(&self, file: &Opened<'_>) -> Result<String, String> {
+        file.range(self.offset, self.len)
     }
 
     fn finding(&self, diagnostic: Diagnostic, name: &Arc<str>, text: &str, pos: Pos) -> Finding {
@@ -688,7 +688,7 @@ fn lint_read(
     // The HPAs of a document (their places in `hpas`), with their values;
     // the document is read again (`text`) only to place their findings.
     let lint = |source: &SourceFile,
-                text: &(dyn Fn(&Place) -> Option<String> + Sync),
+                text: &(dyn Fn(&Place) -> Result<String, String> + Sync),
                 document: Range<usize>,
                 wholes: &[&[u8]]| {
         let origins = &hpas[document];
@@ -706,22 +706,30 @@ fn lint_read(
                 .filter(|d| !(source.context && in_context(d.subject.origin)))
                 .partition(|d| here(&d.subject.origin));
         drop(objects);
+        let mut unread = Vec::new();
         let own = if own.is_empty() {
             Vec::new()
         } else {
-            locate_in(&text(place)?, own, &places, source)
+            match text(place) {
+                Ok(text) => locate_in(&text, own, &places, source),
+                Err(error) => {
+                    unread.push(unread_again(source, &error));
+                    Vec::new()
+                }
+            }
         };
         let stage = Stage::Linted(place.file(), place.document());
         let own = own.into_iter().map(|finding| (stage, finding)).collect();
         let stage = Stage::Elsewhere(place.file(), place.document());
-        let others = place_elsewhere(others, &places, sources)
+        let others = place_elsewhere(others, &places, sources, &mut unread)
             .into_iter()
             .map(|finding| (stage, finding))
             .collect();
-        Some(Linted {
+        Linted {
             own: purpose.own(own),
             others,
-        })
+            unread,
+        }
     };
     let mut documents = by_name(sources)
         .into_iter()
@@ -733,7 +741,7 @@ fn lint_read(
     let batches = std::iter::from_fn(|| {
         Some(next_batch(&mut documents, size)).filter(|batch| !batch.is_empty())
     });
-    let lint_batch = |batch: Vec<(usize, Range<usize>)>| -> io::Result<Vec<Vec<Option<Linted>>>> {
+    let lint_batch = |batch: Vec<(usize, Range<usize>)>| -> io::Result<Vec<Vec<Linted>>> {
         let files: Vec<&[(usize, Range<usize>)]> = batch.chunk_by(|a, b| a.0 == b.0).collect();
         files
             .into_par_iter()
@@ -746,7 +754,7 @@ fn lint_read(
                 // Opened once, if some finding is to be placed in it.
                 let opened = OnceLock::new();
                 let text = |place: &Place| {
-                    let opened = opened.get_or_init(|| source.open()).as_ref().ok()?;
+                    let opened = opened.get_or_init(|| source.open()).as_ref()?;
                     place.text(opened)
                 };
                 Ok(documents
@@ -760,8 +768,14 @@ fn lint_read(
             .collect()
     };
     let mut failed = None;
-    let mut gather = |linted: io::Result<Vec<Vec<Option<Linted>>>>| -> io::Result<()> {
-        for Linted { own, others } in linted?.into_iter().flatten().flatten() {
+    let mut gather = |linted: io::Result<Vec<Vec<Linted>>>| -> io::Result<()> {
+        for Linted {
+            own,
+            others,
+            unread,
+        } in linted?.into_iter().flatten()
+        {
+            input_errors.extend(unread);
             gathered.linted(own)?;
             match purpose {
                 Purpose::Report => gathered.placed(others)?,
@@ -784,6 +798,8 @@ fn lint_read(
     // findings are written.
     rayon::spawn(move || drop(index));
     input_errors.sort();
+    // A file read again for several documents failed for each.
+    input_errors.dedup();
     Ok(Outcome {
         findings: gathered.sorted()?,
         summary,
@@ -816,12 +832,25 @@ fn by_name(sources: &[SourceFile]) -> Vec<usize> {
     files
 }
 
+/// What is said of a file that could not be read again to place findings
+/// in it (it was read once: it was changed or removed since, or the process
+/// ran out of file descriptors). Its findings are not reported: without
+/// the text they cannot be placed.
+fn unread_again(source: &SourceFile, error: &str) -> String {
+    format!(
+        "{}: cannot be read again to place findings: {error}",
+        source.name
+    )
+}
+
 /// Places findings about objects elsewhere (an HPA's target) in those
-/// objects' documents, each read again.
+/// objects' documents, each read again; what cannot be read again goes to
+/// `unread`.
 fn place_elsewhere(
     diagnostics: Vec<Diagnostic>,
     places: &[Place],
     sources: &[SourceFile],
+    unread: &mut Vec<String>,
 ) -> Vec<Finding> {
     let mut by_document: BTreeMap<(usize, usize), Vec<Diagnostic>> = BTreeMap::new();
     for diagnostic in diagnostics {
@@ -834,12 +863,11 @@ fn place_elsewhere(
     let mut placed = Vec::new();
     for ((file, _), diagnostics) in by_document {
         let source = &sources[file];
-        let Ok(opened) = source.open() else {
-            continue;
-        };
         let place = &places[diagnostics[0].subject.origin.0 as usize];
-        let document = place.text(&opened).unwrap_or_default();
-        placed.extend(locate_in(&document, diagnostics, places, source));
+        match source.open().and_then(|opened| place.text(&opened)) {
+            Ok(document) => placed.extend(locate_in(&document, diagnostics, places, source)),
+            Err(error) => unread.push(unread_again(source, &error)),
+        }
     }
     placed
 }
@@ -849,10 +877,13 @@ fn place_elsewhere(
 struct Linted {
     own: Own,
     others: Vec<(Stage, Finding)>,
+    /// Files that could not be read again ([`unread_again`]).
+    unread: Vec<String>,
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
     use std::path::{Path, PathBuf};
 
     use super::*;
@@ -971,6 +1002,45 @@ mod tests {
         // Findings on each file, over several batches.
         assert!(findings(&read).len() > FILES_AT_ONCE * (BATCHES_AT_ONCE + 1));
         assert_eq!(findings(&read), findings(&given));
+    }
+
+    /// A file that cannot be read again to place its findings (removed
+    /// since step 1 read it) is reported as unread rather than its findings
+    /// silently dropped; the other files' findings are placed.
+    #[test]
+    fn a_file_not_read_again_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        write_hpas(dir.path(), 3);
+        let resolved = settings::resolve(&LintArgs::default(), None, None).unwrap();
+        let sources = collected(dir.path(), &resolved);
+        let inventory = read(&sources, &resolved.settings).unwrap();
+        let removed = dir.path().join("0001.yaml");
+        std::fs::remove_file(&removed).unwrap();
+        let outcome = lint_read(
+            &sources,
+            inventory,
+            &resolved.settings,
+            Purpose::Report,
+            HELD_BYTES,
+        )
+        .unwrap()
+        .collect()
+        .unwrap();
+        assert_eq!(
+            outcome.input_errors,
+            [format!(
+                "{}: cannot be read again to place findings: No such file or directory (os error 2)",
+                removed.display()
+            )]
+        );
+        let files: BTreeSet<String> = outcome
+            .findings
+            .iter()
+            .filter_map(|f| Some(f.location.as_ref()?.file.to_string()))
+            .collect();
+        let kept =
+            ["0000.yaml", "0002.yaml"].map(|name| dir.path().join(name).display().to_string());
+        assert_eq!(files, BTreeSet::from(kept));
     }
 
     /// The outputs on the examples and the real-world corpus with the
