@@ -833,7 +833,7 @@ fn by_name(sources: &[SourceFile]) -> Vec<usize> {
 }
 
 /// What is said of a file that could not be read again to place findings
-/// in it (it was read once: it was changed or removed since, or the process
+/// in it (it was read once: it was removed or cut short since, or the process
 /// ran out of file descriptors). Its findings are not reported: without
 /// the text they cannot be placed.
 fn unread_again(source: &SourceFile, error: &str) -> String {
