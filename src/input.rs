@@ -4,9 +4,9 @@
 //! `.ignore` respected, also outside git repositories); files given explicitly
 //! are read whatever their extension. `ignorePaths` from the configuration
 //! applies to both. Unreadable input is an error of its own and never stops
-//! the run. Several inputs are walked on all cores and sorted; a check of one
-//! directory walks it in order instead, handing its files over while it goes
-//! on ([`walk_in_order`]).
+//! the run. A directory is walked in the order the output sorts files in, so
+//! its files need no sort, and a check of one directory reads them while the
+//! walk goes on ([`walk_in_order`]).
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -15,13 +15,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use std::sync::{Mutex, PoisonError};
-
 use hpa_lint_rules::source::{Chunk, split_documents};
 use ignore::overrides::{Override, OverrideBuilder};
-use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
+use ignore::{DirEntry, WalkBuilder};
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
-use rayon::slice::ParallelSliceMut;
 
 use crate::scratch::{Held, Scratch, Written};
 
@@ -613,49 +610,8 @@ fn walked_name(path: &Path) -> &[u8] {
     &path[start..]
 }
 
-/// The manifests and errors one walker thread found, handed over when it ends:
-/// the threads take no lock per entry.
-struct Found<'s> {
-    shared: &'s Mutex<(Vec<PathBuf>, Vec<String>)>,
-    files: Vec<PathBuf>,
-    errors: Vec<String>,
-}
-
-impl ParallelVisitor for Found<'_> {
-    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
-        match entry {
-            Ok(entry) if is_manifest(&entry) => self.files.push(entry.into_path()),
-            Ok(_) => {}
-            Err(error) => self.errors.push(error.to_string()),
-        }
-        WalkState::Continue
-    }
-}
-
-impl Drop for Found<'_> {
-    fn drop(&mut self) {
-        let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
-        shared.0.append(&mut self.files);
-        shared.1.append(&mut self.errors);
-    }
-}
-
-/// Makes a [`Found`] for each walker thread.
-struct Finders<'s>(&'s Mutex<(Vec<PathBuf>, Vec<String>)>);
-
-impl<'s> ParallelVisitorBuilder<'s> for Finders<'s> {
-    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
-        Box::new(Found {
-            shared: self.0,
-            files: Vec::new(),
-            errors: Vec::new(),
-        })
-    }
-}
-
-/// An error of the walk in order, worded as the parallel walk words it
-/// (`path: what happened`): the walk in order wraps the error of a directory
-/// it cannot read in walkdir's, which names the path again.
+/// An error of the walk, as `path: what happened`: the walk wraps the error
+/// of a directory it cannot read in walkdir's, which names the path again.
 fn walk_error(error: ignore::Error) -> String {
     match error {
         ignore::Error::WithDepth { err, .. } => walk_error(*err),
@@ -694,54 +650,37 @@ fn walk_builder(dir: &Path, ignored: &Override, cwd: &Path) -> WalkBuilder {
     builder
 }
 
-/// Walks a directory on all cores (it is mostly system calls); its files
-/// come out sorted.
+/// Walks `dir` in the order the output sorts files in: each directory's
+/// entries by name, depth first, which is [`Path`]'s order. Hands each
+/// manifest to `found` as it is found, until it says to stop (returns
+/// `false`); what cannot be read goes to `errors`.
 fn walk(
     dir: &Path,
     ignored: &Override,
     cwd: &Path,
-    files: &mut Vec<PathBuf>,
     errors: &mut Vec<String>,
+    mut found: impl FnMut(PathBuf) -> bool,
 ) {
-    let found = Mutex::new((Vec::new(), Vec::new()));
-    walk_builder(dir, ignored, cwd)
-        .build_parallel()
-        .visit(&mut Finders(&found));
-    let (walked, walk_errors) = found.into_inner().unwrap_or_else(PoisonError::into_inner);
-    files.extend(sort_walked(walked));
-    errors.extend(walk_errors);
-}
-
-/// Paths that all start with the same directory (as the walker's do) and go
-/// on below it by plain names, sorted as [`Path`]'s `Ord` sorts them,
-/// component by component: by their bytes, a separator made the least of
-/// them (no name holds a NUL), as the end of a component is. Compared with
-/// one `memcmp` on keys kept in one buffer, where `Ord` splits both paths
-/// into components on every compare.
-fn sort_walked(paths: Vec<PathBuf>) -> Vec<PathBuf> {
-    let mut keys = Vec::new();
-    // Each path's key in `keys`, and the path's place in `paths`.
-    let mut order = Vec::with_capacity(paths.len());
-    for (i, path) in paths.iter().enumerate() {
-        let start = keys.len();
-        keys.extend(
-            path.as_os_str()
-                .as_encoded_bytes()
-                .iter()
-                .map(|&byte| match byte {
-                    _ if std::path::is_separator(byte.into()) => 0,
-                    _ => byte,
-                }),
-        );
-        order.push((start..keys.len(), i));
+    let mut builder = walk_builder(dir, ignored, cwd);
+    // Entries of one directory: their paths differ only by their names, so
+    // their bytes compare as the names do (without finding each name again
+    // at every comparison).
+    builder.sort_by_file_path(|a, b| {
+        a.as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.as_os_str().as_encoded_bytes())
+    });
+    for entry in builder.build() {
+        match entry {
+            Ok(entry) if is_manifest(&entry) => {
+                if !found(entry.into_path()) {
+                    return;
+                }
+            }
+            Ok(_) => {}
+            Err(error) => errors.push(walk_error(error)),
+        }
     }
-    // On all cores: the walk's threads are done, step 1's not started.
-    order.par_sort_unstable_by(|(a, _), (b, _)| keys[a.clone()].cmp(&keys[b.clone()]));
-    let mut paths: Vec<Option<PathBuf>> = paths.into_iter().map(Some).collect();
-    order
-        .into_iter()
-        .map(|(_, i)| paths[i].take().expect("each path has one place"))
-        .collect()
 }
 
 /// The order of the files [`collect`] returns.
@@ -800,7 +739,10 @@ pub fn collect(
         if path.as_os_str() == "-" {
             stdin.get_or_insert_with(|| (read_stdin(), files.len()));
         } else if path.is_dir() {
-            walk(path, &ignored, &cwd, &mut files, &mut errors);
+            walk(path, &ignored, &cwd, &mut errors, |file| {
+                files.push(file);
+                true
+            });
         } else if !path.exists() {
             errors.push(format!("{}: no such file or directory", path.display()));
         } else if is_pipe(path) {
@@ -811,7 +753,10 @@ pub fn collect(
     }
     let mut context_files = Vec::new();
     for dir in context {
-        walk(dir, &ignored, &cwd, &mut context_files, &mut errors);
+        walk(dir, &ignored, &cwd, &mut errors, |file| {
+            context_files.push(file);
+            true
+        });
     }
     let stdin_at = stdin.as_ref().map(|(_, before)| match order {
         Order::Sorted => usize::MAX,
@@ -915,11 +860,9 @@ pub fn one_directory<'p>(paths: &'p [PathBuf], context: &[PathBuf]) -> Option<&'
     (context.is_empty() && dir.as_os_str() != "-" && dir.is_dir()).then_some(dir)
 }
 
-/// Walks `dir` as [`collect`] does, but on this thread and in the order it
-/// sorts the files in: each directory's entries by name, depth first, which
-/// is [`Path`]'s order. Hands the files to `found` in batches of `batch` as
-/// they are found, until it says to stop (it returns `false`); returns what
-/// could not be read.
+/// Walks `dir` as [`collect`] does, handing its files to `found` in batches
+/// of `batch` as they are found, until it says to stop (it returns `false`);
+/// returns what could not be read.
 pub fn walk_in_order(
     dir: &Path,
     ignore_paths: &[String],
@@ -929,32 +872,17 @@ pub fn walk_in_order(
 ) -> Result<Vec<String>, String> {
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
     let ignored = ignore_matcher(ignore_paths, config_dir)?;
-    let mut builder = walk_builder(dir, &ignored, &cwd);
-    // Entries of one directory: their paths differ only by their names, so
-    // their bytes compare as the names do (without finding each name again
-    // at every comparison).
-    builder.sort_by_file_path(|a, b| {
-        a.as_os_str()
-            .as_encoded_bytes()
-            .cmp(b.as_os_str().as_encoded_bytes())
-    });
     let mut files = Vec::with_capacity(batch);
     let mut errors = Vec::new();
-    for entry in builder.build() {
-        match entry {
-            Ok(entry) if is_manifest(&entry) => {
-                files.push(source_file(entry.into_path(), false));
-                if files.len() == batch
-                    && !found(std::mem::replace(&mut files, Vec::with_capacity(batch)))
-                {
-                    return Ok(errors);
-                }
-            }
-            Ok(_) => {}
-            Err(error) => errors.push(walk_error(error)),
+    let mut going = true;
+    walk(dir, &ignored, &cwd, &mut errors, |path| {
+        files.push(source_file(path, false));
+        if files.len() == batch {
+            going = found(std::mem::replace(&mut files, Vec::with_capacity(batch)));
         }
-    }
-    if !files.is_empty() {
+        going
+    });
+    if going && !files.is_empty() {
         found(files);
     }
     Ok(errors)
@@ -1146,11 +1074,11 @@ mod tests {
         batches
     }
 
-    /// A directory the walk in order cannot read is reported as the
-    /// parallel walk reports it: its path, and what happened.
+    /// A directory the walk cannot read is reported once, by its path and
+    /// what happened (walkdir's error names the path a second time).
     #[cfg(target_os = "linux")]
     #[test]
-    fn a_walk_in_order_words_errors_as_the_parallel_walk_does() {
+    fn a_directory_that_cannot_be_read_is_named_once() {
         let dir = tempfile::tempdir().unwrap();
         // Deeper than a path can name (4,096 bytes): the deepest directories
         // cannot be read. Made by a shell going down one name at a time.
@@ -1164,7 +1092,7 @@ mod tests {
             .status()
             .unwrap();
         assert!(made.success());
-        let (_, collected) = collect(
+        let (_, errors) = collect(
             &[dir.path().to_path_buf()],
             &[],
             &[],
@@ -1173,22 +1101,22 @@ mod tests {
         )
         .unwrap();
         let walked = walk_in_order(dir.path(), &[], dir.path(), 8, |_| true).unwrap();
-        assert!(
-            walked
-                .first()
-                .is_some_and(|e| e.ends_with(": File name too long (os error 36)")),
-            "{walked:?}"
-        );
-        assert_eq!(walked, collected);
+        assert_eq!(walked, errors);
+        let [error] = &errors[..] else {
+            panic!("one error: {errors:?}")
+        };
+        let (path, what) = error.split_once(": ").unwrap();
+        assert!(path.starts_with(&*dir.path().to_string_lossy()), "{error}");
+        assert_eq!(what, "File name too long (os error 36)");
     }
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
-        /// A walk in order finds the files `collect` finds in a directory,
-        /// in the order it sorts them, in full batches but for the last, and
-        /// stops when told to.
+        /// A walk in order finds the files `collect` finds in a directory
+        /// (not hidden, not ignored, with a manifest extension), in `Path`'s
+        /// order, in full batches but for the last, and stops when told to.
         #[test]
-        fn a_walk_in_order_finds_what_collect_sorts(
+        fn a_walk_in_order_finds_what_collect_finds_in_paths_order(
             names in proptest::collection::vec(
                 "[ab\\-_ ][ab.\\-_ ]{0,2}(/[ab\\-_ ][ab.\\-_ ]{0,2}){0,2}\\.(yaml|yml|json|txt)",
                 1..24,
@@ -1196,7 +1124,6 @@ mod tests {
             batch in 1usize..5,
         ) {
             let dir = tempfile::tempdir().unwrap();
-            // Hidden, ignored and other files are skipped by both.
             let written = names.iter().map(String::as_str).chain([".hidden/a.yaml", "b_/x.yaml", ".gitignore"]);
             for name in written {
                 let path = dir.path().join(name);
@@ -1210,6 +1137,14 @@ mod tests {
                 collect(&[dir.path().to_path_buf()], &[], &[], dir.path(), Order::Sorted).unwrap();
             proptest::prop_assert!(errors.is_empty());
             let collected: Vec<String> = sources.iter().map(|s| s.name.to_string()).collect();
+            let mut in_paths_order: Vec<&Path> = collected.iter().map(Path::new).collect();
+            in_paths_order.sort();
+            proptest::prop_assert!(collected.iter().map(Path::new).eq(in_paths_order));
+            let walked = |name: &String| {
+                let below = Path::new(name).strip_prefix(dir.path()).unwrap().to_string_lossy().into_owned();
+                has_manifest_extension(Path::new(name)) && !below.starts_with('.') && !below.starts_with("b_/")
+            };
+            proptest::prop_assert!(collected.iter().all(walked));
             let batches = walked_in_order(dir.path(), batch, usize::MAX);
             proptest::prop_assert!(batches[..batches.len().saturating_sub(1)].iter().all(|b| b.len() == batch));
             proptest::prop_assert_eq!(batches.concat(), collected.clone());
@@ -1219,19 +1154,6 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Paths under one directory sort as `Path` sorts them.
-        #[test]
-        fn walked_paths_sort_as_paths_do(
-            root in "(\\./|/|)[a-z]{0,2}(/[a-z]{1,2}){0,2}",
-            // Names as a directory lists them: never `.` or `..`.
-            names in proptest::collection::vec("[a-z\\-_ ][a-z.\\-_ ]{0,2}(/[a-z\\-_ ][a-z.\\-_ ]{0,2}){0,3}", 1..20),
-        ) {
-            let walked: Vec<PathBuf> = names.iter().map(|name| Path::new(&root).join(name)).collect();
-            let mut expected = walked.clone();
-            expected.sort();
-            proptest::prop_assert_eq!(sort_walked(walked), expected);
-        }
-
         /// A walked file's extension is read from its path's bytes as
         /// `Path::extension` reads it.
         #[test]
