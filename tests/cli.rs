@@ -901,14 +901,14 @@ fn a_run_whose_temporary_file_fills_up_keeps_its_findings_and_gives_the_same_out
     );
 }
 
-/// A reader that stops early (`hpa-lint … | head -1`) ends the run while
-/// findings are written; the inputs that could not be read are still told.
+/// A reader that stops early (`hpa-lint … | head -1`) ends the output, not
+/// the run: the inputs that could not be read are still told, and the exit
+/// code is the one the whole output would give, whenever the reader stops.
 #[test]
-fn a_reader_that_stops_early_still_gets_the_unread_inputs_told() {
+fn a_reader_that_stops_early_still_gets_the_unread_inputs_told_and_the_exit_code() {
     use std::io::Read;
     use std::process::Stdio;
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("latin1.yaml"), b"name: caf\xe9\n").unwrap();
     // Far more findings than a pipe holds.
     for i in 0..400 {
         let hpa = HPA_MAX_ZERO.replace(
@@ -917,22 +917,43 @@ fn a_reader_that_stops_early_still_gets_the_unread_inputs_told() {
         );
         write(dir.path(), &format!("hpa-{i:03}.yaml"), hpa);
     }
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hpa-lint"))
-        .args(["--isolated", "--format", "json"])
-        .arg(dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = [0; 16];
-    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
-    // The read end is closed here, as `head` closes it.
-    let output = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("latin1.yaml: file is not valid UTF-8"),
-        "{stderr}"
-    );
+    // Reads `read` bytes of the output (none: closed before the run writes),
+    // then closes it as `head` does.
+    let run = |format: &str, read: usize| {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hpa-lint"))
+            .args(["--isolated", "--format", format])
+            .arg(dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        stdout.read_exact(&mut vec![0; read]).unwrap();
+        drop(stdout);
+        let output = child.wait_with_output().unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    for format in ["text", "json", "sarif", "github"] {
+        for read in [0, 16] {
+            assert_eq!(
+                run(format, read),
+                (Some(1), String::new()),
+                "{format} {read}"
+            );
+        }
+    }
+    std::fs::write(dir.path().join("latin1.yaml"), b"name: caf\xe9\n").unwrap();
+    for read in [0, 16] {
+        let (code, stderr) = run("json", read);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(
+            stderr.contains("latin1.yaml: file is not valid UTF-8"),
+            "{stderr}"
+        );
+    }
 }
 
 /// Standard input that is a file is read where it is, and a pipe is copied
