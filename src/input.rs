@@ -10,10 +10,10 @@
 
 use std::borrow::Cow;
 use std::cell::Cell;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use hpa_lint_rules::source::{Chunk, split_documents};
 use ignore::overrides::{Override, OverrideBuilder};
@@ -672,14 +672,50 @@ fn walk(
     });
     for entry in builder.build() {
         match entry {
-            Ok(entry) if is_manifest(&entry) => {
-                if !found(entry.into_path()) {
+            Ok(entry) => {
+                // A directory's ignore files are read as it is entered.
+                if let Some(error) = entry.error() {
+                    warn_of_ignore_file(error);
+                }
+                if is_manifest(&entry) && !found(entry.into_path()) {
                     return;
                 }
             }
-            Ok(_) => {}
+            // Those of the directories above the walk come first, as an error.
+            Err(error) if is_in_ignore_file(&error) => warn_of_ignore_file(&error),
             Err(error) => errors.push(walk_error(error)),
         }
+    }
+}
+
+/// Whether the walk's error is a line of an ignore file (`.gitignore`,
+/// `.ignore`) that is not a glob: the walk goes on without the line.
+fn is_in_ignore_file(error: &ignore::Error) -> bool {
+    match error {
+        ignore::Error::Partial(errors) => errors.iter().all(is_in_ignore_file),
+        ignore::Error::WithPath { err, .. } | ignore::Error::WithDepth { err, .. } => {
+            is_in_ignore_file(err)
+        }
+        ignore::Error::WithLineNumber { .. } | ignore::Error::Glob { .. } => true,
+        _ => false,
+    }
+}
+
+/// Tells on standard error, once per run however many walks read it, what
+/// an ignore file has that is not used, as git warns of what it cannot use:
+/// it is not an input that could not be read.
+fn warn_of_ignore_file(error: &ignore::Error) {
+    static TOLD: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+    if let ignore::Error::Partial(errors) = error {
+        errors.iter().for_each(warn_of_ignore_file);
+        return;
+    }
+    let told = TOLD
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(error.to_string());
+    if told {
+        eprintln!("hpa-lint: warning: {error}; the line is not used");
     }
 }
 

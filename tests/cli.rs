@@ -286,6 +286,50 @@ fn respects_gitignore_hidden_directories_and_ignore_paths() {
         .stdout(predicate::str::contains("1 file"));
 }
 
+/// A line of an ignore file that is not a glob is told, once, as a warning
+/// (git warns of what it cannot use): the rest of the file still applies,
+/// whether it is in the tree or above it, and no input counts as unread.
+#[test]
+fn an_ignore_file_line_that_is_not_a_glob_is_told_once_and_the_rest_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), ".gitignore", "up{\n");
+    write(dir.path(), "tree/.ignore", "a{b\ngenerated/\n");
+    write(dir.path(), "tree/generated/bad.yaml", HPA_MAX_ZERO);
+    write(dir.path(), "tree/apps/ok.yaml", CLEAN);
+    let tree = dir.path().join("tree");
+    let output = hpa_lint()
+        .arg(&tree)
+        .arg(tree.join("apps"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("No problems found in 1 file"),
+        "{output:?}"
+    );
+    let line = |file: &Path, line: usize, glob: &str| {
+        format!(
+            "hpa-lint: warning: {}: line {line}: error parsing glob '{glob}': \
+             unclosed alternate group; missing '}}' (maybe escape '{{' with '[{{]'?); \
+             the line is not used",
+            file.display()
+        )
+    };
+    let above = dir.path().canonicalize().unwrap().join(".gitignore");
+    let mut told: Vec<String> = String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    told.sort();
+    assert_eq!(
+        told,
+        [
+            line(&above, 1, "up{"),
+            line(&tree.join(".ignore"), 1, "a{b")
+        ]
+    );
+}
+
 #[test]
 fn finds_the_configuration_upwards_and_reports_its_errors_with_positions() {
     let dir = tempfile::tempdir().unwrap();
