@@ -65,7 +65,7 @@ pub fn run(args: &BehaviorArgs) -> Result<u8> {
     let flags = args.controller.flags()?;
     let (selection, settings) = hpas::read(&args.input)?;
     let found = selection.found;
-    let mut out = io::BufWriter::new(io::stdout().lock());
+    let mut out = io::BufWriter::new(hpa_lint::report::stdout());
     if args.output == Some(Output::Yaml) {
         write_yaml(&found, &flags, &settings, &mut out)?;
     } else {
@@ -93,7 +93,7 @@ pub fn run(args: &BehaviorArgs) -> Result<u8> {
     }
     out.flush()?;
     for refused in &selection.refused {
-        eprintln!("hpa-lint: {refused}");
+        hpa_lint::tell!("hpa-lint: {refused}");
     }
     Ok(if selection.refused.is_empty() {
         0

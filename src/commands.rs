@@ -1,6 +1,6 @@
 //! `hpa-lint rules` and `hpa-lint explain`: documentation from the registry.
 
-use std::io::{self, Write};
+use std::io::Write;
 
 use anyhow::{Result, bail};
 use hpa_lint_rules::registry::{Category, FixAvailability, Rule};
@@ -27,7 +27,7 @@ fn fix_column(rule: &Rule) -> &'static str {
 }
 
 pub fn rules(format: RulesFormat) -> Result<u8> {
-    let mut out = io::stdout().lock();
+    let mut out = hpa_lint::report::stdout();
     match format {
         RulesFormat::Text => {
             let header = ["RULE", "DEFAULT", "CATEGORY", "FIX", "SUMMARY"].map(String::from);
@@ -74,7 +74,7 @@ pub fn explain(name: &str) -> Result<u8> {
         let hint = hpa_lint_rules::suggest::did_you_mean(rules::closest_name(name));
         bail!("unknown rule `{name}`{hint}; `hpa-lint rules` lists them all");
     };
-    let mut out = io::stdout().lock();
+    let mut out = hpa_lint::report::stdout();
     writeln!(out, "# {}\n", rule.name)?;
     // Whether a fix is safe is told in the docs' `## Fix safety`.
     writeln!(

@@ -710,12 +710,21 @@ fn warn_of_ignore_file(error: &ignore::Error) {
         errors.iter().for_each(warn_of_ignore_file);
         return;
     }
+    // The same file may be reached by several paths (`dir` and `./dir`, a
+    // directory walked and the parent of another).
+    let file_and_problem = match error {
+        ignore::Error::WithPath { path, err } => {
+            let file = path.canonicalize().unwrap_or_else(|_| path.clone());
+            format!("{}: {err}", file.display())
+        }
+        error => error.to_string(),
+    };
     let told = TOLD
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .insert(error.to_string());
+        .insert(file_and_problem);
     if told {
-        eprintln!("hpa-lint: warning: {error}; the line is not used");
+        crate::tell!("hpa-lint: warning: {error}; the line is not used");
     }
 }
 
@@ -833,15 +842,16 @@ fn to_sources(
     order: Order,
     one_path: bool,
 ) -> Vec<SourceFile> {
+    // `./a.yaml` (from walking `.`) and `a.yaml` are the same file.
     match order {
         _ if one_path => {}
         Order::Sorted => {
-            files.sort();
-            files.dedup();
+            files.sort_by(|a, b| shown(a).cmp(shown(b)));
+            files.dedup_by(|a, b| shown(a) == shown(b));
         }
         Order::Given => {
             let mut seen = HashSet::new();
-            files.retain(|path| seen.insert(path.clone()));
+            files.retain(|path| seen.insert(shown(path).to_path_buf()));
         }
     }
     // On all cores: a name made for each of many files, with nothing
@@ -852,14 +862,19 @@ fn to_sources(
         .collect()
 }
 
+/// `path` as it is shown: `./apps/x.yaml` (from walking `.`) reads better
+/// as `apps/x.yaml`.
+fn shown(path: &Path) -> &Path {
+    // Only a path starting with a dot can start with `.` as a component.
+    match path.as_os_str().as_encoded_bytes().first() {
+        Some(b'.') => path.strip_prefix(".").unwrap_or(path),
+        _ => path,
+    }
+}
+
 /// The input read from the file at `path`.
 fn source_file(path: PathBuf, context: bool) -> SourceFile {
-    // `./apps/x.yaml` (from walking `.`) reads better as `apps/x.yaml`.
-    // Only a path starting with a dot can start with `.` as a component.
-    let shown = match path.as_os_str().as_encoded_bytes().first() {
-        Some(b'.') => path.strip_prefix(".").unwrap_or(&path),
-        _ => &path,
-    };
+    let shown = shown(&path);
     // Held all run, for each of many files: a path that is its name
     // is held once, shared with it (the name may change: `diff`).
     let (name, bytes) = match (shown.to_str(), path.to_str()) {

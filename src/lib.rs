@@ -14,6 +14,15 @@
 //! Nothing here talks to a cluster, and the package does not depend on kube,
 //! tokio or axum: `cargo install hpa-lint` stays quick.
 
+/// Writes a line on standard error like `eprintln!`, without ending the run
+/// when standard error is closed ([`report::tell`]).
+#[macro_export]
+macro_rules! tell {
+    ($($arg:tt)*) => {
+        $crate::report::tell(format_args!($($arg)*))
+    };
+}
+
 pub mod check;
 pub mod compare;
 pub mod emit;

@@ -30,8 +30,8 @@ fn main() -> ExitCode {
         Some(Command::Rules { format }) => commands::rules(format),
         Some(Command::Explain { rule }) => commands::explain(&rule),
         Some(Command::Behavior(args)) => behavior::run(&args),
-        Some(Command::Simulate(args)) => simulate::run(&args, io::stdout().lock()),
-        Some(Command::Compare(args)) => compare::run(&args, io::stdout().lock()),
+        Some(Command::Simulate(args)) => simulate::run(&args, report::stdout()),
+        Some(Command::Compare(args)) => compare::run(&args, report::stdout()),
         Some(Command::Diff(args)) => diff::run(&args),
     };
     report::exit("hpa-lint", result)
@@ -155,7 +155,7 @@ fn report(
     // Before the findings: a reader that stops early (`| head`) ends the run
     // while they are written, and these must not be lost with it.
     for error in input_errors {
-        eprintln!("hpa-lint: {error}");
+        hpa_lint::tell!("hpa-lint: {error}");
     }
     let summary = if to_stderr {
         emit::eprint(&args.lint, summary, findings)?
@@ -195,7 +195,7 @@ fn fix_files(
         match written {
             Ok(()) => fixed += count,
             Err(error) => {
-                eprintln!("hpa-lint: {}: cannot write the fixes: {error}", source.name);
+                hpa_lint::tell!("hpa-lint: {}: cannot write the fixes: {error}", source.name);
                 unwritten.push(input);
             }
         }
@@ -203,9 +203,9 @@ fn fix_files(
     if let Some(input) = stdin {
         // Input that is not text (not UTF-8) has no fixes: it goes out as it came.
         match sources[input].text() {
-            Ok(text) => io::stdout().write_all(text.as_bytes())?,
+            Ok(text) => report::stdout().write_all(text.as_bytes())?,
             Err(_) => {
-                io::stdout().write_all(&sources[input].original_bytes().unwrap_or_default())?
+                report::stdout().write_all(&sources[input].original_bytes().unwrap_or_default())?
             }
         }
     }
@@ -231,13 +231,16 @@ fn diff(
     let (outcome, made) = fix::fix(sources, settings, unsafe_fixes)?;
     for finding in &outcome.findings {
         if let (Some(note), Some(location)) = (finding.fix_not_made(), &finding.location) {
-            eprintln!(
+            hpa_lint::tell!(
                 "hpa-lint: {}:{}:{}: {}: {note}",
-                location.file, location.line, location.column, finding.diagnostic.rule.name
+                location.file,
+                location.line,
+                location.column,
+                finding.diagnostic.rule.name
             );
         }
     }
-    let mut out = io::BufWriter::new(io::stdout().lock());
+    let mut out = io::BufWriter::new(hpa_lint::report::stdout());
     let (mut files, mut fixes) = (0, 0);
     for (input, original, count) in fix::changes(sources, &made) {
         fix::write_diff(&sources[input], &original, &mut out)?;
@@ -246,7 +249,7 @@ fn diff(
     }
     out.flush()?;
     if files > 0 {
-        eprintln!(
+        hpa_lint::tell!(
             "Would fix {} in {}.",
             emit::plural(fixes, "finding"),
             emit::plural(files, "file")
@@ -254,7 +257,7 @@ fn diff(
     }
     let input_errors = unread(input_errors, outcome.input_errors);
     for error in &input_errors {
-        eprintln!("hpa-lint: {error}");
+        hpa_lint::tell!("hpa-lint: {error}");
     }
     Ok(if !input_errors.is_empty() {
         TROUBLE

@@ -1,7 +1,8 @@
 //! The findings of a run, where they are, the counts of the summary line,
 //! and the exit code they make.
 
-use std::io;
+use std::fmt;
+use std::io::{self, Write};
 use std::ops::Range;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -145,6 +146,60 @@ pub struct Outcome<F = Vec<Finding>> {
     pub input_errors: Vec<String>,
 }
 
+/// Standard output or error as a run writes them: a reader that stops
+/// early (`hpa-lint … | head`) ends the writing, not the run, so that its
+/// exit code and what it tells on the other stream are those of the whole
+/// output. Other errors (a full disk) still fail the write.
+pub struct Closable<W> {
+    out: W,
+    closed: bool,
+}
+
+impl<W: Write> Write for Closable<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if !self.closed {
+            match self.out.write(buf) {
+                Err(error) if error.kind() == io::ErrorKind::BrokenPipe => self.closed = true,
+                written => return written,
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if !self.closed {
+            match self.out.flush() {
+                Err(error) if error.kind() == io::ErrorKind::BrokenPipe => self.closed = true,
+                flushed => return flushed,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Standard output, for a run's output ([`Closable`]).
+pub fn stdout() -> Closable<io::StdoutLock<'static>> {
+    Closable {
+        out: io::stdout().lock(),
+        closed: false,
+    }
+}
+
+/// Standard error, for findings written there ([`Closable`]).
+pub fn stderr() -> Closable<io::StderrLock<'static>> {
+    Closable {
+        out: io::stderr().lock(),
+        closed: false,
+    }
+}
+
+/// Writes a line on standard error, as `eprintln!` does, but a standard
+/// error that cannot be written (closed: `2>&1 | head`) does not end the
+/// run: nothing else could be told of it. Used through [`crate::tell!`].
+pub fn tell(line: fmt::Arguments) {
+    let _ = writeln!(io::stderr(), "{line}");
+}
+
 /// The process's exit code for the result of a run; an error is printed on
 /// standard error after `program: `, and exits with [`TROUBLE`].
 pub fn exit(program: &str, result: anyhow::Result<u8>) -> ExitCode {
@@ -159,7 +214,7 @@ pub fn exit(program: &str, result: anyhow::Result<u8>) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("{program}: {error:#}");
+            crate::tell!("{program}: {error:#}");
             ExitCode::from(TROUBLE)
         }
     }

@@ -158,7 +158,7 @@ fn note_held_in_memory(held: Held, error: &io::Error) {
         Held::Input => ("standard input is", "it"),
     };
     NOTED[held as usize].call_once(|| {
-        eprintln!(
+        crate::tell!(
             "hpa-lint: note: {what} held in memory: writing {them} to a temporary file failed: {error}"
         );
     });

@@ -296,12 +296,14 @@ fn an_ignore_file_line_that_is_not_a_glob_is_told_once_and_the_rest_applies() {
     write(dir.path(), "tree/.ignore", "a{b\ngenerated/\n");
     write(dir.path(), "tree/generated/bad.yaml", HPA_MAX_ZERO);
     write(dir.path(), "tree/apps/ok.yaml", CLEAN);
-    let tree = dir.path().join("tree");
+    // `tree/.ignore` is reached in the tree and, spelled otherwise, above
+    // `./tree/apps`.
     let output = hpa_lint()
-        .arg(&tree)
-        .arg(tree.join("apps"))
+        .current_dir(dir.path())
+        .args(["tree", "./tree/apps"])
         .output()
         .unwrap();
+    let tree = Path::new("tree");
     assert_eq!(output.status.code(), Some(0));
     assert!(
         String::from_utf8_lossy(&output.stdout).contains("No problems found in 1 file"),
@@ -950,8 +952,6 @@ fn a_run_whose_temporary_file_fills_up_keeps_its_findings_and_gives_the_same_out
 /// code is the one the whole output would give, whenever the reader stops.
 #[test]
 fn a_reader_that_stops_early_still_gets_the_unread_inputs_told_and_the_exit_code() {
-    use std::io::Read;
-    use std::process::Stdio;
     let dir = tempfile::tempdir().unwrap();
     // Far more findings than a pipe holds.
     for i in 0..400 {
@@ -961,29 +961,13 @@ fn a_reader_that_stops_early_still_gets_the_unread_inputs_told_and_the_exit_code
         );
         write(dir.path(), &format!("hpa-{i:03}.yaml"), hpa);
     }
-    // Reads `read` bytes of the output (none: closed before the run writes),
-    // then closes it as `head` does.
-    let run = |format: &str, read: usize| {
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hpa-lint"))
-            .args(["--isolated", "--format", format])
-            .arg(dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdout = child.stdout.take().unwrap();
-        stdout.read_exact(&mut vec![0; read]).unwrap();
-        drop(stdout);
-        let output = child.wait_with_output().unwrap();
-        (
-            output.status.code(),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
+    let check = |format: &str, read: usize| {
+        closing_stdout(&["--isolated", "--format", format], dir.path(), read, None)
     };
     for format in ["text", "json", "sarif", "github"] {
         for read in [0, 16] {
             assert_eq!(
-                run(format, read),
+                check(format, read),
                 (Some(1), String::new()),
                 "{format} {read}"
             );
@@ -991,13 +975,99 @@ fn a_reader_that_stops_early_still_gets_the_unread_inputs_told_and_the_exit_code
     }
     std::fs::write(dir.path().join("latin1.yaml"), b"name: caf\xe9\n").unwrap();
     for read in [0, 16] {
-        let (code, stderr) = run("json", read);
+        let (code, stderr) = check("json", read);
         assert_eq!(code, Some(2), "{stderr}");
         assert!(
             stderr.contains("latin1.yaml: file is not valid UTF-8"),
             "{stderr}"
         );
     }
+}
+
+/// The same for the other outputs: the diffs of `--diff`, the fixed text of
+/// `--fix -`, the reports of `behavior`; what they tell on standard error is
+/// still told.
+#[test]
+fn a_reader_that_stops_early_changes_no_other_exit_code() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let checkout = std::fs::read(examples.join("shop/checkout/hpa.yaml")).unwrap();
+    for read in [0, 16] {
+        let (code, stderr) = closing_stdout(&["--isolated", "--diff"], &examples, read, None);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(stderr.starts_with("Would fix "), "{stderr}");
+        let (code, stderr) = closing_stdout(
+            &["--isolated", "--fix"],
+            Path::new("-"),
+            read,
+            Some(&checkout),
+        );
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(stderr.contains("error["), "{stderr}");
+        let (code, stderr) = closing_stdout(&["behavior", "--isolated"], &examples, read, None);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(
+            stderr.contains("shop/checkout: refused, the API server would reject it"),
+            "{stderr}"
+        );
+    }
+}
+
+/// Runs hpa-lint with `args` and `path`, reads `read` bytes of its output
+/// (none: closed before the run writes) and closes it as `head` does; gives
+/// the exit code and standard error.
+fn closing_stdout(
+    args: &[&str],
+    path: &Path,
+    read: usize,
+    stdin: Option<&[u8]>,
+) -> (Option<i32>, String) {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hpa-lint"))
+        .args(args)
+        .arg(path)
+        .env_remove("HPA_LINT_KUBE_VERSION")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.unwrap_or_default()).unwrap();
+    drop(input);
+    let mut stdout = child.stdout.take().unwrap();
+    stdout.read_exact(&mut vec![0; read]).unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A standard error that is closed (`2>&1 | head`) ends what is told there,
+/// not the run: its exit code is the same.
+#[test]
+fn a_closed_standard_error_changes_no_exit_code() {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), ".gitignore", "a{b\n");
+    write(dir.path(), "ok.yaml", CLEAN);
+    let run = || {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hpa-lint"))
+            .arg("--isolated")
+            .arg(dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stderr.take());
+        child.wait().unwrap().code()
+    };
+    // A warning (the ignore file's line), then an unread input.
+    assert_eq!(run(), Some(0));
+    std::fs::write(dir.path().join("latin1.yaml"), b"name: caf\xe9\n").unwrap();
+    assert_eq!(run(), Some(2));
 }
 
 /// Standard input that is a file is read where it is, and a pipe is copied

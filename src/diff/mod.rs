@@ -480,7 +480,7 @@ pub fn run(args: &DiffArgs) -> Result<u8> {
         unchanged,
         changes,
     };
-    let mut out = io::BufWriter::new(io::stdout().lock());
+    let mut out = io::BufWriter::new(hpa_lint::report::stdout());
     match args.format {
         DiffFormat::Text => report::text(&diff, &mut out)?,
         DiffFormat::Json => report::json(&diff, &mut out)?,
@@ -494,7 +494,7 @@ pub fn run(args: &DiffArgs) -> Result<u8> {
                 file,
             }) = side
             {
-                eprintln!(
+                hpa_lint::tell!(
                     "hpa-lint: {label}: HorizontalPodAutoscaler {}/{} ({file}): refused, the API server would reject it:\n  {}",
                     change.namespace,
                     change.name,
@@ -506,9 +506,11 @@ pub fn run(args: &DiffArgs) -> Result<u8> {
             && failure.trouble
             && change.sides.iter().flatten().all(|s| s.view.is_ok())
         {
-            eprintln!(
+            hpa_lint::tell!(
                 "hpa-lint: HorizontalPodAutoscaler {}/{}: no comparison: {}",
-                change.namespace, change.name, failure.message
+                change.namespace,
+                change.name,
+                failure.message
             );
         }
     }

@@ -15,9 +15,7 @@ pub use text::{escaped, plural};
 
 /// Writes findings in a format as they come, and the summary at the end.
 struct Emitter<W: Write> {
-    /// `None` once the reader closed the output (`| head`): the findings
-    /// are still counted, for the exit code, but no longer written.
-    writer: Option<Writer>,
+    writer: Writer,
     /// Counted by severity as the findings pass.
     summary: Summary,
     out: W,
@@ -35,14 +33,14 @@ impl<W: Write> Emitter<W> {
     /// Starts the output. `color` applies to text only; the summary's counts
     /// by severity are made by [`Emitter::write`].
     fn new(format: Format, color: bool, summary: Summary, mut out: W) -> io::Result<Self> {
-        let started = match format {
-            Format::Text => Ok(Writer::Text(text::Writer::new(color))),
-            Format::Json => json::Writer::start(&mut out).map(Writer::Json),
-            Format::Sarif => sarif::Writer::start(&mut out).map(Writer::Sarif),
-            Format::Github => Ok(Writer::Github),
+        let writer = match format {
+            Format::Text => Writer::Text(text::Writer::new(color)),
+            Format::Json => Writer::Json(json::Writer::start(&mut out)?),
+            Format::Sarif => Writer::Sarif(sarif::Writer::start(&mut out)?),
+            Format::Github => Writer::Github,
         };
         Ok(Self {
-            writer: unless_closed(started)?,
+            writer,
             summary,
             out,
         })
@@ -52,41 +50,25 @@ impl<W: Write> Emitter<W> {
     fn write(&mut self, finding: &Finding) -> io::Result<()> {
         self.summary.count(finding);
         let out = &mut self.out;
-        let written = match &mut self.writer {
-            None => return Ok(()),
-            Some(Writer::Text(writer)) => writer.write(finding, &self.summary, out),
-            Some(Writer::Json(writer)) => writer.write(finding, out),
-            Some(Writer::Sarif(writer)) => writer.write(finding, out),
-            Some(Writer::Github) => github::write(finding, out),
-        };
-        if unless_closed(written)?.is_none() {
-            self.writer = None;
+        match &mut self.writer {
+            Writer::Text(writer) => writer.write(finding, &self.summary, out),
+            Writer::Json(writer) => writer.write(finding, out),
+            Writer::Sarif(writer) => writer.write(finding, out),
+            Writer::Github => github::write(finding, out),
         }
-        Ok(())
     }
 
     /// Writes the end of the output, with the summary; returns the summary.
     fn finish(mut self) -> io::Result<Summary> {
         let (summary, out) = (&self.summary, &mut self.out);
-        let written = match self.writer {
-            None => return Ok(self.summary),
-            Some(Writer::Text(writer)) => writer.finish(summary, out),
-            Some(Writer::Json(writer)) => writer.finish(summary, out),
-            Some(Writer::Sarif(writer)) => writer.finish(out),
-            Some(Writer::Github) => github::finish(summary, out),
-        };
-        unless_closed(written.and_then(|()| self.out.flush()))?;
+        match self.writer {
+            Writer::Text(writer) => writer.finish(summary, out)?,
+            Writer::Json(writer) => writer.finish(summary, out)?,
+            Writer::Sarif(writer) => writer.finish(out)?,
+            Writer::Github => github::finish(summary, out)?,
+        }
+        self.out.flush()?;
         Ok(self.summary)
-    }
-}
-
-/// What a write gave, or `None` if it failed because the reader closed the
-/// output (`| head`): then nothing more is written, and the run goes on to
-/// count what it would have written, for the exit code.
-fn unless_closed<T>(written: io::Result<T>) -> io::Result<Option<T>> {
-    match written {
-        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(None),
-        written => written.map(Some),
     }
 }
 
@@ -113,7 +95,7 @@ pub fn print(
     summary: Summary,
     findings: impl IntoIterator<Item = io::Result<Finding>>,
 ) -> io::Result<Summary> {
-    let out = io::BufWriter::new(io::stdout().lock());
+    let out = io::BufWriter::new(crate::report::stdout());
     emit(
         options.format,
         options.color.is_on(),
@@ -132,6 +114,6 @@ pub fn eprint(
 ) -> io::Result<Summary> {
     let stderr = io::stderr();
     let color = options.color.is_on_for(&stderr);
-    let out = io::BufWriter::new(stderr.lock());
+    let out = io::BufWriter::new(crate::report::stderr());
     emit(options.format, color, summary, findings, out)
 }

@@ -109,7 +109,7 @@ pub fn load(
     let fetched =
         replay::fetch(&client, &kinds, &target, &key.name, replay, range).map_err(shown)?;
     for note in &fetched.notes {
-        eprintln!("hpa-lint: note: {}", escaped(note));
+        crate::tell!("hpa-lint: note: {}", escaped(note));
     }
     let demand = fetched.demand;
     let trace = Trace {

@@ -299,7 +299,7 @@ pub fn read(
     let files: Vec<(String, &Path)> = files.into_iter().collect();
     let table = replay::from_files(&files, max_gap)?;
     for note in &table.notes {
-        eprintln!("hpa-lint: note: {}", escaped(note));
+        crate::tell!("hpa-lint: note: {}", escaped(note));
     }
     let trace = Trace {
         columns: Columns::Metrics(files.into_iter().map(|(name, _)| name).collect()),
