@@ -194,8 +194,9 @@ pub fn stderr() -> Closable<io::StderrLock<'static>> {
 }
 
 /// Writes a line on standard error, as `eprintln!` does, but a standard
-/// error that cannot be written (closed: `2>&1 | head`) does not end the
-/// run: nothing else could be told of it. Used through [`crate::tell!`].
+/// error that cannot be written (closed: `2>&1 | head`; full) does not end
+/// the run or change its exit code: nothing else could be told of it. Used
+/// through [`crate::tell!`].
 pub fn tell(line: fmt::Arguments) {
     let _ = writeln!(io::stderr(), "{line}");
 }
@@ -205,14 +206,9 @@ pub fn tell(line: fmt::Arguments) {
 pub fn exit(program: &str, result: anyhow::Result<u8>) -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
-        // A closed pipe (`hpa-lint | head`) is not an error.
-        Err(error)
-            if error
-                .downcast_ref::<io::Error>()
-                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe) =>
-        {
-            ExitCode::SUCCESS
-        }
+        // A reader that closed standard output or error is not an error:
+        // [`Closable`] took it, and the run went on. Any other broken pipe
+        // (a connection, a child process) is.
         Err(error) => {
             crate::tell!("{program}: {error:#}");
             ExitCode::from(TROUBLE)

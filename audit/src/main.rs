@@ -93,9 +93,11 @@ async fn run(args: &Args) -> Result<u8> {
         outcome.findings.into_iter().map(Ok),
     )?;
     for unread in &inventory.unread {
-        eprintln!(
+        hpa_lint::tell!(
             "kubectl hpa-lint: cannot read {}: {}; {}",
-            unread.resource, unread.error, unread.consequence
+            unread.resource,
+            unread.error,
+            unread.consequence
         );
     }
     Ok(summary.exit_code(args.lint.deny_warnings))

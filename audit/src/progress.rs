@@ -73,7 +73,7 @@ impl Progress {
         let result = done.await;
         ticker.abort();
         let _ = ticker.await;
-        eprint!("\r\x1b[2K");
+        let _ = std::io::stderr().write_all(b"\r\x1b[2K");
         result
     }
 }

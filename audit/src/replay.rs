@@ -83,7 +83,7 @@ pub fn run(
     let flags = replay.controller.flags()?;
     let (found, resolved) = runtime.block_on(read(args, replay))?;
     let settings = &resolved.settings;
-    let out = std::io::stdout().lock();
+    let out = hpa_lint::report::stdout();
     if let Some(path) = &replay.with {
         let ignore = (
             resolved.ignore_paths.as_slice(),
@@ -140,7 +140,7 @@ pub fn run(
 fn note_spec_writes(found: &Found, start: Option<UnixMillis>) {
     let Some(start) = start else { return };
     for (manager, at) in spec_writes_since(&found.object, start) {
-        eprintln!(
+        hpa_lint::tell!(
             "kubectl hpa-lint: note: `{}` wrote the HPA's spec at {at}, after the replay's start ({}): the replay runs the spec as it is now over the whole range",
             hpa_lint::emit::escaped(&manager),
             time::format(start)
