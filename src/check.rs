@@ -376,24 +376,45 @@ impl Inventory {
     }
 }
 
-/// The HPAs of one file document by document: their places in `hpas` (the
-/// HPAs' origins in input order).
-fn hpa_documents_of(
+/// The HPAs of each file that has some (their places in `hpas`, the HPAs'
+/// origins in input order), the files in the order of the output: by name,
+/// then as given.
+fn hpa_files_by_name(
+    sources: &[SourceFile],
     places: &[Place],
     hpas: &[Origin],
-    file: usize,
-) -> impl Iterator<Item = Range<usize>> {
-    let place = |origin: &Origin| &places[origin.0 as usize];
-    let start = hpas.partition_point(|o| place(o).file() < file);
-    let end = start + hpas[start..].partition_point(|o| place(o).file() == file);
-    let document = move |origin: &Origin| place(origin).document;
-    let mut next = start;
-    hpas[start..end]
-        .chunk_by(move |a, b| document(a) == document(b))
-        .map(move |origins| {
-            next += origins.len();
-            next - origins.len()..next
-        })
+) -> Vec<(usize, Range<usize>)> {
+    let file = |origin: &Origin| places[origin.0 as usize].file();
+    let mut files: Vec<_> = runs(hpas, |a, b| file(a) == file(b))
+        .map(|run| (file(&hpas[run.start]), run))
+        .collect();
+    files.sort_by_key(|(file, _)| (&*sources[*file].name, *file));
+    files
+}
+
+/// The HPAs of one file (`file`: their places in `hpas`) document by
+/// document.
+fn hpa_documents_of<'a>(
+    places: &'a [Place],
+    hpas: &'a [Origin],
+    file: Range<usize>,
+) -> impl Iterator<Item = Range<usize>> + 'a {
+    let document = |origin: &Origin| places[origin.0 as usize].document;
+    let start = file.start;
+    runs(&hpas[file], move |a, b| document(a) == document(b))
+        .map(move |run| start + run.start..start + run.end)
+}
+
+/// The ranges of `items` that `same` keeps together, as `chunk_by` does.
+fn runs<'a, T>(
+    items: &'a [T],
+    same: impl FnMut(&T, &T) -> bool + 'a,
+) -> impl Iterator<Item = Range<usize>> + 'a {
+    let mut next = 0;
+    items.chunk_by(same).map(move |run| {
+        next += run.len();
+        next - run.len()..next
+    })
 }
 
 /// Files read at once (in parallel): what they kept is put together before
@@ -731,9 +752,11 @@ fn lint_read(
             unread,
         }
     };
-    let mut documents = by_name(sources)
+    let mut documents = hpa_files_by_name(sources, &places, &hpas)
         .into_iter()
-        .flat_map(|file| hpa_documents_of(&places, &hpas, file).map(move |d| (file, d)))
+        .flat_map(|(file, its_hpas)| {
+            hpa_documents_of(&places, &hpas, its_hpas).map(move |d| (file, d))
+        })
         .peekable();
     let size = |document: &Range<usize>| -> usize {
         records[document.clone()].iter().map(Record::size).sum()
@@ -823,13 +846,6 @@ fn next_batch(
         batch.push((file, document));
     }
     batch
-}
-
-/// The inputs in the order of the output: by name, then as given.
-fn by_name(sources: &[SourceFile]) -> Vec<usize> {
-    let mut files: Vec<usize> = (0..sources.len()).collect();
-    files.sort_by_key(|&file| (&*sources[file].name, file));
-    files
 }
 
 /// What is said of a file that could not be read again to place findings
