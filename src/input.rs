@@ -805,11 +805,14 @@ pub fn collect(
     }
     let stdin_at = stdin.as_ref().map(|(_, before)| match order {
         Order::Sorted => usize::MAX,
-        Order::Given => files[..*before].iter().collect::<HashSet<_>>().len(),
+        Order::Given => {
+            let before: HashSet<_> = files[..*before].iter().map(|p| file_key(&cwd, p)).collect();
+            before.len()
+        }
     });
     // One path walked or read: its files are sorted and unique already.
     let given = paths.iter().filter(|path| path.as_os_str() != "-").count();
-    let mut sources = to_sources(files, false, order, given <= 1);
+    let mut sources = to_sources(files, false, order, given <= 1, &cwd);
     if let (Some((bytes, _)), Some(at)) = (stdin, stdin_at) {
         let source = SourceFile {
             name: Arc::from("<stdin>"),
@@ -822,36 +825,38 @@ pub fn collect(
     if context_files.is_empty() {
         return Ok((sources, errors));
     }
-    // A file given both ways is linted; `./a.yaml` and `a.yaml` are the same file.
-    let absolute = |path: &Path| -> PathBuf { cwd.join(path).components().collect() };
+    // A file given both ways is linted.
     let linted: HashSet<PathBuf> = sources
         .iter()
-        .filter_map(|s| s.path().map(absolute))
+        .filter_map(|s| s.path().map(|path| file_key(&cwd, path)))
         .collect();
-    context_files.retain(|path| !linted.contains(&absolute(path)));
+    context_files.retain(|path| !linted.contains(&file_key(&cwd, path)));
     let one_path = context.len() <= 1;
-    sources.extend(to_sources(context_files, true, Order::Sorted, one_path));
+    sources.extend(to_sources(
+        context_files,
+        true,
+        Order::Sorted,
+        one_path,
+        &cwd,
+    ));
     Ok((sources, errors))
 }
 
-/// `files` as inputs, in `order`; `one_path`: they are one directory's or
-/// one file, sorted and without duplicates already.
+/// `files` as inputs, in `order`, each file once (the first of its
+/// spellings, [`file_key`]); `one_path`: they are one directory's or one
+/// file, sorted and without duplicates already.
 fn to_sources(
     mut files: Vec<PathBuf>,
     context: bool,
     order: Order,
     one_path: bool,
+    cwd: &Path,
 ) -> Vec<SourceFile> {
-    // `./a.yaml` (from walking `.`) and `a.yaml` are the same file.
-    match order {
-        _ if one_path => {}
-        Order::Sorted => {
+    if !one_path {
+        let mut seen = HashSet::new();
+        files.retain(|path| seen.insert(file_key(cwd, path)));
+        if order == Order::Sorted {
             files.sort_by(|a, b| shown(a).cmp(shown(b)));
-            files.dedup_by(|a, b| shown(a) == shown(b));
-        }
-        Order::Given => {
-            let mut seen = HashSet::new();
-            files.retain(|path| seen.insert(shown(path).to_path_buf()));
         }
     }
     // On all cores: a name made for each of many files, with nothing
@@ -860,6 +865,13 @@ fn to_sources(
         .into_par_iter()
         .map(|path| source_file(path, context))
         .collect()
+}
+
+/// What tells files apart: `a.yaml`, `./a.yaml` and `$PWD/a.yaml` are the
+/// same file. Symbolic links and `..` are not resolved: that would take a
+/// system call for each file.
+fn file_key(cwd: &Path, path: &Path) -> PathBuf {
+    cwd.join(path).components().collect()
 }
 
 /// `path` as it is shown: `./apps/x.yaml` (from walking `.`) reads better
@@ -948,7 +960,7 @@ mod tests {
     #[test]
     fn files_keep_their_paths_and_are_shown_without_dot_slash() {
         let paths = ["./base/apps/a.yaml", "base/b.yaml", "/abs/c.json"].map(PathBuf::from);
-        let sources = to_sources(paths.to_vec(), false, Order::Given, true);
+        let sources = to_sources(paths.to_vec(), false, Order::Given, true, Path::new("/"));
         let shown: Vec<(&str, &Path)> = sources
             .iter()
             .map(|s| (&*s.name, s.path().unwrap()))
@@ -969,7 +981,13 @@ mod tests {
 
     /// The blocks of a file as `blocks` hands them over.
     fn read_blocks(path: &Path) -> Result<Vec<(String, usize, usize)>, String> {
-        let sources = to_sources(vec![path.to_path_buf()], false, Order::Sorted, true);
+        let sources = to_sources(
+            vec![path.to_path_buf()],
+            false,
+            Order::Sorted,
+            true,
+            Path::new("/"),
+        );
         let mut blocks = Vec::new();
         for block in sources[0].blocks()? {
             let block = block?;

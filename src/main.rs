@@ -152,8 +152,7 @@ fn report(
 ) -> Result<u8> {
     summary.unread = input_errors.len();
     summary.unsafe_fixes = args.unsafe_fixes;
-    // Before the findings: a reader that stops early (`| head`) ends the run
-    // while they are written, and these must not be lost with it.
+    // Before the findings, which may be many: the first thing a reader sees.
     for error in input_errors {
         hpa_lint::tell!("hpa-lint: {error}");
     }
@@ -240,7 +239,7 @@ fn diff(
             );
         }
     }
-    let mut out = io::BufWriter::new(hpa_lint::report::stdout());
+    let mut out = io::BufWriter::new(report::stdout());
     let (mut files, mut fixes) = (0, 0);
     for (input, original, count) in fix::changes(sources, &made) {
         fix::write_diff(&sources[input], &original, &mut out)?;

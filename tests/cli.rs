@@ -309,6 +309,19 @@ fn an_ignore_file_line_that_is_not_a_glob_is_told_once_and_the_rest_applies() {
         String::from_utf8_lossy(&output.stdout).contains("No problems found in 1 file"),
         "{output:?}"
     );
+    // A file given under three spellings is one file.
+    let ok = dir.path().join("tree/apps/ok.yaml");
+    let once = hpa_lint()
+        .current_dir(dir.path())
+        .arg("tree/apps/ok.yaml")
+        .arg("./tree/apps")
+        .arg(&ok)
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&once.stdout).contains("No problems found in 1 file"),
+        "{once:?}"
+    );
     let line = |file: &Path, line: usize, glob: &str| {
         format!(
             "hpa-lint: warning: {}: line {line}: error parsing glob '{glob}': \
