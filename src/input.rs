@@ -1,7 +1,8 @@
 //! Finding and reading the input files.
 //!
-//! Directories are walked with `ignore` (hidden files, `.gitignore` and
-//! `.ignore` respected, also outside git repositories); files given explicitly
+//! Directories are walked as `ignore` walks them ([`crate::walk`]: hidden
+//! files, `.gitignore` and `.ignore` respected, also outside git
+//! repositories); files given explicitly
 //! are read whatever their extension. `ignorePaths` from the configuration
 //! applies to both. Unreadable input is an error of its own and never stops
 //! the run. A directory is walked in the order the output sorts files in, so
@@ -17,7 +18,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use hpa_lint_rules::source::{Chunk, split_documents};
 use ignore::overrides::{Override, OverrideBuilder};
-use ignore::{DirEntry, WalkBuilder};
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 
 use crate::scratch::{Held, Scratch, Written};
@@ -610,50 +610,10 @@ fn walked_name(path: &Path) -> &[u8] {
     &path[start..]
 }
 
-/// An error of the walk, as `path: what happened`: the walk wraps the error
-/// of a directory it cannot read in walkdir's, which names the path again.
-fn walk_error(error: ignore::Error) -> String {
-    match error {
-        ignore::Error::WithDepth { err, .. } => walk_error(*err),
-        ignore::Error::WithPath { path, err } => {
-            format!("{}: {}", path.display(), walk_error(*err))
-        }
-        ignore::Error::Io(error) => match error
-            .get_ref()
-            .and_then(|inner| inner.downcast_ref::<walkdir::Error>())
-            .and_then(walkdir::Error::io_error)
-        {
-            Some(inner) => inner.to_string(),
-            None => error.to_string(),
-        },
-        error => error.to_string(),
-    }
-}
-
-/// Whether the walker found a manifest: a file with a manifest extension.
-fn is_manifest(entry: &DirEntry) -> bool {
-    entry.file_type().is_some_and(|t| t.is_file()) && has_manifest_name(walked_name(entry.path()))
-}
-
-/// A walk of `dir`: hidden files, `.gitignore` and `ignorePaths` skipped.
-fn walk_builder(dir: &Path, ignored: &Override, cwd: &Path) -> WalkBuilder {
-    let mut builder = WalkBuilder::new(dir);
-    builder.require_git(false);
-    // Without `ignorePaths`, no entry needs its path made absolute to be checked.
-    if !ignored.is_empty() {
-        let (ignored, cwd) = (ignored.clone(), cwd.to_path_buf());
-        builder.filter_entry(move |entry| {
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            !is_ignored(&ignored, &cwd, entry.path(), is_dir)
-        });
-    }
-    builder
-}
-
 /// Walks `dir` in the order the output sorts files in: each directory's
-/// entries by name, depth first, which is [`Path`]'s order. Hands each
-/// manifest to `found` as it is found, until it says to stop (returns
-/// `false`); what cannot be read goes to `errors`.
+/// entries by name, depth first, which is [`Path`]'s order ([`crate::walk`]).
+/// Hands each manifest to `found` as it is found, until it says to stop
+/// (returns `false`); what cannot be read goes to `errors`.
 fn walk(
     dir: &Path,
     ignored: &Override,
@@ -661,44 +621,17 @@ fn walk(
     errors: &mut Vec<String>,
     mut found: impl FnMut(PathBuf) -> bool,
 ) {
-    let mut builder = walk_builder(dir, ignored, cwd);
-    // Entries of one directory: their paths differ only by their names, so
-    // their bytes compare as the names do (without finding each name again
-    // at every comparison).
-    builder.sort_by_file_path(|a, b| {
-        a.as_os_str()
-            .as_encoded_bytes()
-            .cmp(b.as_os_str().as_encoded_bytes())
-    });
-    for entry in builder.build() {
-        match entry {
-            Ok(entry) => {
-                // A directory's ignore files are read as it is entered.
-                if let Some(error) = entry.error() {
-                    warn_of_ignore_file(error);
-                }
-                if is_manifest(&entry) && !found(entry.into_path()) {
-                    return;
-                }
-            }
-            // Those of the directories above the walk come first, as an error.
-            Err(error) if is_in_ignore_file(&error) => warn_of_ignore_file(&error),
-            Err(error) => errors.push(walk_error(error)),
-        }
-    }
-}
-
-/// Whether the walk's error is a line of an ignore file (`.gitignore`,
-/// `.ignore`) that is not a glob: the walk goes on without the line.
-fn is_in_ignore_file(error: &ignore::Error) -> bool {
-    match error {
-        ignore::Error::Partial(errors) => errors.iter().all(is_in_ignore_file),
-        ignore::Error::WithPath { err, .. } | ignore::Error::WithDepth { err, .. } => {
-            is_in_ignore_file(err)
-        }
-        ignore::Error::WithLineNumber { .. } | ignore::Error::Glob { .. } => true,
-        _ => false,
-    }
+    let keep = |path: &Path, is_dir: bool| !is_ignored(ignored, cwd, path, is_dir);
+    crate::walk::walk(
+        dir,
+        cwd,
+        &keep,
+        errors,
+        &mut warn_of_ignore_file,
+        &mut |path, file_type| {
+            !(file_type.is_file() && has_manifest_name(walked_name(&path))) || found(path)
+        },
+    );
 }
 
 /// Tells on standard error, once per run however many walks read it, what

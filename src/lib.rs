@@ -38,3 +38,4 @@ pub mod scratch;
 pub mod settings;
 pub mod simulate;
 pub mod spill;
+pub mod walk;
