@@ -9,8 +9,9 @@
 //!   reads anyway, rather than looked for one by one (`ignore`'s walker in
 //!   order tries four names in every directory, a failed `statx` each);
 //! - the rules of the directories above the walk are matched against each
-//!   entry's absolute path built on its directory's, rather than made anew
-//!   for each entry;
+//!   entry's absolute path made in a buffer, rather than in a new one for
+//!   each entry (made as `ignore` makes it, odd spellings such as `./.`
+//!   included);
 //! - directories without rules are not visited when matching.
 //!
 //! A test walks random trees with both and compares what they find, skip
@@ -167,18 +168,21 @@ impl Verdicts {
 struct Open {
     /// Its rules, when it has some.
     rules: Option<Rules>,
-    /// Its path as walked, and the absolute one the rules above the walk
-    /// match (when there are such rules).
+    /// Its path as walked.
     path: PathBuf,
-    absolute: Option<PathBuf>,
     /// Its entries not yet walked, last first.
     entries: Vec<(OsString, std::io::Result<FileType>)>,
 }
 
 /// The rules that apply below a directory walked.
 struct Walker<'f> {
-    /// The directories above the walk's, nearest first, with their rules.
+    /// The directory walked, as given.
+    root: &'f Path,
+    /// The directories above it, nearest first, with their rules, and its
+    /// absolute path, which the paths they match start with (when there are
+    /// such rules).
     above: Vec<Rules>,
+    absolute_root: Option<PathBuf>,
     /// The global excludes (`core.excludesFile`).
     global: Gitignore,
     /// `ignorePaths`: whether a path (and whether it is a directory) is kept.
@@ -198,6 +202,22 @@ pub fn walk(
     warn: &mut dyn FnMut(&Error),
     found: &mut dyn FnMut(PathBuf, FileType) -> bool,
 ) {
+    // What is not a directory is walked as itself, as `ignore` walks it: a
+    // file is handed over whatever its name, standard input (`-`) is not.
+    if dir.as_os_str() == "-" {
+        return;
+    }
+    match dir.metadata() {
+        Err(error) => {
+            errors.push(format!("{}: {error}", dir.display()));
+            return;
+        }
+        Ok(metadata) if !metadata.is_dir() => {
+            found(dir.to_path_buf(), metadata.file_type());
+            return;
+        }
+        Ok(_) => {}
+    }
     let mut problems = Vec::new();
     // The directories above, as `ignore` reads them: from the root down,
     // looked for (not listed), their problems told together.
@@ -223,19 +243,15 @@ pub fn walk(
         global
     };
     let walker = Walker {
+        root: dir,
+        absolute_root: absolute.filter(|_| !above.is_empty()),
         above,
         global,
         keep,
     };
-    // Paths made absolute only when rules above the walk match them.
-    let absolute = absolute.filter(|_| !walker.above.is_empty());
-    let root = walker.open(
-        dir.to_path_buf(),
-        absolute.map(|a| a.join("")),
-        errors,
-        warn,
-    );
+    let root = walker.open(dir.to_path_buf(), errors, warn);
     let mut open: Vec<Open> = root.into_iter().collect();
+    let mut absolute = PathBuf::new();
     while let Some(top) = open.last_mut() {
         let Some((name, file_type)) = top.entries.pop() else {
             open.pop();
@@ -250,12 +266,11 @@ pub fn walk(
             }
         };
         let is_dir = file_type.is_dir();
-        let absolute = top.absolute.as_ref().map(|a| a.join(&name));
-        if walker.skips(&open, &path, absolute.as_deref(), &name, is_dir) {
+        if walker.skips(&open, &path, &mut absolute, &name, is_dir) {
             continue;
         }
         if is_dir {
-            open.extend(walker.open(path, absolute, errors, warn));
+            open.extend(walker.open(path, errors, warn));
         } else if !found(path, file_type) {
             return;
         }
@@ -268,7 +283,6 @@ impl Walker<'_> {
     fn open(
         &self,
         path: PathBuf,
-        absolute: Option<PathBuf>,
         errors: &mut Vec<String>,
         warn: &mut dyn FnMut(&Error),
     ) -> Option<Open> {
@@ -306,18 +320,18 @@ impl Walker<'_> {
         Some(Open {
             rules: (!rules.is_empty()).then_some(rules),
             path,
-            absolute,
             entries,
         })
     }
 
-    /// Whether the entry `name` of the innermost of `open` (at `path`, and
-    /// `absolute`) is skipped: ignored, hidden, or not kept by `ignorePaths`.
+    /// Whether the entry `name` of the innermost of `open` (at `path`) is
+    /// skipped: ignored, hidden, or not kept by `ignorePaths`. `absolute`:
+    /// room for its absolute path.
     fn skips(
         &self,
         open: &[Open],
         path: &Path,
-        absolute: Option<&Path>,
+        absolute: &mut PathBuf,
         name: &std::ffi::OsStr,
         is_dir: bool,
     ) -> bool {
@@ -326,7 +340,9 @@ impl Walker<'_> {
         for rules in open.iter().rev().filter_map(|o| o.rules.as_ref()) {
             verdicts.add(rules, matched_path, is_dir);
         }
-        if let Some(absolute) = absolute {
+        if let Some(absolute_root) = &self.absolute_root {
+            absolute.clone_from(absolute_root);
+            absolute.push(self.below_root(matched_path));
             for rules in &self.above {
                 verdicts.add(rules, absolute, is_dir);
             }
@@ -345,20 +361,38 @@ impl Walker<'_> {
     }
 }
 
+impl Walker<'_> {
+    /// What of `path` (without a leading `./`) follows the directory
+    /// walked, as `ignore` finds it to join to that directory's absolute
+    /// path: by bytes, so that `./.` makes `/`.
+    fn below_root<'p>(&self, path: &'p Path) -> &'p Path {
+        if self.root == Path::new(".") {
+            return path;
+        }
+        let below = cut(without_dot_slash(self.root), path);
+        cut(Path::new("/"), below)
+    }
+}
+
 /// `path` without a leading `./`, cut from its bytes as `ignore` cuts it
 /// before matching.
 fn without_dot_slash(path: &Path) -> &Path {
+    cut(Path::new("./"), path)
+}
+
+/// `path` without `prefix` if its bytes start with those of `prefix`.
+fn cut<'p>(prefix: &Path, path: &'p Path) -> &'p Path {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
         let bytes = path.as_os_str().as_bytes();
         bytes
-            .strip_prefix(b"./")
+            .strip_prefix(prefix.as_os_str().as_bytes())
             .map_or(path, |rest| Path::new(std::ffi::OsStr::from_bytes(rest)))
     }
     #[cfg(not(unix))]
     {
-        path.strip_prefix("./").unwrap_or(path)
+        path.strip_prefix(prefix).unwrap_or(path)
     }
 }
 
@@ -395,7 +429,7 @@ fn walk_error(error: &Error) -> String {
 mod tests {
     use super::*;
 
-    /// What a walk gives: the paths of what is not a directory, in order;
+    /// What a walk gives: the paths of the files found, in order;
     /// the errors; the problems of ignore files told.
     #[derive(Debug, PartialEq)]
     struct Walked {
@@ -413,8 +447,10 @@ mod tests {
             &|path, _| !path.ends_with("kept-out"),
             &mut errors,
             &mut |error| warned.push(error.to_string()),
-            &mut |path, _| {
-                found.push(path);
+            &mut |path, file_type| {
+                if file_type.is_file() {
+                    found.push(path);
+                }
                 true
             },
         );
@@ -443,7 +479,7 @@ mod tests {
                     if let Some(error) = entry.error() {
                         warned.push(error.to_string());
                     }
-                    if !entry.file_type().is_some_and(|t| t.is_dir()) {
+                    if entry.file_type().is_some_and(|t| t.is_file()) {
                         found.push(entry.into_path());
                     }
                 }
@@ -576,14 +612,21 @@ mod tests {
     }
 
     /// Random trees walked by relative spellings (`./top`, `././top`,
-    /// `top/./s`, `.`), whose leading `./` `ignore` cuts before matching: in a child process
-    /// of this test, run in the trees' directory.
+    /// `top/./s`, `.`, `./.`), whose leading `./` `ignore` cuts before
+    /// matching: in a child process of this test, run in the trees'
+    /// directory.
     #[test]
     fn walks_relative_paths_as_ignores_walker_does() {
         const TREE: &str = "HPA_LINT_WALK_TREES";
         let roots = [
             ".",
             "./",
+            "./.",
+            ".//",
+            "././",
+            ".//.",
+            "top/.",
+            "top//.",
             "top",
             "./top",
             "././top",
@@ -593,15 +636,26 @@ mod tests {
             "./top/s/a",
             "top/s/..",
             "top//s",
+            "d",
+            "./d",
+            "././d",
+            ".//d",
+            "d/.",
+            "d//",
+            "./a/",
         ];
         if let Some(trees) = std::env::var_os(TREE) {
             let trees: usize = trees.to_str().unwrap().parse().unwrap();
-            for tree in 0..trees {
-                std::env::set_current_dir(Path::new(&tree.to_string())).unwrap();
+            let home = std::env::current_dir().unwrap();
+            // From a tree's directory, and from a directory in it (the
+            // ignore files of `top` then are above the walk).
+            let places = (0..trees).flat_map(|tree| [format!("{tree}"), format!("{tree}/top/s")]);
+            for place in places.map(|place| home.join(place)).filter(|p| p.is_dir()) {
+                std::env::set_current_dir(&place).unwrap();
                 for root in roots.iter().map(Path::new).filter(|root| root.is_dir()) {
-                    assert_eq!(walked(root), walked_by_ignore(root), "{}", root.display());
+                    let root_in = format!("{} in {}", root.display(), place.display());
+                    assert_eq!(walked(root), walked_by_ignore(root), "{root_in}");
                 }
-                std::env::set_current_dir("..").unwrap();
             }
             return;
         }
@@ -614,6 +668,21 @@ mod tests {
                 &mut seed,
             );
         }
+        // The last: rules above `top/s` with paths in them, which `ignore`
+        // matches by a wrong absolute path for some spellings of `.`.
+        let last = temp.path().join(trees.to_string()).join("top");
+        std::fs::create_dir_all(last.join("s/d")).unwrap();
+        std::fs::write(
+            last.join(".gitignore"),
+            "s/a.yaml\n/s/b.yaml\nc.yaml\ns/d/*.yaml\n",
+        )
+        .unwrap();
+        for file in [
+            "a.yaml", "b.yaml", "c.yaml", "e.yaml", "d/x.yaml", "d/y.yml",
+        ] {
+            std::fs::write(last.join("s").join(file), "a: 1\n").unwrap();
+        }
+        let trees = trees + 1;
         let child = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
@@ -663,6 +732,20 @@ mod tests {
         mode("locked", 0o755);
         mode("closed/.gitignore", 0o644);
         let ours = result.unwrap();
+        // Paths that are not directories are walked as themselves.
+        std::fs::write(top.join("hpa.txt"), "a: 1\n").unwrap();
+        symlink(top.join("hpa.txt"), top.join("linked.yaml")).unwrap();
+        for path in [
+            "hpa.txt",
+            "linked.yaml",
+            "missing",
+            "links/gone.yaml",
+            "links/w",
+        ] {
+            let path = top.join(path);
+            assert_eq!(walked(&path), walked_by_ignore(&path), "{}", path.display());
+        }
+        assert_eq!(walked(Path::new("-")), walked_by_ignore(Path::new("-")));
         // Running as root reads everything: nothing to report then.
         if !ours.errors.is_empty() {
             assert!(ours.errors[0].contains("locked"), "{:?}", ours.errors);

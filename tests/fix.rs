@@ -350,6 +350,37 @@ fn context_files_and_helm_templates_are_never_written() {
     assert_eq!(report["summary"]["fixed"], 0);
 }
 
+/// `--context` given a file reads it for lookups, as a directory's files
+/// are read (and `-` reads nothing, as in a walk).
+#[test]
+fn a_context_file_is_read_for_lookups() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "base/deployment.yaml",
+        MULTI.split("---\n").last().unwrap(),
+    );
+    let hpa = HPA_MAX_ZERO.replace("maxReplicas: 1", "maxReplicas: 5");
+    write(dir.path(), "apps/hpa.yaml", &hpa);
+    for context in ["base/deployment.yaml", "./base/deployment.yaml", "base"] {
+        let report = json_output(hpa_lint().current_dir(dir.path()).args([
+            "--context",
+            context,
+            "apps/hpa.yaml",
+        ]));
+        assert_eq!(rules_of(&report), ["target-replicas-conflict"], "{context}");
+        assert_eq!(report["summary"]["unread"], 0, "{context}");
+    }
+    let report =
+        json_output(
+            hpa_lint()
+                .current_dir(dir.path())
+                .args(["--context", "-", "apps/hpa.yaml"]),
+        );
+    assert_eq!(rules_of(&report), ["target-not-found"]);
+    assert_eq!(report["summary"]["unread"], 0);
+}
+
 #[test]
 fn json_and_text_show_the_fixes() {
     let dir = tempfile::tempdir().unwrap();

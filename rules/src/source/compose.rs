@@ -215,7 +215,6 @@ struct Anchored<'a> {
 /// The keys of the open mappings, for repeated keys: one stack for all of
 /// them (a mapping's keys sit above its parent's), so that most mappings cost
 /// no allocation; a mapping with many keys moves its own to a set.
-#[derive(Default)]
 struct Keys<'a> {
     stack: Vec<Cow<'a, str>>,
 }
@@ -372,49 +371,82 @@ fn tab_in_indentation(text: &str, offset: usize) -> Option<usize> {
     }
 }
 
-/// Entries and items of built nodes, as a composer holds them (empty,
-/// between documents: nothing is borrowed from a text then).
-type Built = (Entries<'static>, Vec<Tree<'static>>);
-
-thread_local! {
-    /// The room of the last composer of this thread for its entries and
-    /// items, for the next: most documents build some, and growing them
-    /// anew for each costs more than reading the document.
-    static ROOM: Cell<Built> = const { Cell::new((Vec::new(), Vec::new())) };
+/// The stacks of a composer: its open nodes, their keys, and the entries
+/// and items of those built (empty, between documents: nothing is borrowed
+/// from a text then).
+#[derive(Default)]
+struct Room {
+    frames: Vec<Frame<'static>>,
+    keys: Vec<Cow<'static, str>>,
+    entries: Entries<'static>,
+    items: Vec<Tree<'static>>,
 }
 
-/// The most entries or items whose room is kept for the next document.
+thread_local! {
+    /// The room of the last composer of this thread for its stacks, for the
+    /// next: every document opens nodes and most build some, and growing
+    /// the stacks anew for each costs more than reading the document.
+    static ROOM: Cell<Room> = const {
+        Cell::new(Room {
+            frames: Vec::new(),
+            keys: Vec::new(),
+            entries: Vec::new(),
+            items: Vec::new(),
+        })
+    };
+}
+
+/// The most frames, keys, entries or items whose room is kept for the next
+/// document.
 const ROOM_KEPT: usize = 256;
+
+/// `stack`, emptied, as a stack of another lifetime, keeping its room:
+/// empty, it borrows nothing, and is collected in place.
+fn emptied<T, U>(mut stack: Vec<T>) -> Vec<U> {
+    stack.clear();
+    stack.into_iter().map(|_| unreachable!()).collect()
+}
 
 impl Drop for Composer<'_, '_> {
     fn drop(&mut self) {
-        let (mut entries, mut items) = (
-            std::mem::take(&mut self.entries),
-            std::mem::take(&mut self.items),
-        );
-        if entries.capacity() <= ROOM_KEPT && items.capacity() <= ROOM_KEPT {
-            entries.clear();
-            items.clear();
-            // Empty, they borrow nothing: collected in place, their room
-            // is kept.
-            ROOM.set((
-                entries.into_iter().map(|_| unreachable!()).collect(),
-                items.into_iter().map(|_| unreachable!()).collect(),
-            ));
+        let frames = std::mem::take(&mut self.frames);
+        let keys = std::mem::take(&mut self.keys.stack);
+        let entries = std::mem::take(&mut self.entries);
+        let items = std::mem::take(&mut self.items);
+        let capacities = [
+            frames.capacity(),
+            keys.capacity(),
+            entries.capacity(),
+            items.capacity(),
+        ];
+        if capacities.iter().all(|&c| c <= ROOM_KEPT) {
+            ROOM.set(Room {
+                frames: emptied(frames),
+                keys: emptied(keys),
+                entries: emptied(entries),
+                items: emptied(items),
+            });
         }
     }
 }
 
 impl<'a, 'c> Composer<'a, 'c> {
     fn new(choose: Choose<'c>, stop: Option<(usize, Problem)>) -> Self {
-        let (entries, items) = ROOM.take();
+        let Room {
+            frames,
+            keys,
+            entries,
+            items,
+        } = ROOM.take();
         Self {
             choose,
             stop,
-            frames: Vec::new(),
-            keys: Keys::default(),
-            entries,
-            items,
+            frames: emptied(frames),
+            keys: Keys {
+                stack: emptied(keys),
+            },
+            entries: emptied(entries),
+            items: emptied(items),
             anchors: Vec::new(),
             alias_nodes: 0,
             problems: Vec::new(),
@@ -838,6 +870,13 @@ impl<'a> quick::Sink<'a> for Composer<'a, '_> {
     ) -> Result<(), Unsupported> {
         self.scalar(value, style, 0, None, offset(at.start))
             .map_err(|_| Unsupported)
+    }
+
+    /// A key's value, and a value that is built; the quick reader has no
+    /// anchors and no tags, and a value not built is only checked, which a
+    /// block scalar always passes (it is a string).
+    fn wants_value(&self) -> bool {
+        self.expects_key() || self.slot_keep().is_some()
     }
 
     fn on_open(&mut self, is_map: bool, at: usize) -> Result<(), Unsupported> {

@@ -33,6 +33,12 @@ type Step<T = ()> = Result<T, Unsupported>;
 /// `-` of a block sequence, the bracket of a flow collection).
 pub(crate) trait Sink<'t> {
     fn on_scalar(&mut self, value: Cow<'t, str>, style: ScalarStyle, at: Range<usize>) -> Step;
+    /// Whether the next scalar's value is read. A sink that drops it is
+    /// given an empty one where making it costs (a block scalar's lines
+    /// joined into a new string).
+    fn wants_value(&self) -> bool {
+        true
+    }
     fn on_open(&mut self, is_map: bool, at: usize) -> Step;
     fn on_close(&mut self, at: usize) -> Step;
 }
@@ -604,7 +610,8 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         if (indent as isize) <= parent || longest_blank > indent {
             return Err(Unsupported);
         }
-        let mut value = String::new();
+        // Its lines are checked whether or not the value is made.
+        let mut value = self.sink.wants_value().then(String::new);
         // Line breaks after the last content line.
         let mut breaks = 0;
         let mut content = false;
@@ -635,13 +642,15 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
             }
             // Leading empty lines are line feeds; between lines, folding
             // makes one line break a space.
-            match (content, folded, breaks) {
-                (false, _, n) => value.extend(std::iter::repeat_n('\n', n)),
-                (true, true, 0) => value.push(' '),
-                (true, true, n) => value.extend(std::iter::repeat_n('\n', n)),
-                (true, false, n) => value.extend(std::iter::repeat_n('\n', n + 1)),
+            if let Some(value) = &mut value {
+                match (content, folded, breaks) {
+                    (false, _, n) => value.extend(std::iter::repeat_n('\n', n)),
+                    (true, true, 0) => value.push(' '),
+                    (true, true, n) => value.extend(std::iter::repeat_n('\n', n)),
+                    (true, false, n) => value.extend(std::iter::repeat_n('\n', n + 1)),
+                }
+                value.push_str(text);
             }
-            value.push_str(text);
             content = true;
             breaks = 0;
             if end == self.bytes.len() {
@@ -654,7 +663,7 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
             }
             line = end + 1;
         }
-        if !strip {
+        if let Some(value) = value.as_mut().filter(|_| !strip) {
             value.push('\n');
         }
         // The line that ended the scalar is read again by its parent.
@@ -664,7 +673,8 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         } else {
             ScalarStyle::Literal
         };
-        self.sink.on_scalar(Cow::Owned(value), style, at..at + 1)
+        let value = value.map_or(Cow::Borrowed(""), Cow::Owned);
+        self.sink.on_scalar(value, style, at..at + 1)
     }
 
     fn spaces_at(&self, i: usize) -> usize {
