@@ -359,12 +359,12 @@ impl Walker<'_> {
         let hidden = name.as_encoded_bytes().first() == Some(&b'.');
         (verdict.is_none() && hidden) || !(self.keep)(path, is_dir)
     }
-}
 
-impl Walker<'_> {
     /// What of `path` (without a leading `./`) follows the directory
     /// walked, as `ignore` finds it to join to that directory's absolute
-    /// path: by bytes, so that `./.` makes `/`.
+    /// path: cut by bytes, and not cut at all when the directory is `.`
+    /// however spelled (`./.` leaves a `./` in the path joined, which the
+    /// rules then do not match as they match the path of `.`).
     fn below_root<'p>(&self, path: &'p Path) -> &'p Path {
         if self.root == Path::new(".") {
             return path;
@@ -407,7 +407,7 @@ fn together(mut problems: Vec<Error>) -> Option<Error> {
 
 /// Whether an error is a line of an ignore file (`.gitignore`, `.ignore`)
 /// that is not a glob: the walk goes on without the line.
-pub fn is_in_ignore_file(error: &Error) -> bool {
+fn is_in_ignore_file(error: &Error) -> bool {
     match error {
         Error::Partial(errors) => errors.iter().all(is_in_ignore_file),
         Error::WithPath { err, .. } | Error::WithDepth { err, .. } => is_in_ignore_file(err),
