@@ -21,6 +21,7 @@ use ignore::overrides::{Override, OverrideBuilder};
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 
 use crate::scratch::{Held, Scratch, Written};
+use crate::walk::walked_name;
 
 /// A single document larger than this is refused (documents are held whole
 /// while they are read; files of any size are read in blocks).
@@ -596,18 +597,6 @@ fn has_manifest_name(name: &[u8]) -> bool {
         }
         _ => false,
     }
-}
-
-/// The name of a file the walker found: what follows the last separator of
-/// its path, which the walker joined to its directory's (read from the
-/// bytes: [`Path::file_name`] splits the whole path into components).
-fn walked_name(path: &Path) -> &[u8] {
-    let path = path.as_os_str().as_encoded_bytes();
-    let start = path
-        .iter()
-        .rposition(|&b| std::path::is_separator(b.into()))
-        .map_or(0, |i| i + 1);
-    &path[start..]
 }
 
 /// Walks `dir` in the order the output sorts files in: each directory's

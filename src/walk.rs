@@ -17,7 +17,6 @@
 //! A test walks random trees with both and compares what they find, skip
 //! and report.
 
-use std::ffi::OsString;
 use std::fs::FileType;
 use std::path::{Path, PathBuf};
 
@@ -168,10 +167,8 @@ impl Verdicts {
 struct Open {
     /// Its rules, when it has some.
     rules: Option<Rules>,
-    /// Its path as walked.
-    path: PathBuf,
-    /// Its entries not yet walked, last first.
-    entries: Vec<(OsString, std::io::Result<FileType>)>,
+    /// Its entries not yet walked (their paths), last first.
+    entries: Vec<(PathBuf, std::io::Result<FileType>)>,
 }
 
 /// The rules that apply below a directory walked.
@@ -249,15 +246,14 @@ pub fn walk(
         global,
         keep,
     };
-    let root = walker.open(dir.to_path_buf(), errors, warn);
+    let root = walker.open(dir, errors, warn);
     let mut open: Vec<Open> = root.into_iter().collect();
     let mut absolute = PathBuf::new();
     while let Some(top) = open.last_mut() {
-        let Some((name, file_type)) = top.entries.pop() else {
+        let Some((path, file_type)) = top.entries.pop() else {
             open.pop();
             continue;
         };
-        let path = top.path.join(&name);
         let file_type = match file_type {
             Ok(file_type) => file_type,
             Err(error) => {
@@ -266,11 +262,11 @@ pub fn walk(
             }
         };
         let is_dir = file_type.is_dir();
-        if walker.skips(&open, &path, &mut absolute, &name, is_dir) {
+        if walker.skips(&open, &path, &mut absolute, is_dir) {
             continue;
         }
         if is_dir {
-            open.extend(walker.open(path, errors, warn));
+            open.extend(walker.open(&path, errors, warn));
         } else if !found(path, file_type) {
             return;
         }
@@ -282,19 +278,23 @@ impl Walker<'_> {
     /// when it cannot be listed.
     fn open(
         &self,
-        path: PathBuf,
+        path: &Path,
         errors: &mut Vec<String>,
         warn: &mut dyn FnMut(&Error),
     ) -> Option<Open> {
         let mut problems = Vec::new();
-        let listing = std::fs::read_dir(&path).and_then(|listing| {
+        let listing = std::fs::read_dir(path).and_then(|listing| {
             listing
-                .map(|entry| entry.map(|entry| (entry.file_name(), entry.file_type())))
+                .map(|entry| entry.map(|entry| (entry.path(), entry.file_type())))
                 .collect::<std::io::Result<Vec<_>>>()
         });
         let listed = match &listing {
             Ok(entries) => {
-                let has = |name: &str| entries.iter().any(|(n, _)| n == name);
+                let has = |name: &str| {
+                    entries
+                        .iter()
+                        .any(|(p, _)| walked_name(p) == name.as_bytes())
+                };
                 Listed {
                     ignore: has(".ignore"),
                     git: has(".gitignore"),
@@ -304,7 +304,7 @@ impl Walker<'_> {
             // `ignore` reads them (and tells of them) before it lists.
             Err(_) => Listed::ALL,
         };
-        let rules = Rules::read(&path, listed, &mut problems);
+        let rules = Rules::read(path, listed, &mut problems);
         if let Some(error) = together(problems) {
             warn(&error);
         }
@@ -316,25 +316,23 @@ impl Walker<'_> {
             }
         };
         // Last first: taken from the end.
-        entries.sort_unstable_by(|(a, _), (b, _)| b.as_encoded_bytes().cmp(a.as_encoded_bytes()));
+        // A directory's paths differ by their names only: their bytes sort
+        // as the names do.
+        entries.sort_unstable_by(|(a, _), (b, _)| {
+            b.as_os_str()
+                .as_encoded_bytes()
+                .cmp(a.as_os_str().as_encoded_bytes())
+        });
         Some(Open {
             rules: (!rules.is_empty()).then_some(rules),
-            path,
             entries,
         })
     }
 
-    /// Whether the entry `name` of the innermost of `open` (at `path`) is
-    /// skipped: ignored, hidden, or not kept by `ignorePaths`. `absolute`:
-    /// room for its absolute path.
-    fn skips(
-        &self,
-        open: &[Open],
-        path: &Path,
-        absolute: &mut PathBuf,
-        name: &std::ffi::OsStr,
-        is_dir: bool,
-    ) -> bool {
+    /// Whether the entry at `path` of the innermost of `open` is skipped:
+    /// ignored, hidden, or not kept by `ignorePaths`. `absolute`: room for
+    /// its absolute path.
+    fn skips(&self, open: &[Open], path: &Path, absolute: &mut PathBuf, is_dir: bool) -> bool {
         let matched_path = without_dot_slash(path);
         let mut verdicts = Verdicts::NONE;
         for rules in open.iter().rev().filter_map(|o| o.rules.as_ref()) {
@@ -356,7 +354,7 @@ impl Walker<'_> {
         if verdict.is_ignore() {
             return true;
         }
-        let hidden = name.as_encoded_bytes().first() == Some(&b'.');
+        let hidden = walked_name(path).first() == Some(&b'.');
         (verdict.is_none() && hidden) || !(self.keep)(path, is_dir)
     }
 
@@ -372,6 +370,18 @@ impl Walker<'_> {
         let below = cut(without_dot_slash(self.root), path);
         cut(Path::new("/"), below)
     }
+}
+
+/// The name of an entry the walk found: what follows the last separator of
+/// its path, which is its directory's joined to it (read from the bytes:
+/// [`Path::file_name`] splits the whole path into components).
+pub fn walked_name(path: &Path) -> &[u8] {
+    let path = path.as_os_str().as_encoded_bytes();
+    let start = path
+        .iter()
+        .rposition(|&b| std::path::is_separator(b.into()))
+        .map_or(0, |i| i + 1);
+    &path[start..]
 }
 
 /// `path` without a leading `./`, cut from its bytes as `ignore` cuts it
