@@ -215,30 +215,27 @@ pub fn walk(
         }
         Ok(_) => {}
     }
-    let mut problems = Vec::new();
     // The directories above, as `ignore` reads them: from the root down,
-    // looked for (not listed), their problems told together.
+    // looked for (not listed), their problems told together; kept nearest
+    // first, those with rules.
     let absolute = dir.canonicalize().ok();
-    let mut above: Vec<Rules> = Vec::new();
-    if let Some(absolute) = &absolute {
-        let ancestors: Vec<&Path> = absolute.ancestors().skip(1).collect();
-        for ancestor in ancestors.into_iter().rev() {
-            above.push(Rules::read(ancestor, Listed::ALL, &mut problems));
-        }
-        above.reverse();
-        above.retain(|rules| !rules.is_empty());
-    }
-    if let Some(error) = together(std::mem::take(&mut problems)) {
+    let mut problems = Vec::new();
+    let mut above: Vec<Rules> = absolute
+        .iter()
+        .flat_map(|absolute| absolute.ancestors().skip(1).collect::<Vec<_>>())
+        .rev()
+        .map(|ancestor| Rules::read(ancestor, Listed::ALL, &mut problems))
+        .collect();
+    above.reverse();
+    above.retain(|rules| !rules.is_empty());
+    if let Some(error) = together(problems) {
         if is_in_ignore_file(&error) {
             warn(&error);
         } else {
             errors.push(walk_error(&error));
         }
     }
-    let global = {
-        let (global, _) = GitignoreBuilder::new(cwd).build_global();
-        global
-    };
+    let (global, _) = GitignoreBuilder::new(cwd).build_global();
     let walker = Walker {
         root: dir,
         absolute_root: absolute.filter(|_| !above.is_empty()),
