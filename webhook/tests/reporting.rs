@@ -469,13 +469,17 @@ async fn a_403_on_reports_is_logged_once_and_admission_goes_on() {
             .is_some_and(|m| m.starts_with("cannot read reports"))
     };
     replica.webhook.wait_for_line(refused, PATIENCE);
-    // Several retries later: still one line.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Two retries later (kube's backoff: 0.8 s doubling, with jitter), and a
+    // moment for their lines to arrive: still one line.
+    until("two retries", || {
+        standin.requests_of("reports.openreports.io").len() > 2
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(
         replica.webhook.logs().iter().filter(|l| refused(l)).count(),
         1
     );
-    assert!(standin.requests_of("reports.openreports.io").len() > 2);
     // Admission as ever; Events too.
     let mut client = Client::connect_plain(replica.webhook.address)
         .await
