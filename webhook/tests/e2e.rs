@@ -129,7 +129,7 @@ async fn validate_answers_each_request_as_the_rules_decide() {
     // One log line per review.
     let line = setup
         .webhook
-        .wait_for_log("admission review", Duration::from_secs(5));
+        .wait_for_log("admission review", Duration::from_secs(20));
     for field in [
         "uid",
         "kind",
@@ -144,7 +144,7 @@ async fn validate_answers_each_request_as_the_rules_decide() {
     }
     let update = setup.webhook.wait_for_line(
         |l| l["uid"] == "3b6c9a57-0e43-4e7a-8f1d-9c2e5a7b4d02",
-        Duration::from_secs(5),
+        Duration::from_secs(20),
     );
     assert_eq!(update["decision"], "denied");
     assert_eq!(
@@ -319,7 +319,7 @@ async fn a_hostile_request_gets_a_bounded_answer() {
     // One short log line: the name cut, findings counted per rule.
     let line = setup
         .webhook
-        .wait_for_log("admission review", Duration::from_secs(5));
+        .wait_for_log("admission review", Duration::from_secs(20));
     assert_eq!(line["name"], format!("{head}… (1048576 bytes)"));
     // The first 1,000 findings are kept and counted per rule, the others
     // only counted.
@@ -500,7 +500,7 @@ async fn sigterm_drains_then_finishes_the_request_in_flight_and_exits_0() {
     setup.webhook.terminate();
     setup.webhook.wait_for_log(
         "shutting down: serving new requests for the drain delay",
-        Duration::from_secs(5),
+        Duration::from_secs(20),
     );
     // A client that connects during the drain delay is served, and told
     // that the pod is going.
@@ -741,7 +741,7 @@ async fn self_signed_quick_start() {
         let webhook = Webhook::start(&args);
         let logged = webhook.wait_for_log(
             "serving a self-signed certificate: clients trust the `ca` file",
-            Duration::from_secs(5),
+            Duration::from_secs(20),
         );
         assert_eq!(logged["ca"], ca_path.display().to_string());
         assert_eq!(logged["made"], first, "{logged}");
