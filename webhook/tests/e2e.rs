@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{Ca, Client, ServerCert, Webhook, connect_tls, decoded_patch, fixture};
+use common::{Ca, Client, PATIENCE, ServerCert, Webhook, connect_tls, decoded_patch, fixture};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -127,9 +127,7 @@ async fn validate_answers_each_request_as_the_rules_decide() {
     assert_eq!(dry_run["warnings"], denied["warnings"]);
 
     // One log line per review.
-    let line = setup
-        .webhook
-        .wait_for_log("admission review", Duration::from_secs(20));
+    let line = setup.webhook.wait_for_log("admission review", PATIENCE);
     for field in [
         "uid",
         "kind",
@@ -144,7 +142,7 @@ async fn validate_answers_each_request_as_the_rules_decide() {
     }
     let update = setup.webhook.wait_for_line(
         |l| l["uid"] == "3b6c9a57-0e43-4e7a-8f1d-9c2e5a7b4d02",
-        Duration::from_secs(20),
+        PATIENCE,
     );
     assert_eq!(update["decision"], "denied");
     assert_eq!(
@@ -317,9 +315,7 @@ async fn a_hostile_request_gets_a_bounded_answer() {
     assert!(more > 6000, "{more}");
 
     // One short log line: the name cut, findings counted per rule.
-    let line = setup
-        .webhook
-        .wait_for_log("admission review", Duration::from_secs(20));
+    let line = setup.webhook.wait_for_log("admission review", PATIENCE);
     assert_eq!(line["name"], format!("{head}… (1048576 bytes)"));
     // The first 1,000 findings are kept and counted per rule, the others
     // only counted.
@@ -445,7 +441,7 @@ async fn certificate_rotation_under_traffic() {
     let started = Instant::now();
     while setup.client().await.peer_certificate != second.der() {
         assert!(
-            started.elapsed() < Duration::from_secs(10),
+            started.elapsed() < PATIENCE,
             "the new certificate was not served"
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -460,7 +456,7 @@ async fn certificate_rotation_under_traffic() {
     });
     setup.webhook.wait_for_log(
         "new TLS certificate does not load; keeping the current one",
-        Duration::from_secs(10),
+        PATIENCE,
     );
     assert_eq!(setup.client().await.peer_certificate, second.der());
 
@@ -500,7 +496,7 @@ async fn sigterm_drains_then_finishes_the_request_in_flight_and_exits_0() {
     setup.webhook.terminate();
     setup.webhook.wait_for_log(
         "shutting down: serving new requests for the drain delay",
-        Duration::from_secs(20),
+        PATIENCE,
     );
     // A client that connects during the drain delay is served, and told
     // that the pod is going.
@@ -509,10 +505,9 @@ async fn sigterm_drains_then_finishes_the_request_in_flight_and_exits_0() {
     assert_eq!(response["status"]["message"], DENIAL);
     assert_eq!(late.get("/readyz").await.status, 503);
 
-    setup.webhook.wait_for_log(
-        "shutting down: finishing in-flight requests",
-        Duration::from_secs(10),
-    );
+    setup
+        .webhook
+        .wait_for_log("shutting down: finishing in-flight requests", PATIENCE);
     // New connections are refused once the listener is closed (soon after
     // that line, however busy the machine).
     let closing = Instant::now();
@@ -520,10 +515,7 @@ async fn sigterm_drains_then_finishes_the_request_in_flight_and_exits_0() {
         .await
         .is_ok()
     {
-        assert!(
-            closing.elapsed() < Duration::from_secs(10),
-            "still accepting connections"
-        );
+        assert!(closing.elapsed() < PATIENCE, "still accepting connections");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 
@@ -538,7 +530,7 @@ async fn sigterm_drains_then_finishes_the_request_in_flight_and_exits_0() {
         "{answer}"
     );
 
-    assert_eq!(setup.webhook.wait_exit(Duration::from_secs(15)), Some(0));
+    assert_eq!(setup.webhook.wait_exit(PATIENCE), Some(0));
 }
 
 /// Sends `first`, then one byte every 100 ms (when `trickle`) until the
@@ -615,7 +607,7 @@ async fn configuration_changes_apply_without_a_restart() {
     std::fs::write(&config, "webhook:\n  mode: warn\n").unwrap();
     setup
         .webhook
-        .wait_for_log("configuration reloaded", Duration::from_secs(10));
+        .wait_for_log("configuration reloaded", PATIENCE);
     let response = review(&mut client, "/validate", &request).await;
     assert_eq!(response["allowed"], true);
     assert_eq!(
@@ -628,7 +620,7 @@ async fn configuration_changes_apply_without_a_restart() {
     std::fs::write(&config, "webhook:\n  mode: loud\n").unwrap();
     setup.webhook.wait_for_log(
         "new configuration is invalid; keeping the current one",
-        Duration::from_secs(10),
+        PATIENCE,
     );
     let response = review(&mut client, "/validate", &request).await;
     assert_eq!(response["allowed"], true);
@@ -741,7 +733,7 @@ async fn self_signed_quick_start() {
         let webhook = Webhook::start(&args);
         let logged = webhook.wait_for_log(
             "serving a self-signed certificate: clients trust the `ca` file",
-            Duration::from_secs(20),
+            PATIENCE,
         );
         assert_eq!(logged["ca"], ca_path.display().to_string());
         assert_eq!(logged["made"], first, "{logged}");

@@ -8,16 +8,13 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Client, Webhook};
+use common::{Client, PATIENCE, Webhook};
 use kube_standin::live::Live;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
 // The stand-in serves from the test's runtime while the test blocks on the
 // child's logs: every test runs on a multi-threaded runtime.
-
-/// How long anything in these tests may take to show.
-const PATIENCE: Duration = Duration::from_secs(20);
 
 /// A `hpa-webhook` started against the stand-in, plain HTTP, with short
 /// debounce and lease timings.

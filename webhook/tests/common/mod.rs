@@ -22,6 +22,11 @@ use serde_json::Value;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
+/// How long a test waits for what must happen soon (a log line, a
+/// connection refused, a report written): long enough for a loaded CI
+/// machine; a test that passes waits only as long as it takes.
+pub const PATIENCE: Duration = Duration::from_secs(20);
+
 /// A certificate authority made for one test.
 pub struct Ca {
     issuer: Issuer<'static, KeyPair>,
