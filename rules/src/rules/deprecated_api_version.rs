@@ -17,12 +17,15 @@ pub static RULE: Rule = Rule {
     name: "deprecated-api-version",
     category: Category::Suspicious,
     severity: Severity::Warning,
-    summary: "the HPA uses `autoscaling/v2beta1`, `v2beta2` or `v2alpha1` instead of `autoscaling/v2`",
+    summary: "the HPA uses `autoscaling/v2beta1`, `v2beta2`, `v2alpha1` or an `autoscaling` version that never existed instead of `autoscaling/v2`",
     docs: r#"## What it does
 Reports HPAs written in a beta or alpha version of the `autoscaling` API:
 - `autoscaling/v2beta1`: deprecated in 1.22, not served from 1.25;
 - `autoscaling/v2beta2`: deprecated in 1.23, not served from 1.26;
-- `autoscaling/v2alpha1`: removed in 1.8.
+- `autoscaling/v2alpha1`: removed in 1.8;
+- any other `autoscaling/…` version, such as the typo `autoscaling/v3`: never
+  served, always an error, with no fix (what was meant is a guess). The other
+  rules check the HPA as `autoscaling/v2`.
 
 The finding is a warning while the configured Kubernetes version
 (`--kube-version`) still serves the version, and an error once it does not.
@@ -97,6 +100,9 @@ const HELP_V2BETA1: &str = "migrate to `autoscaling/v2`: `targetAverageUtilizati
     ...}`, `metricName` becomes `metric: {name: ...}`, and an object metric's `target` becomes \
     `describedObject`";
 
+const HELP_UNKNOWN: &str = "write `apiVersion: autoscaling/v2` (or `autoscaling/v1`), the \
+    versions the API server serves";
+
 const HELP_V2BETA2: &str =
     "change `apiVersion` to `autoscaling/v2`: `v2beta2` has the same fields, nothing else changes";
 
@@ -154,8 +160,14 @@ fn upgrade(cx: &Context<'_>) -> Fix {
 }
 
 /// Why the API server of release `kube` rejects `hpa`, written in
-/// `api_version`, a version it no longer serves.
+/// `api_version`, a version it does not serve.
 pub fn not_served(api_version: &str, hpa: &Hpa, kube: KubeVersion) -> String {
+    if hpa.version == HpaVersion::Unknown {
+        return format!(
+            "`{api_version}` was never a version of `autoscaling`: a {kube} API server rejects the \
+             HPA (no matches for kind \"HorizontalPodAutoscaler\" in version \"{api_version}\")"
+        );
+    }
     let removed = hpa.version.last_served().map_or(0, |last| last + 1);
     format!(
         "`{api_version}` is not served since Kubernetes 1.{removed}: a {kube} API server \
@@ -168,6 +180,15 @@ type Convert = fn(&str, &Value) -> Option<Value>;
 
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let version = cx.hpa.version;
+    let api_version = &cx.object.key.api_version;
+    let path = FieldPath::fields("apiVersion");
+    let kube = cx.settings.cluster.kube_version;
+    if version == HpaVersion::Unknown {
+        // What was meant is a guess: no fix.
+        out.report_at(Severity::Error, path, not_served(api_version, cx.hpa, kube))
+            .help(HELP_UNKNOWN);
+        return;
+    }
     let Some(last_served) = version.last_served() else {
         return;
     };
@@ -177,9 +198,6 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     } else {
         HELP_V2BETA1
     };
-    let api_version = &cx.object.key.api_version;
-    let path = FieldPath::fields("apiVersion");
-    let kube = cx.settings.cluster.kube_version;
     if !cx.hpa.served {
         out.report_at(Severity::Error, path, not_served(api_version, cx.hpa, kube))
         .help(help)

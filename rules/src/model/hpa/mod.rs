@@ -51,6 +51,10 @@ pub enum HpaVersion {
     V2beta2,
     /// `autoscaling/v2alpha1`, removed in 1.8.
     V2alpha1,
+    /// Any other `autoscaling/…` version (a typo such as `autoscaling/v3`):
+    /// never served, read as `autoscaling/v2`, what it was most likely
+    /// meant to be.
+    Unknown,
 }
 
 impl HpaVersion {
@@ -62,7 +66,7 @@ impl HpaVersion {
             "autoscaling/v2beta1" => Some(Self::V2beta1),
             "autoscaling/v2beta2" => Some(Self::V2beta2),
             "autoscaling/v2alpha1" => Some(Self::V2alpha1),
-            _ => None,
+            other => other.starts_with("autoscaling/").then_some(Self::Unknown),
         }
     }
 
@@ -71,18 +75,18 @@ impl HpaVersion {
         match self {
             Self::V2beta1 => Some(22),
             Self::V2beta2 => Some(23),
-            Self::V1 | Self::V2 | Self::V2alpha1 => None,
+            Self::V1 | Self::V2 | Self::V2alpha1 | Self::Unknown => None,
         }
     }
 
-    /// The last Kubernetes minor release that serves it; `None` while served
-    /// (apiserver-hpa-rules.md §5).
+    /// The last Kubernetes minor release that serves it; `None` while served,
+    /// or when it never was (apiserver-hpa-rules.md §5).
     pub fn last_served(self) -> Option<u32> {
         match self {
             Self::V2alpha1 => Some(7),
             Self::V2beta1 => Some(24),
             Self::V2beta2 => Some(25),
-            Self::V1 | Self::V2 => None,
+            Self::V1 | Self::V2 | Self::Unknown => None,
         }
     }
 
@@ -90,14 +94,14 @@ impl HpaVersion {
     /// defaults and validates documents of this version; otherwise it rejects
     /// them whole (`deprecated-api-version` reports that).
     pub fn is_served(self, kube: KubeVersion) -> bool {
-        self.last_served().is_none_or(|last| kube.minor() <= last)
+        self != Self::Unknown && self.last_served().is_none_or(|last| kube.minor() <= last)
     }
 
     /// Its Go package, as the server's decoding errors name types (`v2beta2.MetricTarget`).
     fn go_package(self) -> &'static str {
         match self {
             Self::V1 => "v1",
-            Self::V2 => "v2",
+            Self::V2 | Self::Unknown => "v2",
             Self::V2beta1 => "v2beta1",
             Self::V2beta2 => "v2beta2",
             Self::V2alpha1 => "v2alpha1",
@@ -523,7 +527,9 @@ impl Hpa {
         let served = version.is_served(cluster.kube_version);
         let mut d = Decoder::new(served, version.go_package());
         let mut hpa = match version {
-            HpaVersion::V2 | HpaVersion::V2beta2 => v2::decode_v2(&mut d, value, cluster),
+            HpaVersion::V2 | HpaVersion::V2beta2 | HpaVersion::Unknown => {
+                v2::decode_v2(&mut d, value, cluster)
+            }
             HpaVersion::V1 => legacy::decode_v1(&mut d, value, cluster),
             HpaVersion::V2beta1 | HpaVersion::V2alpha1 => {
                 legacy::decode_v2beta1(&mut d, value, cluster)
