@@ -131,6 +131,9 @@ pub(crate) struct Decoder {
     strict: bool,
     /// The Go package of the `autoscaling` version decoded (`v2`, `v2beta1`, ...).
     package: &'static str,
+    /// Whether the JSON goes to Go's `encoding/json` as written, rather than
+    /// through kubectl (see [`Decoder::as_go_reads_json`]).
+    as_written: bool,
     pub errors: Vec<DecodeError>,
 }
 
@@ -139,6 +142,8 @@ pub(crate) struct Record<'v, 'p, V> {
     map: Option<&'v V>,
     at: At<'p>,
     go: &'static GoStruct,
+    /// [`Decoder::as_go_reads_json`]: keys name fields case-insensitively.
+    as_written: bool,
 }
 
 /// Where a record is: made into a [`FieldPath`] only for an error, as most
@@ -211,17 +216,28 @@ fn document_order<V: Json>(value: &V, path: &FieldPath) -> Vec<usize> {
         .collect()
 }
 
-/// An integer value, accepting floats without a fraction: YAML `5.0` reaches the
-/// server as JSON `5` after kubectl's YAML-to-JSON conversion.
-fn as_integer<V: Json>(value: &V) -> Option<i64> {
+/// An integer value. Through kubectl, floats without a fraction count: YAML
+/// `5.0` reaches the server as JSON `5` after kubectl's YAML-to-JSON
+/// conversion. JSON that Go reads as written (`as_written`) must be written
+/// as an integer: `encoding/json` refuses `5.0` and `5e3` for an `int32`.
+fn as_integer<V: Json>(value: &V, as_written: bool) -> Option<i64> {
     let Shape::Number(n) = value.shape() else {
         return None;
     };
     n.as_i64().or_else(|| {
         n.as_f64()
-            .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e18)
+            .filter(|f| !as_written && f.fract() == 0.0 && f.abs() < 9.0e18)
             .map(|f| f as i64)
     })
+}
+
+/// The field of `go` that Go's `encoding/json` sets from `key`: the one of
+/// that name, or else the first whose name equals it ignoring case.
+pub(crate) fn go_field(go: &GoStruct, key: &str) -> Option<&'static str> {
+    let fields = go.fields.iter();
+    (fields.clone().find(|field| **field == key))
+        .or_else(|| fields.clone().find(|field| field.eq_ignore_ascii_case(key)))
+        .copied()
 }
 
 impl Decoder {
@@ -230,14 +246,32 @@ impl Decoder {
         Self {
             strict,
             package,
+            as_written: false,
             errors: Vec::new(),
         }
+    }
+
+    /// This decoder, reading JSON as Go's `encoding/json` reads it when it
+    /// gets it as written (the round-trip annotations of `autoscaling/v1`
+    /// and `v2beta1`), not through kubectl: a key names the field it equals
+    /// ignoring case, and an integer must be written as one.
+    pub(crate) fn as_go_reads_json(mut self) -> Self {
+        self.as_written = true;
+        self
+    }
+
+    /// Whether it reads JSON as Go's `encoding/json` reads it as written.
+    pub(crate) fn reads_as_written(&self) -> bool {
+        self.as_written
     }
 
     /// A decoder like this one, with no errors yet: to look at what decoding a
     /// part would report before reporting it.
     pub(crate) fn probe(&self) -> Self {
-        Self::new(self.strict, self.package)
+        Self {
+            as_written: self.as_written,
+            ..Self::new(self.strict, self.package)
+        }
     }
 
     /// Reports a metric source written in the `autoscaling/v2beta1` shape
@@ -331,7 +365,12 @@ impl Decoder {
             None | Some((_, Shape::Null)) => None,
             Some((map, Shape::Object(_, entries))) => {
                 for (key, _) in entries {
-                    if !go.fields.contains(&key) {
+                    let known = if self.as_written {
+                        go_field(go, key).is_some()
+                    } else {
+                        go.fields.contains(&key)
+                    };
+                    if !known {
                         let field = at.path().field(key);
                         let message = format!("unknown field \"{field}\"");
                         let wanted = Wanted::Field(go.fields);
@@ -345,7 +384,12 @@ impl Decoder {
                 None
             }
         };
-        Record { map, at, go }
+        Record {
+            map,
+            at,
+            go,
+            as_written: self.as_written,
+        }
     }
 }
 
@@ -357,7 +401,20 @@ impl<'v, V: Json> Record<'v, '_, V> {
 
     /// The raw value of a field, `None` when absent or null.
     pub(crate) fn raw(&self, name: &str) -> Option<&'v V> {
-        self.map?.member(name).filter(|v| !v.is_null())
+        let map = self.map?;
+        let value = if self.as_written {
+            // Each key sets the field it names, the last one last.
+            match map.shape() {
+                Shape::Object(_, entries) => entries
+                    .filter(|(key, _)| go_field(self.go, key) == Some(name))
+                    .last()
+                    .map(|(_, value)| value),
+                _ => None,
+            }
+        } else {
+            map.member(name)
+        };
+        value.filter(|v| !v.is_null())
     }
 
     /// The path of a field of this struct.
@@ -413,7 +470,7 @@ impl<'v, V: Json> Record<'v, '_, V> {
     /// An `int32` field (range-checked like Go's decoder).
     pub(crate) fn int32(&self, d: &mut Decoder, name: &str) -> Option<i32> {
         let value = self.raw(name)?;
-        let n = as_integer(value).and_then(|n| i32::try_from(n).ok());
+        let n = as_integer(value, d.as_written).and_then(|n| i32::try_from(n).ok());
         if n.is_none() {
             d.type_error(value, &self.path(name), self.go.name, "int32");
         }
@@ -423,7 +480,7 @@ impl<'v, V: Json> Record<'v, '_, V> {
     /// An `int64` field.
     pub(crate) fn int64(&self, d: &mut Decoder, name: &str) -> Option<i64> {
         let value = self.raw(name)?;
-        let n = as_integer(value);
+        let n = as_integer(value, d.as_written);
         if n.is_none() {
             d.type_error(value, &self.path(name), self.go.name, "int64");
         }

@@ -15,7 +15,7 @@ use super::v2::{
     decode_reference, decode_scaling_rules, decode_selector, source_struct,
 };
 use super::*;
-use crate::model::decode::{Decoder, GoStruct, Record};
+use crate::model::decode::{Decoder, GoStruct, Record, go_field};
 
 /// The `v2beta1` struct of a metric source.
 fn legacy_struct(member: &str) -> &'static GoStruct {
@@ -146,9 +146,46 @@ fn decode_legacy_metric<V: Json>(
             continue;
         };
         check_legacy_source(d, member, &source);
-        convert_member(member, written, internal, &mut spec, aliases);
+        if d.reads_as_written() {
+            let written = as_go_named(written.to_value(), legacy_struct(member));
+            convert_member(member, &written, internal, &mut spec, aliases);
+        } else {
+            convert_member(member, written, internal, &mut spec, aliases);
+        }
     }
     spec
+}
+
+/// `value`, a `v2beta1` metric source in an annotation, with its keys named
+/// as the fields Go's `encoding/json` sets from them (ignoring case; of
+/// keys naming one field, the last one counts), its reference's and
+/// selectors' too: what the conversion reads.
+fn as_go_named(value: Value, go: &GoStruct) -> Value {
+    let Value::Object(map) = value else {
+        return value;
+    };
+    let mut named = serde_json::Map::new();
+    for (key, value) in map {
+        let Some(field) = go_field(go, &key) else {
+            continue;
+        };
+        let value = match field {
+            "target" => as_go_named(value, &REFERENCE),
+            "selector" | "metricSelector" => {
+                let mut selector = as_go_named(value, &LABEL_SELECTOR);
+                if let Some(Value::Array(requirements)) = selector.get_mut("matchExpressions") {
+                    for requirement in requirements.iter_mut() {
+                        *requirement =
+                            as_go_named(std::mem::take(requirement), &SELECTOR_REQUIREMENT);
+                    }
+                }
+                selector
+            }
+            _ => value,
+        };
+        named.insert(field.to_owned(), value);
+    }
+    Value::Object(named)
 }
 
 /// The fields of a `v2beta1` metric source, checked for their Go types.
@@ -219,7 +256,7 @@ pub(super) fn decode_v2beta1<V: Json>(d: &mut Decoder, value: &V, cluster: &Clus
 /// type: `None` when it does not fit the type (the server then ignores the
 /// annotation). Unknown fields are no error there.
 fn unmarshal<T>(json: &Value, decode: impl FnOnce(&mut Decoder, &Value) -> T) -> Option<T> {
-    let mut d = Decoder::new(true, "autoscaling");
+    let mut d = Decoder::new(true, "autoscaling").as_go_reads_json();
     let decoded = decode(&mut d, json);
     (!d.has_fatal_errors()).then_some(decoded)
 }
@@ -243,7 +280,7 @@ fn annotated_behavior(
     cluster: &Cluster,
     aliases: &mut Vec<(FieldPath, FieldPath)>,
 ) -> Option<Behavior> {
-    let json = lower_first_letter_of_keys(annotation(metadata, V1_BEHAVIOR_ANNOTATION)?);
+    let json = annotation(metadata, V1_BEHAVIOR_ANNOTATION)?;
     let has_tolerance = cluster.kube_version.at_least(33);
     let behavior = unmarshal(&json, |d, json| {
         let record = d.root(json, &BEHAVIOR);
@@ -317,27 +354,4 @@ pub(super) fn decode_v1<V: Json>(d: &mut Decoder, value: &V, cluster: &Cluster) 
     hpa.aliases = aliases;
     apply_spec_defaults(&mut hpa);
     hpa
-}
-
-/// Go's JSON decoder matches field names case-insensitively, so the v1 behavior
-/// annotation may use Go names (`ScaleUp`); map them to the JSON names.
-fn lower_first_letter_of_keys(value: Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(key, value)| {
-                    let mut chars = key.chars();
-                    let key = chars
-                        .next()
-                        .map(|c| c.to_ascii_lowercase().to_string() + chars.as_str())
-                        .unwrap_or_default();
-                    (key, lower_first_letter_of_keys(value))
-                })
-                .collect(),
-        ),
-        Value::Array(items) => {
-            Value::Array(items.into_iter().map(lower_first_letter_of_keys).collect())
-        }
-        other => other,
-    }
 }

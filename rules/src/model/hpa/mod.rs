@@ -909,6 +909,43 @@ mod tests {
         }
     }
 
+    /// The round-trip annotations go to Go's `encoding/json` as written:
+    /// keys name fields ignoring case (the last one counts), and an
+    /// integer written as `5000.0` or `5e3` does not decode, so the server
+    /// ignores the annotation.
+    #[test]
+    fn reads_the_v1_annotations_as_go_reads_json() {
+        let with = |metrics: &str, behavior: &str| {
+            decode(json!({
+                "apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"annotations": {
+                    V1_METRICS_ANNOTATION: metrics,
+                    V1_BEHAVIOR_ANNOTATION: behavior,
+                }},
+                "spec": {"maxReplicas": 3}
+            }))
+        };
+        let pods = r#"[{"TYPE":"Pods","pods":{"MetricName":"q","targetaveragevalue":"1"}}]"#;
+        let hpa = with(
+            pods,
+            r#"{"SCALEUP":{"stabilizationWindowSeconds":1,"StabilizationWindowSeconds":30}}"#,
+        );
+        assert_eq!(hpa.metrics.len(), 1);
+        assert_eq!(hpa.metrics[0].pods.as_ref().unwrap().metric.name, "q");
+        let up = hpa.behavior.as_ref().unwrap().scale_up.as_ref().unwrap();
+        assert_eq!(up.stabilization_window_seconds, Some(30));
+        for float in ["5000.0", "5e3"] {
+            let behavior = format!(r#"{{"ScaleUp":{{"StabilizationWindowSeconds":{float}}}}}"#);
+            assert_eq!(with("[]", &behavior).behavior, None, "{float}");
+        }
+        // Ignored: the metrics are the default ones, as with none.
+        let cpu =
+            r#"[{"type":"Resource","resource":{"name":"cpu","targetAverageUtilization":70.0}}]"#;
+        assert_eq!(with(cpu, "{}").metrics, with("[]", "{}").metrics);
+        let cpu = cpu.replace("70.0", "70");
+        assert_ne!(with(&cpu, "{}").metrics, with("[]", "{}").metrics);
+    }
+
     /// A metric source written the `v2beta1` way in `v2` is one decoding
     /// error, and is read the way `v2beta1` meant it.
     #[test]
