@@ -132,7 +132,7 @@ pub(crate) struct Decoder {
     /// The Go package of the `autoscaling` version decoded (`v2`, `v2beta1`, ...).
     package: &'static str,
     /// Whether the JSON goes to Go's `encoding/json` as written, rather than
-    /// through kubectl (see [`Decoder::as_go_reads_json`]).
+    /// through kubectl (see [`Decoder::reading_as_written`]).
     as_written: bool,
     pub errors: Vec<DecodeError>,
 }
@@ -142,7 +142,7 @@ pub(crate) struct Record<'v, 'p, V> {
     map: Option<&'v V>,
     at: At<'p>,
     go: &'static GoStruct,
-    /// [`Decoder::as_go_reads_json`]: keys name fields case-insensitively.
+    /// [`Decoder::reading_as_written`]: keys name fields case-insensitively.
     as_written: bool,
 }
 
@@ -255,7 +255,7 @@ impl Decoder {
     /// gets it as written (the round-trip annotations of `autoscaling/v1`
     /// and `v2beta1`), not through kubectl: a key names the field it equals
     /// ignoring case, and an integer must be written as one.
-    pub(crate) fn as_go_reads_json(mut self) -> Self {
+    pub(crate) fn reading_as_written(mut self) -> Self {
         self.as_written = true;
         self
     }

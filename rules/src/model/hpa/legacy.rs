@@ -256,7 +256,7 @@ pub(super) fn decode_v2beta1<V: Json>(d: &mut Decoder, value: &V, cluster: &Clus
 /// type: `None` when it does not fit the type (the server then ignores the
 /// annotation). Unknown fields are no error there.
 fn unmarshal<T>(json: &Value, decode: impl FnOnce(&mut Decoder, &Value) -> T) -> Option<T> {
-    let mut d = Decoder::new(true, "autoscaling").as_go_reads_json();
+    let mut d = Decoder::new(true, "autoscaling").reading_as_written();
     let decoded = decode(&mut d, json);
     (!d.has_fatal_errors()).then_some(decoded)
 }
