@@ -420,6 +420,11 @@ impl<'f> Report<'f> {
                 .iter()
                 .map(|&i| rules.policies[i].to_string())
                 .collect();
+            // A limit on the wrong side of the count is Go's int32 arithmetic
+            // overflowing; the controller then keeps the count (C7.3).
+            if (up && row.limit < count) || (!up && row.limit > count) {
+                return format!("to {count} (no step: {} overflows int32)", names.join(", "));
+            }
             // The bounds cap what a policy allows.
             let (bound, name) = if up {
                 (a.max_replicas, "maxReplicas")

@@ -1723,3 +1723,29 @@ fn the_step_table_keeps_its_columns() {
         assert_eq!(row.find("to 2 (minReplicas"), Some(column), "{text}");
     }
 }
+
+/// A policy whose limit overflows Go's int32 is no step: the controller
+/// keeps the count (C7.3), and the table says so rather than showing the
+/// wrapped, negative count.
+#[test]
+fn the_step_table_shows_an_overflowing_policy_as_no_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let behavior = "  maxReplicas: 200\n  behavior:\n    scaleUp:\n      selectPolicy: Min\n      policies:\n      - {type: Pods, value: 2147483647, periodSeconds: 15}\n      - {type: Percent, value: 2147483647, periodSeconds: 15}\n";
+    let file = write(dir.path(), "hpa.yaml", &hpa("web", behavior));
+    let output = hpa_lint("behavior").arg(&file).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|line| !line.contains("largest step per period"))
+        .skip(2)
+        .take_while(|line| !line.trim().is_empty())
+        .collect();
+    assert!(!table.is_empty(), "{text}");
+    assert!(!text.contains("to -"), "{text}");
+    assert!(
+        table
+            .iter()
+            .any(|row| row.contains("to 1 (no step: Pods 2147483647 per 15s overflows int32)")),
+        "{text}"
+    );
+}
