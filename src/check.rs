@@ -26,13 +26,14 @@ use crate::spill::{Gather, Own, Sorted, Stage};
 use hpa_lint_rules::fix::{Fix, TextEdit};
 use hpa_lint_rules::lint::Enabled;
 use hpa_lint_rules::reads::Needs;
-use hpa_lint_rules::rules::reads;
+use hpa_lint_rules::registry::Category;
+use hpa_lint_rules::rules::{duplicate_key, reads};
 use hpa_lint_rules::source::lines::positions;
 use hpa_lint_rules::source::{Chunk, Pos};
 use hpa_lint_rules::workspace::{
     Catalog, Scan, kept_hpa, kept_object, lint_kept, place, scan_document, template_finding,
 };
-use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Object, Origin, Settings};
+use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Object, Origin, Settings, Severity};
 use rayon::prelude::*;
 
 use crate::input::{Opened, SourceFile};
@@ -373,6 +374,30 @@ impl Inventory {
                 Some((kept_object(whole, origin, settings)?, &**file))
             })
             .collect())
+    }
+}
+
+impl Inventory {
+    /// What kubectl or the API server stops at in the document of the object
+    /// at `origin`, found while reading it (a repeated key), as `field:
+    /// message`: the object never reaches a controller.
+    pub fn document_errors(&self, origin: Origin) -> Vec<String> {
+        let place = &self.places[origin.0 as usize];
+        self.findings
+            .iter()
+            .filter(|f| {
+                f.location
+                    .as_ref()
+                    .is_some_and(|l| l.input == place.file() && l.document == place.document())
+            })
+            .map(|f| &f.diagnostic)
+            .filter(|d| {
+                d.severity == Severity::Error
+                    && (d.rule.category == Category::ApiServer
+                        || d.rule.name == duplicate_key::RULE.name)
+            })
+            .map(Diagnostic::field_message)
+            .collect()
     }
 }
 

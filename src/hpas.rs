@@ -240,11 +240,13 @@ pub fn select(
             continue;
         }
         let findings = lint(&object, Operation::Create, index, settings);
-        let mut errors: Vec<String> = findings
-            .iter()
-            .filter(|d| d.rule.category == Category::ApiServer && d.severity == Severity::Error)
-            .map(|d| d.field_message())
-            .collect();
+        let mut errors = inventory.document_errors(object.origin);
+        errors.extend(
+            findings
+                .iter()
+                .filter(|d| d.rule.category == Category::ApiServer && d.severity == Severity::Error)
+                .map(|d| d.field_message()),
+        );
         selection
             .keys
             .push(format!("{}/{}", key.namespace, key.name));

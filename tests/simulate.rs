@@ -1749,3 +1749,30 @@ fn the_step_table_shows_an_overflowing_policy_as_no_step() {
         "{text}"
     );
 }
+
+/// A repeated key stops kubectl before the API server: the HPA is refused,
+/// not run with the last value.
+#[test]
+fn an_hpa_with_a_repeated_key_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "hpa.yaml",
+        &hpa("web", "  maxReplicas: 10\n  maxReplicas: 3\n"),
+    );
+    let load: &[&str] = &["--load", "step", "--requests", "cpu=200m"];
+    for (command, extra) in [("behavior", &[][..]), ("simulate", load)] {
+        hpa_lint(command)
+            .arg(&file)
+            .args(extra)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(
+                "refused, the API server would reject it",
+            ))
+            .stderr(predicate::str::contains(
+                "spec.maxReplicas: mapping key \"maxReplicas\" already defined",
+            ));
+    }
+}
