@@ -62,10 +62,11 @@ pub fn resolve(
         anyhow!(e.lines(&format!("{name}:")))
     })?;
     if let Some(gates) = &args.feature_gates {
+        let release = settings.cluster.kube_version;
         settings
             .cluster
             .feature_gates
-            .apply_overrides(gates)
+            .apply_overrides(release, gates)
             .map_err(|e| anyhow!(e))?;
     }
     if let Some(namespace) = namespace {

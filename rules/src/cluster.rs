@@ -63,6 +63,14 @@ pub enum ClusterError {
     /// A gate name hpa-lint does not know.
     #[error("unknown feature gate `{0}`: expected one of {gates}", gates = FEATURE_GATES.join(", "))]
     UnknownGate(String),
+    /// A gate the release locks to its default, or no longer has.
+    #[error("feature gate `{name}` {why}")]
+    GateFixed {
+        /// The gate.
+        name: String,
+        /// Why it cannot be set.
+        why: String,
+    },
     /// Not `Name=true|false`.
     #[error("invalid feature gate `{0}`: expected Name=true|false")]
     GateSyntax(String),
@@ -126,11 +134,33 @@ impl FeatureGates {
         }
     }
 
-    /// Sets one gate by name.
-    pub fn set(&mut self, name: &str, enabled: bool) -> Result<(), ClusterError> {
+    /// Sets one gate by name, as the API server of `release` takes it:
+    /// `HPAContainerMetrics` is locked on from its GA (1.30) and gone from
+    /// 1.32 (apiserver-hpa-rules.md §5).
+    pub fn set(
+        &mut self,
+        release: KubeVersion,
+        name: &str,
+        enabled: bool,
+    ) -> Result<(), ClusterError> {
+        let fixed = |why| ClusterError::GateFixed {
+            name: name.to_owned(),
+            why,
+        };
         let gate = match name {
             "HPAScaleToZero" => &mut self.scale_to_zero,
             "HPAConfigurableTolerance" => &mut self.configurable_tolerance,
+            "HPAContainerMetrics" if release.at_least(32) => {
+                return Err(fixed(format!(
+                    "does not exist in Kubernetes {release}: it was removed in 1.32 \
+                     (`containerResource` metrics are always on)"
+                )));
+            }
+            "HPAContainerMetrics" if release.at_least(30) && !enabled => {
+                return Err(fixed(format!(
+                    "is GA and locked to true in Kubernetes {release}"
+                )));
+            }
             "HPAContainerMetrics" => &mut self.container_metrics,
             _ => return Err(ClusterError::UnknownGate(name.to_owned())),
         };
@@ -138,8 +168,13 @@ impl FeatureGates {
         Ok(())
     }
 
-    /// Applies `Name=true,Other=false` overrides.
-    pub fn apply_overrides(&mut self, list: &str) -> Result<(), ClusterError> {
+    /// Applies `Name=true,Other=false` overrides, as the API server of
+    /// `release` takes them.
+    pub fn apply_overrides(
+        &mut self,
+        release: KubeVersion,
+        list: &str,
+    ) -> Result<(), ClusterError> {
         for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let Some((name, value)) = item.split_once('=') else {
                 return Err(ClusterError::GateSyntax(item.to_owned()));
@@ -148,7 +183,7 @@ impl FeatureGates {
                 name: name.to_owned(),
                 value: value.to_owned(),
             })?;
-            self.set(name.trim(), enabled)?;
+            self.set(release, name.trim(), enabled)?;
         }
         Ok(())
     }
@@ -231,18 +266,52 @@ mod tests {
 
     #[test]
     fn applies_gate_overrides() {
+        let release = KubeVersion::default();
         let mut gates = FeatureGates::default();
         gates
-            .apply_overrides("HPAScaleToZero=true, HPAConfigurableTolerance=false")
+            .apply_overrides(
+                release,
+                "HPAScaleToZero=true, HPAConfigurableTolerance=false",
+            )
             .unwrap();
         assert!(gates.scale_to_zero && !gates.configurable_tolerance);
         assert!(
             gates
-                .apply_overrides("Nope=true")
+                .apply_overrides(release, "Nope=true")
                 .unwrap_err()
                 .to_string()
                 .contains("unknown feature gate")
         );
-        assert!(gates.apply_overrides("HPAScaleToZero").is_err());
+        assert!(gates.apply_overrides(release, "HPAScaleToZero").is_err());
+    }
+
+    /// `HPAContainerMetrics` went GA (locked on) in 1.30 and was removed in
+    /// 1.32: the API servers of those releases refuse to set it.
+    #[test]
+    fn the_container_metrics_gate_follows_its_graduation() {
+        let set = |minor, enabled| {
+            let release = KubeVersion::new(minor);
+            let mut gates = FeatureGates::defaults(release);
+            gates
+                .set(release, "HPAContainerMetrics", enabled)
+                .map(|()| gates.container_metrics)
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(set(29, false), Ok(false));
+        assert_eq!(set(31, true), Ok(true));
+        assert_eq!(
+            set(31, false),
+            Err(
+                "feature gate `HPAContainerMetrics` is GA and locked to true in Kubernetes 1.31"
+                    .to_owned()
+            )
+        );
+        for enabled in [true, false] {
+            assert!(
+                set(32, enabled)
+                    .unwrap_err()
+                    .contains("was removed in 1.32")
+            );
+        }
     }
 }

@@ -310,7 +310,12 @@ impl Config {
     pub fn apply(&self, settings: &mut Settings) -> Result<(), ConfigErrors> {
         let mut errors = Vec::new();
         for (name, enabled) in &self.feature_gates {
-            if let Err(e) = settings.cluster.feature_gates.set(name, enabled.value) {
+            let release = settings.cluster.kube_version;
+            if let Err(e) = settings
+                .cluster
+                .feature_gates
+                .set(release, name, enabled.value)
+            {
                 errors.push(at(enabled, e));
             }
         }
