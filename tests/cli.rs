@@ -137,6 +137,30 @@ fn a_broken_document_does_not_hide_the_others() {
     );
 }
 
+/// kubectl reads a file that starts with `{` with a JSON decoder, one
+/// object after another: each is linted, at its own line.
+#[test]
+fn every_object_of_a_json_stream_is_linted() {
+    let hpa = |name: &str, max: u32| {
+        format!(
+            r#"{{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{{"name":"{name}"}},"spec":{{"scaleTargetRef":{{"apiVersion":"apps/v1","kind":"Deployment","name":"{name}"}},"maxReplicas":{max}}}}}"#
+        )
+    };
+    let text = format!("{}\n\n{}\n", hpa("ok", 3), hpa("zero", 0));
+    let report = json_output(
+        hpa_lint()
+            .args(["--ignore", "target-not-found", "-"])
+            .write_stdin(text),
+    );
+    assert_eq!(report["summary"]["documents"], 2, "{report}");
+    let replicas = &report["diagnostics"][0];
+    assert_eq!(replicas["rule"], "invalid-replicas", "{report}");
+    assert_eq!(
+        (replicas["document"].as_u64(), replicas["line"].as_u64()),
+        (Some(1), Some(3))
+    );
+}
+
 #[test]
 fn unreadable_files_are_errors_and_the_run_goes_on() {
     let dir = tempfile::tempdir().unwrap();

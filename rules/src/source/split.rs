@@ -36,6 +36,9 @@ fn is_preamble(line: &str) -> bool {
 /// Splits a stream into its documents, leaving out those without content (a
 /// lone `---`, comments only).
 pub fn split_documents(text: &str) -> Vec<Chunk<'_>> {
+    if let Some(values) = json_values(text) {
+        return values;
+    }
     let mut chunks = Vec::new();
     let mut start = 0;
     let mut start_line = 0;
@@ -83,6 +86,48 @@ pub fn split_documents(text: &str) -> Vec<Chunk<'_>> {
     chunks
 }
 
+/// The values of a stream kubectl reads as JSON (it starts with `{`), when
+/// it holds several: kubectl's JSON decoder reads one object after another,
+/// each a document. A value that does not read ends the cut: the rest is one
+/// more document, whose reading reports why. `None` for one value.
+fn json_values(text: &str) -> Option<Vec<Chunk<'_>>> {
+    if !text.trim_start().starts_with('{') {
+        return None;
+    }
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
+    let mut ends = Vec::new();
+    while let Some(Ok(_)) = values.next() {
+        ends.push(values.byte_offset());
+    }
+    // The rest of the text belongs to the last value when blank, else it
+    // is one document more.
+    match ends.last_mut() {
+        Some(last) if text[*last..].trim().is_empty() => *last = text.len(),
+        _ => ends.push(text.len()),
+    }
+    if ends.len() < 2 {
+        return None;
+    }
+    let mut start = 0;
+    let mut line_offset = 0;
+    Some(
+        ends.into_iter()
+            .map(|end| {
+                let chunk = Chunk {
+                    text: &text[start..end],
+                    offset: start,
+                    line_offset,
+                };
+                line_offset += lines(chunk.text)
+                    .filter(|line| line.end > line.start + line.text.len())
+                    .count();
+                start = end;
+                chunk
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,6 +165,29 @@ mod tests {
     fn a_marker_needs_a_separator() {
         assert_eq!(texts("a: |\n  x\n---b\n").len(), 1);
         assert_eq!(texts("a: 1\n--- \tb: 2\n").len(), 2);
+    }
+
+    /// kubectl reads a stream that starts with `{` with a JSON decoder, one
+    /// object after another.
+    #[test]
+    fn a_json_stream_is_one_document_a_value() {
+        let text = "{\"kind\": \"A\"}\n{\"kind\":\n \"B\"}\n\n{\"kind\": \"C\"}\n";
+        assert_eq!(
+            texts(text),
+            [
+                ("{\"kind\": \"A\"}", 0),
+                ("\n{\"kind\":\n \"B\"}", 0),
+                ("\n\n{\"kind\": \"C\"}\n", 2)
+            ]
+        );
+        // What follows a value that does not read is one document more.
+        assert_eq!(
+            texts("{\"kind\": \"A\"}\n{\"garbage\":\n"),
+            [("{\"kind\": \"A\"}", 0), ("\n{\"garbage\":\n", 0)]
+        );
+        // One value, or YAML: cut at markers only.
+        assert_eq!(texts("{\"kind\": \"A\"}\n").len(), 1);
+        assert_eq!(texts("kind: A\n{\"kind\": \"B\"}\n").len(), 1);
     }
 
     #[test]
