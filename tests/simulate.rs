@@ -1691,6 +1691,15 @@ fn behavior_and_simulate_refuse_unserved_versions_and_unscalable_targets() {
         .success();
 }
 
+/// The lines of `behavior`'s step table: its header, then its rows.
+fn step_table(text: &str) -> Vec<&str> {
+    text.lines()
+        .skip_while(|line| !line.contains("largest step per period"))
+        .skip(1)
+        .take_while(|line| !line.trim().is_empty())
+        .collect()
+}
+
 /// The step table's columns line up however long a cell is (a cell that
 /// names two policies once pushed its row's scale-down out of line).
 #[test]
@@ -1706,11 +1715,7 @@ fn the_step_table_keeps_its_columns() {
     );
     let output = hpa_lint("behavior").arg(&file).output().unwrap();
     let text = String::from_utf8(output.stdout).unwrap();
-    let table: Vec<&str> = text
-        .lines()
-        .skip_while(|line| !line.contains("largest step per period"))
-        .skip(1)
-        .collect();
+    let table = step_table(&text);
     assert!(table.len() > 2, "{text}");
     assert!(
         table
@@ -1734,13 +1739,8 @@ fn the_step_table_shows_an_overflowing_policy_as_no_step() {
     let file = write(dir.path(), "hpa.yaml", &hpa("web", behavior));
     let output = hpa_lint("behavior").arg(&file).output().unwrap();
     let text = String::from_utf8(output.stdout).unwrap();
-    let table: Vec<&str> = text
-        .lines()
-        .skip_while(|line| !line.contains("largest step per period"))
-        .skip(2)
-        .take_while(|line| !line.trim().is_empty())
-        .collect();
-    assert!(!table.is_empty(), "{text}");
+    let table = step_table(&text);
+    assert!(table.len() > 1, "{text}");
     assert!(!text.contains("to -"), "{text}");
     assert!(
         table
