@@ -306,6 +306,14 @@ pub fn select(
 pub fn read_one(args: &InputArgs) -> Result<(Found, Settings)> {
     let (mut selection, settings) = read(args)?;
     let count = selection.keys.len();
+    let first = selection.keys.first();
+    if count > 1 && selection.keys.iter().all(|key| Some(key) == first) {
+        // `--hpa` cannot tell them apart.
+        bail!(
+            "{count} HorizontalPodAutoscalers in the input are {}: give only the file of the one to use (kubectl apply keeps the last one applied)",
+            selection.keys[0]
+        );
+    }
     if count > 1 {
         bail!(
             "{count} HorizontalPodAutoscalers in the input ({}); pick one with --hpa",

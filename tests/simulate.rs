@@ -1776,3 +1776,23 @@ fn an_hpa_with_a_repeated_key_is_refused() {
             ));
     }
 }
+
+/// Two HPAs of one name: `--hpa` cannot pick one, and the error says what
+/// to do instead rather than to pick one with `--hpa`.
+#[test]
+fn two_hpas_of_one_name_are_no_dead_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = hpa("web", "  maxReplicas: 10\n");
+    let file = write(dir.path(), "hpa.yaml", &format!("{one}---\n{one}"));
+    for pick in [&[][..], &["--hpa", "shop/web"][..]] {
+        hpa_lint("simulate")
+            .arg(&file)
+            .args(pick)
+            .args(["--load", "step", "--requests", "cpu=200m"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "2 HorizontalPodAutoscalers in the input are shop/web: give only the file of the one to use",
+            ));
+    }
+}
