@@ -26,14 +26,13 @@ use crate::spill::{Gather, Own, Sorted, Stage};
 use hpa_lint_rules::fix::{Fix, TextEdit};
 use hpa_lint_rules::lint::Enabled;
 use hpa_lint_rules::reads::Needs;
-use hpa_lint_rules::registry::Category;
-use hpa_lint_rules::rules::{duplicate_key, reads};
+use hpa_lint_rules::rules::reads;
 use hpa_lint_rules::source::lines::positions;
 use hpa_lint_rules::source::{Chunk, Pos};
 use hpa_lint_rules::workspace::{
     Catalog, Scan, kept_hpa, kept_object, lint_kept, place, scan_document, template_finding,
 };
-use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Object, Origin, Settings, Severity};
+use hpa_lint_rules::{Diagnostic, FieldPath, MemoryIndex, Object, Origin, Settings};
 use rayon::prelude::*;
 
 use crate::input::{Opened, SourceFile};
@@ -391,11 +390,7 @@ impl Inventory {
                     .is_some_and(|l| l.input == place.file() && l.document == place.document())
             })
             .map(|f| &f.diagnostic)
-            .filter(|d| {
-                d.severity == Severity::Error
-                    && (d.rule.category == Category::ApiServer
-                        || d.rule.name == duplicate_key::RULE.name)
-            })
+            .filter(|d| d.is_rejection())
             .map(Diagnostic::field_message)
             .collect()
     }

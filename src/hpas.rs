@@ -12,10 +12,9 @@ use hpa_lint_rules::controller::{ControllerFlags, Millis, parse_duration};
 use hpa_lint_rules::index::Index;
 use hpa_lint_rules::model::hpa::Hpa;
 use hpa_lint_rules::model::workload::TargetKind;
-use hpa_lint_rules::registry::Category;
 use hpa_lint_rules::rules::deprecated_api_version::not_served;
 use hpa_lint_rules::rules::target_not_scalable;
-use hpa_lint_rules::{Lookup, Object, Operation, Settings, Severity, lint};
+use hpa_lint_rules::{Lookup, Object, Operation, Settings, lint};
 
 use crate::options::LintArgs;
 use crate::settings;
@@ -244,7 +243,7 @@ pub fn select(
         errors.extend(
             findings
                 .iter()
-                .filter(|d| d.rule.category == Category::ApiServer && d.severity == Severity::Error)
+                .filter(|d| d.is_rejection())
                 .map(|d| d.field_message()),
         );
         selection
@@ -307,11 +306,12 @@ pub fn read_one(args: &InputArgs) -> Result<(Found, Settings)> {
     let (mut selection, settings) = read(args)?;
     let count = selection.keys.len();
     let first = selection.keys.first();
-    if count > 1 && selection.keys.iter().all(|key| Some(key) == first) {
+    if let Some(first) =
+        first.filter(|&first| count > 1 && selection.keys.iter().all(|key| key == first))
+    {
         // `--hpa` cannot tell them apart.
         bail!(
-            "{count} HorizontalPodAutoscalers in the input are {}: give only the file of the one to use (kubectl apply keeps the last one applied)",
-            selection.keys[0]
+            "{count} HorizontalPodAutoscalers in the input are {first}: give only the file of the one to use (kubectl apply keeps the last one applied)"
         );
     }
     if count > 1 {

@@ -2,7 +2,7 @@
 //! (and in parallel). A column-0 `---` or `...` line is a document marker even
 //! inside a scalar (YAML 1.2 forbids them there), so the cut needs no parser.
 
-use super::lines::{Line, lines};
+use super::lines::{Line, count_breaks, lines};
 
 /// One document of a stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,9 +118,7 @@ fn json_values(text: &str) -> Option<Vec<Chunk<'_>>> {
                     offset: start,
                     line_offset,
                 };
-                line_offset += lines(chunk.text)
-                    .filter(|line| line.end > line.start + line.text.len())
-                    .count();
+                line_offset += count_breaks(chunk.text);
                 start = end;
                 chunk
             })

@@ -914,7 +914,7 @@ mod tests {
     /// integer written as `5000.0` or `5e3` does not decode, so the server
     /// ignores the annotation.
     #[test]
-    fn reads_the_v1_annotations_reading_as_written() {
+    fn reads_the_v1_annotations_as_go_reads_json() {
         let with = |metrics: &str, behavior: &str| {
             decode(json!({
                 "apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
