@@ -26,7 +26,7 @@ use crate::spill::{Gather, Own, Sorted, Stage};
 use hpa_lint_rules::fix::{Fix, TextEdit};
 use hpa_lint_rules::lint::Enabled;
 use hpa_lint_rules::reads::Needs;
-use hpa_lint_rules::rules::reads;
+use hpa_lint_rules::rules::{is_rejection, reads};
 use hpa_lint_rules::source::lines::positions;
 use hpa_lint_rules::source::{Chunk, Pos};
 use hpa_lint_rules::workspace::{
@@ -390,7 +390,7 @@ impl Inventory {
                     .is_some_and(|l| l.input == place.file() && l.document == place.document())
             })
             .map(|f| &f.diagnostic)
-            .filter(|d| d.is_rejection())
+            .filter(|d| is_rejection(d))
             .map(Diagnostic::field_message)
             .collect()
     }

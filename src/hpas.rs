@@ -13,7 +13,7 @@ use hpa_lint_rules::index::Index;
 use hpa_lint_rules::model::hpa::Hpa;
 use hpa_lint_rules::model::workload::TargetKind;
 use hpa_lint_rules::rules::deprecated_api_version::not_served;
-use hpa_lint_rules::rules::target_not_scalable;
+use hpa_lint_rules::rules::{is_rejection, target_not_scalable};
 use hpa_lint_rules::{Lookup, Object, Operation, Settings, lint};
 
 use crate::options::LintArgs;
@@ -243,7 +243,7 @@ pub fn select(
         errors.extend(
             findings
                 .iter()
-                .filter(|d| d.is_rejection())
+                .filter(|d| is_rejection(d))
                 .map(|d| d.field_message()),
         );
         selection

@@ -13,7 +13,7 @@ use crate::fix::Fix;
 use crate::object::{ObjectKey, Origin};
 use crate::path::FieldPath;
 use crate::quote::{MAX_MESSAGE_BYTES, truncate};
-use crate::registry::{Category, Rule};
+use crate::registry::Rule;
 
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -145,16 +145,6 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// Whether kubectl or the API server stops at what it reports: an
-    /// error of the server's rules, or of a document kubectl cannot read (a
-    /// repeated key, bad syntax). Such an object never reaches a controller.
-    pub fn is_rejection(&self) -> bool {
-        use crate::rules::{duplicate_key, invalid_yaml};
-        self.severity == Severity::Error
-            && (self.rule.category == Category::ApiServer
-                || [&duplicate_key::RULE, &invalid_yaml::RULE].contains(&self.rule))
-    }
-
     /// `path: message`, the form the API server uses in its error lists.
     /// Decoding errors name their field in the message already.
     pub fn field_message(&self) -> String {

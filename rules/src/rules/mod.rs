@@ -6,6 +6,7 @@ mod live;
 use thiserror::Error;
 
 use crate::context::Check;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::reads::Needs;
 use crate::registry::{Category, Rule};
 use crate::settings::{Level, Settings};
@@ -152,6 +153,15 @@ pub fn ignore(settings: &mut Settings, selectors: &[String]) -> Result<(), Unkno
         }
     }
     Ok(())
+}
+
+/// Whether kubectl or the API server stops at what `finding` reports: an
+/// error of the server's rules, or of a document kubectl cannot read (a
+/// repeated key, bad syntax). Such an object never reaches a controller.
+pub fn is_rejection(finding: &Diagnostic) -> bool {
+    finding.severity == Severity::Error
+        && (finding.rule.category == Category::ApiServer
+            || [&duplicate_key::RULE, &invalid_yaml::RULE].contains(&finding.rule))
 }
 
 #[cfg(test)]
