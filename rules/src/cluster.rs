@@ -87,10 +87,14 @@ pub enum ClusterError {
 impl FromStr for KubeVersion {
     type Err = ClusterError;
 
-    /// Accepts `1.31`, `v1.31` and `1.31.2`.
+    /// Accepts `1.31`, `v1.31` and `1.31.2`, and a server's `gitVersion`
+    /// with a vendor's build after the patch (`v1.31.2-gke.1014001`,
+    /// `v1.31.2+k3s1`, `v1.31.2-eks-a737599`).
     fn from_str(s: &str) -> Result<Self, ClusterError> {
         let error = || ClusterError::KubeVersion(s.to_owned());
-        let mut parts = s.trim().trim_start_matches('v').split('.');
+        let release = s.trim().trim_start_matches('v');
+        let release = release.split_once(['-', '+']).map_or(release, |(r, _)| r);
+        let mut parts = release.split('.');
         let (Some("1"), Some(minor)) = (parts.next(), parts.next()) else {
             return Err(error());
         };
@@ -250,6 +254,10 @@ mod tests {
     fn parses_versions() {
         assert_eq!("1.31".parse::<KubeVersion>(), Ok(KubeVersion::new(31)));
         assert_eq!("v1.23.4".parse::<KubeVersion>(), Ok(KubeVersion::new(23)));
+        for vendor in ["v1.30.5-gke.1014001", "v1.30.4-eks-a737599", "v1.30.2+k3s1"] {
+            assert_eq!(vendor.parse::<KubeVersion>(), Ok(KubeVersion::new(30)));
+        }
+        assert!("v1.30.x-gke.1".parse::<KubeVersion>().is_err());
         assert!("1.22".parse::<KubeVersion>().is_err());
         assert!("1.38".parse::<KubeVersion>().is_err());
         assert!("2.1".parse::<KubeVersion>().is_err());

@@ -227,7 +227,7 @@ fn run_hpa_checks(
         }
         Operation::Create => None,
     };
-    let Some(hpa) = Hpa::read(
+    let Some(mut hpa) = Hpa::read(
         &object.key,
         &object.value,
         &settings.cluster,
@@ -235,6 +235,9 @@ fn run_hpa_checks(
     ) else {
         return;
     };
+    if settings.live {
+        hpa.forget_status_errors();
+    }
     let target_ref = hpa.target(&object.key.namespace);
     let meant = MeantTarget::of(&target_ref, &settings.cluster);
     let hpa_subject = Subjects::of(&object.key, object.origin);
@@ -597,6 +600,35 @@ spec:
         // Live objects: the rules about manifests are off.
         settings.live = true;
         assert_eq!(found(&settings), [(min_max.name, min_max.severity)]);
+    }
+
+    /// A manifest's `status` is decoded as the server decodes it; a live
+    /// object's was written by its server, which may know more fields.
+    #[test]
+    fn status_is_decoded_in_manifests_only() {
+        use std::sync::Arc;
+
+        use crate::index::MemoryIndex;
+        use crate::lint::{Operation, lint};
+
+        let text = HPA.replace("{ANNOTATION}", "{}")
+            + "status:\n  desiredReplicas: \"3\"\n  conditions: [{type: AbleToScale, status: \"True\", observedGeneration: 2}]\n";
+        let hpa = object(&text);
+        let index = MemoryIndex::new([Arc::new(hpa.clone())]);
+        let rules = |settings: &Settings| -> Vec<&'static str> {
+            lint(&hpa, Operation::Create, &index, settings)
+                .iter()
+                .map(|d| d.rule.name)
+                .filter(|name| *name != "target-not-found")
+                .collect()
+        };
+        let mut settings = Settings::default();
+        assert_eq!(
+            rules(&settings),
+            ["invalid-field-type", "unknown-field", "min-equals-max"]
+        );
+        settings.live = true;
+        assert_eq!(rules(&settings), ["min-equals-max", "unknown-metric-value"]);
     }
 
     /// A Deployment update is linted against the live HPA that scales it.

@@ -5,6 +5,7 @@
 //! simply leaves out what could not be decoded, so later rules can still look at the
 //! rest of the object.
 
+use crate::model::go_time::rfc3339_error;
 use crate::model::quantity::Quantity;
 use crate::path::{FieldPath, Json, Segment, Shape};
 
@@ -123,6 +124,14 @@ pub(crate) struct GoStruct {
     pub qualified: &'static str,
     /// JSON field names.
     pub fields: &'static [&'static str],
+}
+
+/// Whether any of `errors` fails decoding on the server (unknown fields
+/// only fail in strict mode and do not stop validation).
+pub(crate) fn any_fatal(errors: &[DecodeError]) -> bool {
+    errors
+        .iter()
+        .any(|e| e.kind != DecodeErrorKind::UnknownField)
 }
 
 /// Collects decoding errors. In lenient mode (deprecated versions, annotations)
@@ -308,9 +317,7 @@ impl Decoder {
     /// Whether decoding would have failed on the server (unknown fields only fail
     /// in strict mode and do not stop validation).
     pub(crate) fn has_fatal_errors(&self) -> bool {
-        self.errors
-            .iter()
-            .any(|e| e.kind != DecodeErrorKind::UnknownField)
+        any_fatal(&self.errors)
     }
 
     fn push(&mut self, path: FieldPath, kind: DecodeErrorKind, wanted: Wanted, message: String) {
@@ -454,6 +461,33 @@ impl<'v, V: Json> Record<'v, '_, V> {
         self.string_as(d, name, "string")
     }
 
+    /// A `metav1.Time` field: text that Go's `time.Parse` reads as RFC 3339.
+    /// Its own decoder reads the JSON into a string first, so a value of
+    /// another type fails with no field named.
+    pub(crate) fn time(&self, d: &mut Decoder, name: &str) {
+        let Some(value) = self.raw(name) else {
+            return;
+        };
+        let message = match value.shape() {
+            Shape::String(text) => match rfc3339_error(text) {
+                Some(message) => message,
+                None => return,
+            },
+            // Go quotes a number only when it overflows an integer field.
+            Shape::Number(_) => "json: cannot unmarshal number into Go value of type string".into(),
+            _ => format!(
+                "json: cannot unmarshal {} into Go value of type string",
+                json_type(value)
+            ),
+        };
+        d.push(
+            self.path(name),
+            DecodeErrorKind::Type,
+            Wanted::Type("v1.Time"),
+            message,
+        );
+    }
+
     /// A `bool` field.
     pub(crate) fn bool(&self, d: &mut Decoder, name: &str) -> Option<bool> {
         let value = self.raw(name)?;
@@ -583,11 +617,6 @@ impl<'v, V: Json> Record<'v, '_, V> {
             }
         }
         map
-    }
-
-    /// Accepts any JSON for a field whose content is not checked (e.g. `status`).
-    pub(crate) fn any(&self, name: &str) -> Option<&'v V> {
-        self.raw(name)
     }
 }
 

@@ -5,6 +5,7 @@ pub mod autoscaler;
 pub mod decode;
 pub mod disruption;
 pub(crate) mod go;
+pub(crate) mod go_time;
 pub mod hpa;
 pub mod linted;
 pub mod names;

@@ -19,7 +19,10 @@ pub static RULE: Rule = Rule {
     docs: r#"## What it does
 Reports values the API server cannot decode into the HPA's Go types: a string
 where a number belongs (`maxReplicas: "5"`), an object where a list belongs,
-a number in a label value (`version: 1.0`), or an integer outside int32.
+a number in a label value (`version: 1.0`), an integer outside int32, or a
+time Go's `time.Parse` does not read as RFC 3339 (`creationTimestamp:
+"2024-01-01"`). `status` is checked too: the server clears it on create, but
+only after decoding it (objects read from a cluster are not checked there).
 
 ## Why is this bad?
 The API server rejects the request before it validates anything:

@@ -24,7 +24,9 @@ pub static RULE: Rule = Rule {
 Reports fields that the HPA's API version does not define (`autoscaling/v2`,
 `v1`, and `v2beta2` or `v2beta1` where the Kubernetes release still serves
 them), exactly as the API server's strict decoding does: a typo such as
-`stabilizationWindowSecond`, or `tolerance` before Kubernetes 1.33.
+`stabilizationWindowSecond`, or `tolerance` before Kubernetes 1.33. Fields
+in `status` count too (the server decodes it before it clears it), such as a
+condition's `observedGeneration` before 1.37.
 
 A metric written the `autoscaling/v2beta1` way in a newer version, such as
 `resource: {name: cpu, targetAverageUtilization: 50}`, is one finding on the

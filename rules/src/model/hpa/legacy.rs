@@ -222,7 +222,7 @@ fn check_legacy_source<V: Json>(d: &mut Decoder, member: &str, source: &Record<'
 
 pub(super) fn decode_v2beta1<V: Json>(d: &mut Decoder, value: &V, cluster: &Cluster) -> Hpa {
     let root = d.root(value, &HPA);
-    root.any("status");
+    super::status::decode_status(d, &root, super::status::Shape::V2beta1, cluster);
     let mut hpa = empty_hpa();
     hpa.metadata = decode_metadata(d, &root);
     let spec = root.record(d, "spec", &V2BETA1_SPEC);
@@ -305,7 +305,7 @@ fn annotated_behavior(
 
 pub(super) fn decode_v1<V: Json>(d: &mut Decoder, value: &V, cluster: &Cluster) -> Hpa {
     let root = d.root(value, &HPA);
-    root.any("status");
+    super::status::decode_v1_status(d, &root);
     let mut hpa = empty_hpa();
     hpa.metadata = decode_metadata(d, &root);
     let spec = root.record(d, "spec", &V1_SPEC);

@@ -11,13 +11,14 @@
 //! [`Hpa::source_path`].
 
 use crate::cluster::{Cluster, KubeVersion};
-use crate::model::decode::{DecodeError, Decoder, StringMap};
+use crate::model::decode::{DecodeError, Decoder, StringMap, any_fatal};
 use crate::model::quantity::Quantity;
 use crate::object::{self, Object, ObjectKey, ObjectRef, group_of};
 use crate::path::{FieldPath, Json};
 
 mod legacy;
 mod schema;
+mod status;
 mod upgrade;
 mod v2;
 
@@ -556,6 +557,15 @@ impl Hpa {
         Some(hpa)
     }
 
+    /// Forgets what decoding found in `status`, for an object read from a
+    /// cluster: its server wrote that status, and a newer release than the
+    /// one linted for has fields there that this one does not know.
+    pub fn forget_status_errors(&mut self) {
+        let status = FieldPath::fields("status");
+        self.decode_errors.retain(|e| !e.path.starts_with(&status));
+        self.decodable = !any_fatal(&self.decode_errors);
+    }
+
     /// The `Resource` and `ContainerResource` metrics the controller evaluates.
     pub fn resource_metrics(&self) -> Vec<ResourceMetricRef<'_>> {
         self.metrics
@@ -807,6 +817,37 @@ mod tests {
     fn decode_at(minor: u32, value: Value) -> Hpa {
         let object = Object::new(value, Origin(0), "default").unwrap();
         Hpa::decode(&object, &Cluster::new(KubeVersion::new(minor)), None).unwrap()
+    }
+
+    /// Conditions have an `observedGeneration` from 1.37; before, strict
+    /// decoding refuses it. Live objects forget what `status` reports.
+    #[test]
+    fn decodes_the_status_of_each_release() {
+        let hpa = json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web"},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 3},
+            "status": {"desiredReplicas": 1, "conditions": [
+                {"type": "AbleToScale", "status": "True", "observedGeneration": 4}
+            ]}
+        });
+        let paths = |hpa: &Hpa| -> Vec<String> {
+            hpa.decode_errors
+                .iter()
+                .map(|e| e.path.to_string())
+                .collect()
+        };
+        let mut at_36 = decode_at(36, hpa.clone());
+        assert_eq!(paths(&at_36), ["status.conditions[0].observedGeneration"]);
+        assert!(paths(&decode_at(37, hpa.clone())).is_empty());
+        let mut wrong = hpa;
+        wrong["status"]["desiredReplicas"] = json!("1");
+        let mut wrong = decode_at(37, wrong);
+        assert!(!wrong.decodable);
+        wrong.forget_status_errors();
+        assert!(wrong.decodable && wrong.decode_errors.is_empty());
+        at_36.forget_status_errors();
+        assert!(paths(&at_36).is_empty());
     }
 
     #[test]

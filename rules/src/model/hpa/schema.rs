@@ -257,3 +257,144 @@ go_struct!(
         "targetAverageValue"
     ]
 );
+// `status`: the server clears it on create, but decodes it first.
+go_struct!(
+    STATUS,
+    "HorizontalPodAutoscalerStatus",
+    "autoscaling.HorizontalPodAutoscalerStatus",
+    [
+        "observedGeneration",
+        "lastScaleTime",
+        "currentReplicas",
+        "desiredReplicas",
+        "currentMetrics",
+        "conditions"
+    ]
+);
+go_struct!(
+    V1_STATUS,
+    "HorizontalPodAutoscalerStatus",
+    "autoscaling.HorizontalPodAutoscalerStatus",
+    [
+        "observedGeneration",
+        "lastScaleTime",
+        "currentReplicas",
+        "desiredReplicas",
+        "currentCPUUtilizationPercentage"
+    ]
+);
+go_struct!(
+    CONDITION,
+    "HorizontalPodAutoscalerCondition",
+    "autoscaling.HorizontalPodAutoscalerCondition",
+    ["type", "status", "lastTransitionTime", "reason", "message"]
+);
+// 1.37 adds `observedGeneration` to conditions.
+go_struct!(
+    CONDITION_1_37,
+    "HorizontalPodAutoscalerCondition",
+    "autoscaling.HorizontalPodAutoscalerCondition",
+    [
+        "type",
+        "status",
+        "lastTransitionTime",
+        "reason",
+        "message",
+        "observedGeneration"
+    ]
+);
+go_struct!(
+    METRIC_STATUS,
+    "MetricStatus",
+    "autoscaling.MetricStatus",
+    [
+        "type",
+        "object",
+        "pods",
+        "resource",
+        "containerResource",
+        "external"
+    ]
+);
+go_struct!(
+    OBJECT_STATUS,
+    "ObjectMetricStatus",
+    "autoscaling.ObjectMetricStatus",
+    ["metric", "current", "describedObject"]
+);
+go_struct!(
+    PODS_STATUS,
+    "PodsMetricStatus",
+    "autoscaling.PodsMetricStatus",
+    ["metric", "current"]
+);
+go_struct!(
+    RESOURCE_STATUS,
+    "ResourceMetricStatus",
+    "autoscaling.ResourceMetricStatus",
+    ["name", "current"]
+);
+go_struct!(
+    CONTAINER_RESOURCE_STATUS,
+    "ContainerResourceMetricStatus",
+    "autoscaling.ContainerResourceMetricStatus",
+    ["name", "current", "container"]
+);
+go_struct!(
+    EXTERNAL_STATUS,
+    "ExternalMetricStatus",
+    "autoscaling.ExternalMetricStatus",
+    ["metric", "current"]
+);
+go_struct!(
+    METRIC_VALUE_STATUS,
+    "MetricValueStatus",
+    "autoscaling.MetricValueStatus",
+    ["value", "averageValue", "averageUtilization"]
+);
+go_struct!(
+    LEGACY_OBJECT_STATUS,
+    "ObjectMetricStatus",
+    "autoscaling.ObjectMetricStatus",
+    [
+        "target",
+        "metricName",
+        "currentValue",
+        "selector",
+        "averageValue"
+    ]
+);
+go_struct!(
+    LEGACY_PODS_STATUS,
+    "PodsMetricStatus",
+    "autoscaling.PodsMetricStatus",
+    ["metricName", "currentAverageValue", "selector"]
+);
+go_struct!(
+    LEGACY_RESOURCE_STATUS,
+    "ResourceMetricStatus",
+    "autoscaling.ResourceMetricStatus",
+    ["name", "currentAverageUtilization", "currentAverageValue"]
+);
+go_struct!(
+    LEGACY_CONTAINER_RESOURCE_STATUS,
+    "ContainerResourceMetricStatus",
+    "autoscaling.ContainerResourceMetricStatus",
+    [
+        "name",
+        "currentAverageUtilization",
+        "currentAverageValue",
+        "container"
+    ]
+);
+go_struct!(
+    LEGACY_EXTERNAL_STATUS,
+    "ExternalMetricStatus",
+    "autoscaling.ExternalMetricStatus",
+    [
+        "metricName",
+        "metricSelector",
+        "currentValue",
+        "currentAverageValue"
+    ]
+);

@@ -14,7 +14,7 @@ pub(super) fn decode_metadata<V: Json>(d: &mut Decoder, root: &Record<'_, '_, V>
         meta.string(d, name);
     }
     for name in ["creationTimestamp", "deletionTimestamp"] {
-        meta.string_as(d, name, "v1.Time");
+        meta.time(d, name);
     }
     meta.int64(d, "deletionGracePeriodSeconds");
     for entry in meta
@@ -30,7 +30,7 @@ pub(super) fn decode_metadata<V: Json>(d: &mut Decoder, root: &Record<'_, '_, V>
             entry.string(d, name);
         }
         entry.string_as(d, "operation", "v1.ManagedFieldsOperationType");
-        entry.string_as(d, "time", "v1.Time");
+        entry.time(d, "time");
     }
     let owner_references = meta
         .records(
@@ -176,7 +176,7 @@ fn merge_with_defaults(direction: &str, user: Option<ScalingRules>) -> ScalingRu
 
 pub(super) fn decode_v2<V: Json>(d: &mut Decoder, value: &V, cluster: &Cluster) -> Hpa {
     let root = d.root(value, &HPA);
-    root.any("status");
+    super::status::decode_status(d, &root, super::status::Shape::V2, cluster);
     let mut hpa = empty_hpa();
     hpa.metadata = decode_metadata(d, &root);
     let spec = root.record(d, "spec", &V2_SPEC);
