@@ -19,7 +19,7 @@ use hpa_lint_rules::controller::velocity::{self, End};
 use hpa_lint_rules::controller::{Autoscaler, Millis, parse_duration};
 use serde_json::{Map, Value, json};
 
-use crate::simulate::trace::{Columns, Trace};
+use crate::simulate::trace::{Columns, Trace, metric_keys};
 
 const MINUTE: Millis = 60_000;
 const DAY: Millis = 24 * 60 * MINUTE;
@@ -282,15 +282,17 @@ fn scaled(scales: &[Scale<'_>], up: bool) -> Millis {
 }
 
 impl Load {
-    /// The load for these specs, their metrics named as trace columns in `names`.
+    /// The load for these specs, their metrics' keys the trace columns in
+    /// `names` ([`crate::simulate::trace::metric_keys`]).
     pub fn resolve(&self, scales: &[Scale<'_>], names: &[String]) -> Result<Resolved> {
         let mut spans = Vec::new();
         for name in names {
             let mut span: Option<(f64, f64)> = None;
             for scale in scales {
                 let a = scale.autoscaler;
-                for (kind, request) in a.metrics.iter().zip(scale.requests) {
-                    if kind.name() != name {
+                let keys = metric_keys(a);
+                for ((kind, request), key) in a.metrics.iter().zip(scale.requests).zip(keys) {
+                    if key.as_ref() != Some(name) {
                         continue;
                     }
                     let Some(per_pod) = per_pod_target(kind, Some(request)) else {

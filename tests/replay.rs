@@ -784,3 +784,75 @@ fn without_kube_state_metrics_pods_are_matched_by_name() {
         "{stderr}"
     );
 }
+
+/// Two External metrics of one name with other selectors are two series:
+/// each key has a query of its own; a query of the shared name gives both.
+#[test]
+fn metrics_of_one_name_are_replayed_apart() {
+    let syncs = 4;
+    let prometheus = Prometheus::start(|out| {
+        writeln!(out, "# TYPE queue_depth gauge")?;
+        for (queue, depth) in [("orders", 50), ("emails", 900)] {
+            for k in 0..syncs {
+                writeln!(
+                    out,
+                    "queue_depth{{queue=\"{queue}\"}} {depth} {}",
+                    START + 15 * k
+                )?;
+            }
+        }
+        writeln!(out, "# EOF")
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let external = |queue: &str, average: u32| {
+        format!(
+            "  - type: External\n    external:\n      metric: {{name: queue, selector: {{matchLabels: {{q: {queue}}}}}}}\n      target: {{type: AverageValue, averageValue: \"{average}\"}}\n"
+        )
+    };
+    std::fs::write(
+        dir.path().join("hpa.yaml"),
+        format!(
+            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 20\n  metrics:\n{}{}",
+            external("orders", 10),
+            external("emails", 100)
+        ),
+    )
+    .unwrap();
+    let replay = |queries: &[&str]| {
+        let mut command = simulate(dir.path());
+        command
+            .args(["--prometheus", &prometheus.url, "--format", "json"])
+            .args(range_args(syncs as usize));
+        for query in queries {
+            command.args(["--query", query]);
+        }
+        command.output().unwrap()
+    };
+    let demand = |output: std::process::Output| -> Vec<Value> {
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+        ["queue[0]", "queue[1]"]
+            .iter()
+            .map(|key| document["steps"][0]["metrics"][key]["demand"].clone())
+            .collect()
+    };
+    let apart = replay(&[
+        r#"queue[0]=sum(queue_depth{queue="orders"})"#,
+        r#"queue[1]=sum(queue_depth{queue="emails"})"#,
+    ]);
+    assert_eq!(demand(apart), [50, 900]);
+    let shared = replay(&[r#"queue=sum(queue_depth{queue="orders"})"#]);
+    assert_eq!(demand(shared), [50, 50]);
+    // An External metric has no built-in query: the error names its key.
+    let missing = replay(&[r#"queue[0]=sum(queue_depth{queue="orders"})"#]);
+    assert_eq!(missing.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        stderr.contains("the External metric `queue[1]` needs a query"),
+        "{stderr}"
+    );
+}

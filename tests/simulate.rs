@@ -1188,6 +1188,81 @@ fn metrics_of_one_name_have_keys_of_their_own() {
     );
 }
 
+/// Two External metrics of one name with other selectors are two series:
+/// each has a column of its own (`name[i]`), from CSV or Prometheus files;
+/// a column of the shared name gives them both.
+#[test]
+fn metrics_of_one_name_read_columns_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "hpa.yaml",
+        &with_metrics(
+            "  - type: External\n    external:\n      metric: {name: queue, selector: {matchLabels: {q: orders}}}\n      \
+             target: {type: AverageValue, averageValue: \"10\"}\n  \
+             - type: External\n    external:\n      metric: {name: queue, selector: {matchLabels: {q: emails}}}\n      \
+             target: {type: AverageValue, averageValue: \"100\"}\n",
+        ),
+    );
+    let demand = |document: &Value| -> Vec<Value> {
+        ["queue[0]", "queue[1]"]
+            .iter()
+            .map(|key| document["steps"][0]["metrics"][key]["demand"].clone())
+            .collect()
+    };
+    let run = |trace: &[&str]| {
+        let mut command = hpa_lint("simulate");
+        command.args([&file, "--until", "0s"]);
+        for spec in trace {
+            command.args(["--trace", spec]);
+        }
+        json(&mut command)
+    };
+    // 50 on the first queue wants 5 pods, 900 on the second 9.
+    let apart = write(
+        dir.path(),
+        "apart.csv",
+        "time,queue[1],queue[0]\n0,900,50\n",
+    );
+    let document = run(&[&apart]);
+    assert_eq!(demand(&document), [50, 900]);
+    assert_eq!(document["steps"][0]["recommendation"], 9);
+    let matrix = |value: u32| {
+        format!(
+            r#"{{"data": {{"resultType": "matrix", "result": [{{"values": [[1000, "{value}"]]}}]}}}}"#
+        )
+    };
+    let orders = write(dir.path(), "orders.json", &matrix(50));
+    let emails = write(dir.path(), "emails.json", &matrix(900));
+    let from_files = run(&[&format!("queue[0]={orders}"), &format!("queue[1]={emails}")]);
+    assert_eq!(demand(&from_files), [50, 900]);
+    // One column of the shared name gives both metrics.
+    let shared = write(dir.path(), "shared.csv", "time,queue\n0,50\n");
+    assert_eq!(demand(&run(&[&shared])), [50, 50]);
+    let shared = run(&[&format!("queue={orders}")]);
+    assert_eq!(demand(&shared), [50, 50]);
+    for (header, error) in [
+        ("time,queue[0]", "no column for the HPA's metric `queue[1]`"),
+        (
+            "time,queue,queue[1]",
+            "columns `queue` and `queue[1]` both give the metric `queue[1]`",
+        ),
+        (
+            "time,queue[2]",
+            "unknown column `queue[2]`: the HPA's metrics are queue[0], queue[1] (a `queue` column gives every `queue[…]`)",
+        ),
+    ] {
+        let trace = write(dir.path(), "bad.csv", &format!("{header}\n0,1,1\n"));
+        let output = hpa_lint("simulate")
+            .args([&file, "--trace", &trace])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{header}: {stderr}");
+        assert!(stderr.contains(error), "{header}: {stderr}");
+    }
+}
+
 #[test]
 fn csv_and_json_carry_the_same_fields() {
     // A metric name with a comma and a quote: quoted in the trace's header

@@ -24,7 +24,7 @@ use crate::hpas::{self, ControllerArgs, Found, PickArgs};
 use crate::input;
 use crate::loads::{self, Load, Resolved};
 use crate::simulate::source::{self, Source};
-use crate::simulate::trace::{Columns, Trace};
+use crate::simulate::trace::{Columns, MetricColumns, Trace};
 use crate::simulate::{self, ModelArgs, Setup, Sink};
 use summary::{Summary, Tally};
 
@@ -120,7 +120,7 @@ impl Side {
             target: found.target.clone().or_else(|| fallback.cloned()),
         };
         let autoscaler = Autoscaler::new(&found.hpa, flags.clone(), &settings.cluster);
-        let columns = Columns::Metrics(simulate::trace_names(&autoscaler));
+        let columns = Columns::Metrics(MetricColumns::of(&[&autoscaler]).keys());
         let (requests, assumed) = match simulate::requests(&found, &autoscaler, requests, &columns)
         {
             Ok(known) => (known, None),
@@ -184,17 +184,10 @@ pub struct Demand {
 }
 
 impl Demand {
-    /// The trace column names every spec of `sides` reads, each once.
-    fn names(sides: &[&Side]) -> Vec<String> {
-        let mut names: Vec<String> = Vec::new();
-        for side in sides {
-            for name in simulate::trace_names(&side.autoscaler) {
-                if !names.contains(&name) {
-                    names.push(name);
-                }
-            }
-        }
-        names
+    /// The trace columns every spec of `sides` reads.
+    fn wanted(sides: &[&Side]) -> MetricColumns {
+        let autoscalers: Vec<&Autoscaler> = sides.iter().map(|s| &s.autoscaler).collect();
+        MetricColumns::of(&autoscalers)
     }
 
     fn new(about: About, source: Source, assumed: Vec<String>) -> Self {
@@ -213,7 +206,7 @@ impl Demand {
         let scales: Vec<_> = sides.iter().map(|s| s.scale()).collect();
         let period = sides[0].autoscaler.flags.sync_period;
         let (source, resolved) =
-            source::standard(load, &scales, &Self::names(sides), until, period)?;
+            source::standard(load, &scales, &Self::wanted(sides).keys(), until, period)?;
         let mut assumed: Vec<String> = sides
             .iter()
             .filter_map(|s| s.assumed.as_ref())
@@ -237,9 +230,9 @@ impl Demand {
             bail!("{missing}");
         }
         let autoscalers: Vec<&Autoscaler> = sides.iter().map(|s| &s.autoscaler).collect();
-        let names = Self::names(sides);
         let found = &sides[0].found;
-        let source = source::load(traces, replay, until, found, &autoscalers, &names)?;
+        let wanted = Self::wanted(sides);
+        let source = source::load(traces, replay, until, found, &autoscalers, &wanted)?;
         if source.trace.columns == Columns::Replicas {
             bail!(
                 "a `{}` trace gives the controller's recommendation, the same for every spec: comparing specs needs the metrics' demand (a column per metric)",

@@ -296,7 +296,9 @@ fn requests(
     given: &[String],
 ) -> Option<Vec<std::result::Result<i64, String>>> {
     let autoscaler = Autoscaler::new(&found.hpa, flags.clone(), &settings.cluster);
-    let columns = simulate::trace::Columns::Metrics(simulate::trace_names(&autoscaler));
+    let columns = simulate::trace::Columns::Metrics(
+        simulate::trace::MetricColumns::of(&[&autoscaler]).keys(),
+    );
     simulate::requests(found, &autoscaler, given, &columns).ok()
 }
 

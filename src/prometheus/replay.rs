@@ -15,7 +15,7 @@ use hpa_lint_rules::controller::{Millis, parse_duration};
 use super::client::{Client, ClientArgs};
 use super::demand::{Column, DemandError, Table, table};
 use super::matrix::{self, Matrix, ParseError};
-use super::query::{self, PodMatch, Target};
+use super::query::{self, NoQuery, PodMatch, Target};
 use super::time::{Range, TimeArg, UnixMillis, format, parse_time_arg};
 
 /// Larger `query_range` files are refused rather than read into memory.
@@ -80,7 +80,11 @@ pub fn queries(
             anyhow::bail!("--query {spec}: expected NAME=PROMQL, e.g. --query 'cpu=sum(rate(…))'");
         };
         let name = name.trim();
-        if !metrics.iter().any(|m| m.name == name) {
+        // A metric's key, or a name several metrics share (it gives them all).
+        if !metrics
+            .iter()
+            .any(|m| m.name == name || m.kind.name() == name)
+        {
             let known: Vec<&str> = metrics.iter().map(|m| m.name).collect();
             anyhow::bail!(
                 "--query {name}=…: unknown metric `{name}`: the HPA's metrics are {}",
@@ -93,14 +97,21 @@ pub fn queries(
     }
     metrics
         .iter()
-        .map(|metric| match given.get(metric.name) {
-            Some(query) => Ok((metric.name.to_owned(), (*query).to_owned(), false)),
-            None => {
-                let query =
-                    query::builtin(metric.kind, target, args.pod_match, args.rate_interval)?;
-                Ok((metric.name.to_owned(), query, true))
-            }
-        })
+        .map(
+            |metric| match given.get(metric.name).or(given.get(metric.kind.name())) {
+                Some(query) => Ok((metric.name.to_owned(), (*query).to_owned(), false)),
+                None => {
+                    let query =
+                        query::builtin(metric.kind, target, args.pod_match, args.rate_interval)
+                            // Named by its key, as `--query` takes it.
+                            .map_err(|e| NoQuery {
+                                name: metric.name.to_owned(),
+                                ..e
+                            })?;
+                    Ok((metric.name.to_owned(), query, true))
+                }
+            },
+        )
         .collect()
 }
 

@@ -31,7 +31,7 @@ use hpa_lint_rules::model::workload::PodTemplate;
 use crate::hpas::{self, ControllerArgs, Found, InputArgs};
 use crate::loads;
 use source::Source;
-use trace::{Columns, Trace};
+use trace::{Columns, MetricColumns, Trace};
 
 /// The most syncs one simulation runs.
 pub(crate) const MAX_SYNCS: i64 = 10_000_000;
@@ -176,17 +176,17 @@ pub fn run(args: &SimulateArgs, out: impl Write) -> Result<u8> {
     let flags = args.controller.flags()?;
     let (found, settings) = hpas::read_one(&args.input)?;
     let autoscaler = Autoscaler::new(&found.hpa, flags, &settings.cluster);
-    let names = trace_names(&autoscaler);
+    let wanted = MetricColumns::of(&[&autoscaler]);
     let period = autoscaler.flags.sync_period;
     let source = match &args.load {
         Some(load) => {
-            let columns = Columns::Metrics(names.clone());
+            let columns = Columns::Metrics(wanted.keys());
             let requests = requests(&found, &autoscaler, &args.model.requests, &columns)?;
             let scale = loads::Scale {
                 autoscaler: &autoscaler,
                 requests: &requests,
             };
-            source::standard(load, &[scale], &names, args.until, period)?.0
+            source::standard(load, &[scale], &wanted.keys(), args.until, period)?.0
         }
         None => source::load(
             &args.trace,
@@ -194,7 +194,7 @@ pub fn run(args: &SimulateArgs, out: impl Write) -> Result<u8> {
             args.until,
             &found,
             &[&autoscaler],
-            &names,
+            &wanted,
         )?,
     };
     simulate(&found, &autoscaler, &source, &args.model, &args.output, out)?;
@@ -315,39 +315,17 @@ pub fn drive(
     Ok(())
 }
 
-/// The trace names of the HPA's metrics, once each: the resource, or
-/// `metric.name` (two metrics of one name read the same trace column).
-pub fn trace_names(autoscaler: &Autoscaler) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for metric in &autoscaler.metrics {
-        let name = metric.name();
-        if !name.is_empty() && !names.iter().any(|n| n == name) {
-            names.push(name.to_owned());
-        }
-    }
-    names
-}
-
-/// Each metric's key in the outputs, with its trace column: its name, or,
-/// when another metric of the HPA has the same name, `name[i]` with `i` its
-/// index in `spec.metrics`. Unique, and the same for every run of the HPA.
+/// Each metric's key, with its trace column (see [`trace::metric_keys`]);
+/// `None` for a metric with no column (or a trace of recommendations).
 pub fn keys(autoscaler: &Autoscaler, columns: &Columns) -> Vec<Option<(String, usize)>> {
     let Columns::Metrics(names) = columns else {
         return vec![None; autoscaler.metrics.len()];
     };
-    let metrics = &autoscaler.metrics;
-    metrics
-        .iter()
-        .enumerate()
-        .map(|(i, metric)| {
-            let name = metric.name();
-            let column = names.iter().position(|n| n == name)?;
-            let shared = metrics.iter().filter(|m| m.name() == name).count() > 1;
-            let key = if shared {
-                format!("{name}[{i}]")
-            } else {
-                name.to_owned()
-            };
+    trace::metric_keys(autoscaler)
+        .into_iter()
+        .map(|key| {
+            let key = key?;
+            let column = names.iter().position(|n| *n == key)?;
             Some((key, column))
         })
         .collect()

@@ -10,7 +10,7 @@ use hpa_lint_rules::controller::flags::format_duration;
 use hpa_lint_rules::controller::{Autoscaler, Millis};
 
 use super::MAX_SYNCS;
-use super::trace::{self, Columns, Trace, escaped};
+use super::trace::{self, Columns, MetricColumns, Trace, escaped};
 use crate::hpas::Found;
 use crate::loads::{self, Load};
 
@@ -32,9 +32,9 @@ pub struct Source {
     pub end: Millis,
 }
 
-/// Reads `--trace` or fetches from `--prometheus`; `names` are the trace
-/// column names of the metrics of the HPA's specs in `autoscalers` (one for
-/// `simulate`, two for `compare` and `diff`: a name is queried as the first
+/// Reads `--trace` or fetches from `--prometheus`; `wanted` are the trace
+/// columns of the metrics of the HPA's specs in `autoscalers` (one for
+/// `simulate`, two for `compare` and `diff`: a key is queried as the first
 /// spec that has it measures it), `found` the HPA whose target is replayed.
 pub fn load(
     traces: &[String],
@@ -42,10 +42,10 @@ pub fn load(
     until: Option<TimeArg>,
     found: &Found,
     autoscalers: &[&Autoscaler],
-    names: &[String],
+    wanted: &MetricColumns,
 ) -> Result<Source> {
     if replay.client.prometheus.is_none() {
-        let (trace, start) = trace::read(traces, names, replay.max_gap)?;
+        let (trace, start) = trace::read(traces, wanted, replay.max_gap)?;
         let end = match (until, start) {
             (None, _) => trace.end(),
             (Some(TimeArg::Span(span)), _) => span,
@@ -82,15 +82,17 @@ pub fn load(
             format_duration(period)
         );
     }
-    let kinds: Vec<Metric<'_>> = names
+    let keys = wanted.keys();
+    let kinds: Vec<Metric<'_>> = keys
         .iter()
-        .map(|name| Metric {
-            name,
+        .map(|key| Metric {
+            name: key,
             kind: autoscalers
                 .iter()
-                .flat_map(|a| &a.metrics)
-                .find(|m| m.name() == name)
-                .expect("every name is a metric's"),
+                .flat_map(|a| a.metrics.iter().zip(trace::metric_keys(a)))
+                .find(|(_, k)| k.as_ref() == Some(key))
+                .expect("every key is a metric's")
+                .0,
         })
         .collect();
     let key = &found.object.key;
@@ -113,7 +115,7 @@ pub fn load(
     }
     let demand = fetched.demand;
     let trace = Trace {
-        columns: Columns::Metrics(names.to_vec()),
+        columns: Columns::Metrics(keys.clone()),
         rows: demand.rows,
     };
     Ok(Source {

@@ -13,7 +13,7 @@ use crate::prometheus::replay;
 use crate::prometheus::time::UnixMillis;
 use anyhow::{Result, bail};
 use hpa_lint_rules::controller::flags::DurationError;
-use hpa_lint_rules::controller::{Millis, parse_duration};
+use hpa_lint_rules::controller::{Autoscaler, Millis, parse_duration};
 use hpa_lint_rules::model::quantity::Quantity;
 
 /// Larger trace files are refused rather than read into memory.
@@ -58,6 +58,144 @@ impl Trace {
     pub fn end(&self) -> Millis {
         self.rows.last().map_or(0, |r| r.0)
     }
+}
+
+/// Each metric's key: its name (the resource or `metric.name`), or, when
+/// another metric of the HPA has the same name, `name[i]` with `i` its index
+/// in `spec.metrics` (two External metrics of one name with other selectors
+/// are two series). `None` for a metric with no name.
+pub fn metric_keys(autoscaler: &Autoscaler) -> Vec<Option<String>> {
+    let metrics = &autoscaler.metrics;
+    metrics
+        .iter()
+        .enumerate()
+        .map(|(i, metric)| {
+            let name = metric.name();
+            if name.is_empty() {
+                None
+            } else if metrics.iter().filter(|m| m.name() == name).count() > 1 {
+                Some(format!("{name}[{i}]"))
+            } else {
+                Some(name.to_owned())
+            }
+        })
+        .collect()
+}
+
+/// The trace columns the metrics of one or more HPAs read: a column per
+/// metric key ([`metric_keys`]); a column named as several metrics are
+/// (`cpu` for `cpu[0]` and `cpu[1]`) gives them all.
+#[derive(Debug)]
+pub struct MetricColumns {
+    /// Each key once, with the name of its metric.
+    named: Vec<(String, String)>,
+}
+
+impl MetricColumns {
+    pub fn of(autoscalers: &[&Autoscaler]) -> Self {
+        let mut named: Vec<(String, String)> = Vec::new();
+        for autoscaler in autoscalers {
+            for (metric, key) in autoscaler.metrics.iter().zip(metric_keys(autoscaler)) {
+                if let Some(key) = key
+                    && !named.iter().any(|(k, _)| *k == key)
+                {
+                    named.push((key, metric.name().to_owned()));
+                }
+            }
+        }
+        Self { named }
+    }
+
+    /// The keys, in the order of the metrics.
+    pub fn keys(&self) -> Vec<String> {
+        self.named.iter().map(|(key, _)| key.clone()).collect()
+    }
+
+    /// The keys a column named `column` gives: its own, and those of the
+    /// metrics of that name that share it.
+    fn fed_by(&self, column: &str) -> Vec<&str> {
+        self.named
+            .iter()
+            .filter(|(key, name)| key == column || (name == column && key != name))
+            .map(|(key, _)| key.as_str())
+            .collect()
+    }
+
+    /// The metrics, as messages list them.
+    pub fn describe(&self) -> String {
+        if self.named.is_empty() {
+            return "none".to_owned();
+        }
+        let mut shown = escaped(&self.keys().join(", "));
+        let mut shared: Vec<&str> = (self.named.iter())
+            .filter(|(key, name)| key != name)
+            .map(|(_, name)| name.as_str())
+            .collect();
+        shared.dedup();
+        for name in shared {
+            shown += &format!(" (a `{}` column gives every `{0}[…]`)", escaped(name));
+        }
+        shown
+    }
+
+    /// Whether a column of this name gives some metric.
+    pub fn knows(&self, column: &str) -> bool {
+        !self.fed_by(column).is_empty()
+    }
+
+    /// For each key, the index in `columns` of the column that gives it:
+    /// each metric must have one (columns that give none are for the caller
+    /// to refuse, see [`MetricColumns::knows`]).
+    pub fn resolve(&self, columns: &[String]) -> Result<Vec<usize>, Unresolved> {
+        let mut given: Vec<Option<usize>> = vec![None; self.named.len()];
+        for (c, column) in columns.iter().enumerate() {
+            for key in self.fed_by(column) {
+                let k = self.named.iter().position(|(n, _)| n == key).unwrap_or(0);
+                if let Some(other) = given[k] {
+                    return Err(Unresolved::Twice {
+                        columns: [columns[other].clone(), column.clone()],
+                        key: key.to_owned(),
+                    });
+                }
+                given[k] = Some(c);
+            }
+        }
+        (given.iter().zip(&self.named))
+            .map(|(c, (key, _))| c.ok_or_else(|| Unresolved::Missing(key.clone())))
+            .collect()
+    }
+}
+
+/// Why a trace's columns do not give each metric once.
+#[derive(Debug)]
+pub enum Unresolved {
+    /// No column gives this metric.
+    Missing(String),
+    /// Two columns give the metric `key`.
+    Twice { columns: [String; 2], key: String },
+}
+
+impl std::fmt::Display for Unresolved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unresolved::Missing(key) => write!(f, "no column for the HPA's metric {}", quoted(key)),
+            Unresolved::Twice { columns, key } => write!(
+                f,
+                "{} and {} both give the metric {}",
+                quoted(&columns[0]),
+                quoted(&columns[1]),
+                quoted(key)
+            ),
+        }
+    }
+}
+
+/// `rows` of values per column, as values per key: each key's from the
+/// column that gives it (`sources`, from [`MetricColumns::resolve`]).
+fn by_key(rows: Vec<(Millis, Vec<i64>)>, sources: &[usize]) -> Vec<(Millis, Vec<i64>)> {
+    rows.into_iter()
+        .map(|(time, values)| (time, sources.iter().map(|&c| values[c]).collect()))
+        .collect()
 }
 
 fn read_text(path: &Path) -> Result<String> {
@@ -123,8 +261,8 @@ fn csv_records(text: &str) -> impl Iterator<Item = Result<(usize, Vec<String>), 
     })
 }
 
-/// Reads a CSV trace; `metrics` are the HPA's metric names.
-pub fn read_csv(path: &Path, metrics: &[String]) -> Result<Trace> {
+/// Reads a CSV trace of the metrics `wanted`.
+pub fn read_csv(path: &Path, wanted: &MetricColumns) -> Result<Trace> {
     let name = file_name(path);
     let text = read_text(path)?;
     let mut records = csv_records(&text);
@@ -132,16 +270,13 @@ pub fn read_csv(path: &Path, metrics: &[String]) -> Result<Trace> {
     let Some(first) = records.next() else {
         bail!("{name}: the trace is empty: expected a header such as `time,replicas`");
     };
+    let keys = wanted.keys();
     if text.trim_start().starts_with('{') {
-        let metric = metrics.first().map_or("cpu", String::as_str);
-        let known = if metrics.is_empty() {
-            "none".to_owned()
-        } else {
-            escaped(&metrics.join(", "))
-        };
+        let metric = keys.first().map_or("cpu", String::as_str);
         bail!(
-            "{name}: a Prometheus `query_range` answer, not a CSV trace: name the metric it gives, e.g. --trace {}={name} (the HPA's metrics are {known})",
-            escaped(metric)
+            "{name}: a Prometheus `query_range` answer, not a CSV trace: name the metric it gives, e.g. --trace {}={name} (the HPA's metrics are {})",
+            escaped(metric),
+            wanted.describe()
         );
     }
     let (header_line, header) = first.map_err(|e| anyhow::anyhow!("{name}:{e}"))?;
@@ -156,22 +291,18 @@ pub fn read_csv(path: &Path, metrics: &[String]) -> Result<Trace> {
     }
     let names = &header[1..];
     let recommendation =
-        names == [RECOMMENDATION_COLUMN] && !metrics.iter().any(|m| m == RECOMMENDATION_COLUMN);
-    let columns = if recommendation {
-        Columns::Replicas
+        names == [RECOMMENDATION_COLUMN] && !keys.iter().any(|m| m == RECOMMENDATION_COLUMN);
+    let (columns, sources) = if recommendation {
+        (Columns::Replicas, Vec::new())
     } else {
         for (i, column) in names.iter().enumerate() {
-            if !metrics.contains(column) {
-                let known = if metrics.is_empty() {
-                    "none".to_owned()
-                } else {
-                    escaped(&metrics.join(", "))
-                };
+            if !wanted.knows(column) {
                 return Err(at(
                     header_line,
                     format!(
-                        "unknown column {}: the HPA's metrics are {known}, or use a single `{RECOMMENDATION_COLUMN}` column",
-                        quoted(column)
+                        "unknown column {}: the HPA's metrics are {}, or use a single `{RECOMMENDATION_COLUMN}` column",
+                        quoted(column),
+                        wanted.describe()
                     ),
                 ));
             }
@@ -182,13 +313,11 @@ pub fn read_csv(path: &Path, metrics: &[String]) -> Result<Trace> {
                 ));
             }
         }
-        if let Some(missing) = metrics.iter().find(|m| !names.contains(m)) {
-            return Err(at(
-                header_line,
-                format!("no column for the HPA's metric {}", quoted(missing)),
-            ));
-        }
-        Columns::Metrics(names.to_vec())
+        let sources = wanted.resolve(names).map_err(|e| match e {
+            Unresolved::Missing(_) => at(header_line, e.to_string()),
+            Unresolved::Twice { .. } => at(header_line, format!("columns {e}")),
+        })?;
+        (Columns::Metrics(keys), sources)
     };
     let mut rows: Vec<(Millis, Vec<i64>)> = Vec::new();
     for record in records {
@@ -218,6 +347,9 @@ pub fn read_csv(path: &Path, metrics: &[String]) -> Result<Trace> {
     }
     if rows.is_empty() {
         bail!("{name}: the trace has a header but no rows");
+    }
+    if let Columns::Metrics(_) = columns {
+        rows = by_key(rows, &sources);
     }
     Ok(Trace { columns, rows })
 }
@@ -254,18 +386,19 @@ fn check_order(rows: &[(Millis, Vec<i64>)], time: Millis) -> Result<(), String> 
 }
 
 /// Reads `--trace`: one CSV file, or `NAME=FILE.json` Prometheus
-/// `query_range` answers, one per metric, read as live answers are (see
+/// `query_range` answers, one per metric key (or per name several metrics
+/// share), read as live answers are (see
 /// [`crate::prometheus::replay::from_files`]). Returns the trace and, for
 /// Prometheus answers, the Unix time of its time 0.
 pub fn read(
     specs: &[String],
-    metrics: &[String],
+    wanted: &MetricColumns,
     max_gap: Millis,
 ) -> Result<(Trace, Option<UnixMillis>)> {
     if let [single] = specs
         && !single.contains('=')
     {
-        return Ok((read_csv(single.as_ref(), metrics)?, None));
+        return Ok((read_csv(single.as_ref(), wanted)?, None));
     }
     let mut files = BTreeMap::new();
     for spec in specs {
@@ -280,30 +413,32 @@ pub fn read(
         }
     }
     for name in files.keys() {
-        if !metrics.contains(name) {
+        if !wanted.knows(name) {
             bail!(
                 "--trace {}=…: unknown metric {}: the HPA's metrics are {}",
                 escaped(name),
                 quoted(name),
-                escaped(&metrics.join(", "))
+                wanted.describe()
             );
         }
     }
-    if let Some(missing) = metrics.iter().find(|m| !files.contains_key(*m)) {
-        bail!(
-            "no trace for the HPA's metric {}: add --trace {}=FILE",
-            quoted(missing),
-            escaped(missing)
-        );
-    }
     let files: Vec<(String, &Path)> = files.into_iter().collect();
+    let names: Vec<String> = files.iter().map(|(name, _)| name.clone()).collect();
+    let sources = wanted.resolve(&names).map_err(|e| match e {
+        Unresolved::Missing(key) => anyhow::anyhow!(
+            "no trace for the HPA's metric {}: add --trace {}=FILE",
+            quoted(&key),
+            escaped(&key)
+        ),
+        twice => anyhow::anyhow!("--trace: traces {twice}"),
+    })?;
     let table = replay::from_files(&files, max_gap)?;
     for note in &table.notes {
         crate::tell!("hpa-lint: note: {}", escaped(note));
     }
     let trace = Trace {
-        columns: Columns::Metrics(files.into_iter().map(|(name, _)| name).collect()),
-        rows: table.rows,
+        columns: Columns::Metrics(wanted.keys()),
+        rows: by_key(table.rows, &sources),
     };
     Ok((trace, Some(table.start)))
 }
