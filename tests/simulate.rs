@@ -1188,6 +1188,40 @@ fn metrics_of_one_name_have_keys_of_their_own() {
     );
 }
 
+/// A pod's request is its pod-level one while `PodLevelResources` is on
+/// (from 1.34); before, the API server drops it and the containers' count.
+#[test]
+fn pod_level_requests_follow_their_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(
+        dir.path(),
+        "hpa.yaml",
+        &with_metrics(
+            "  - type: Resource\n    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}\n",
+        )
+        .replace(
+            "      containers:\n",
+            "      resources: {requests: {cpu: \"2\"}}\n      containers:\n",
+        ),
+    );
+    let trace = write(dir.path(), "trace.csv", "time,cpu\n0,1\n");
+    let recommendation = |version: &str| {
+        json(hpa_lint("simulate").args([
+            &file,
+            "--trace",
+            &trace,
+            "--until",
+            "0s",
+            "--kube-version",
+            version,
+        ]))["steps"][0]["recommendation"]
+            .clone()
+    };
+    // 1 core on one pod: 50 % of 2 cores wants 1 pod, 200 % of 500m 4.
+    assert_eq!(recommendation("1.34"), 1);
+    assert_eq!(recommendation("1.33"), 4);
+}
+
 /// Two External metrics of one name with other selectors are two series:
 /// each has a column of its own (`name[i]`), from CSV or Prometheus files;
 /// a column of the shared name gives them both.
@@ -1557,6 +1591,73 @@ fn hpas_are_listed_in_file_order() {
 
 /// Issue 16: the sync period every time of `behavior` is counted in, in
 /// the text's first line and in JSON.
+/// What `behavior` marks as a default: a field the manifest does not set,
+/// in `spec.behavior` or in the `v1` behavior annotation (keys as Go reads
+/// them), and a tolerance the API server drops while its gate is off.
+#[test]
+fn behavior_marks_what_the_manifest_does_not_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let v1 = write(
+        dir.path(),
+        "v1.yaml",
+        "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\n  namespace: shop\n  \
+         annotations:\n    autoscaling.alpha.kubernetes.io/behavior: '{\"ScaleDown\":{\"stabilizationWindowSeconds\":60,\
+         \"SelectPolicy\":\"Min\",\"policies\":[{\"Type\":\"Pods\",\"Value\":1,\"PeriodSeconds\":60}]}}'\n\
+         spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 10\n",
+    );
+    let defaults = |args: &[&str]| -> Vec<(String, bool)> {
+        let document = json(hpa_lint("behavior").args(args));
+        let behavior = &document["hpas"][0]["behavior"];
+        let mut marked = Vec::new();
+        for direction in ["scaleUp", "scaleDown"] {
+            for (field, value) in behavior[direction].as_object().unwrap() {
+                marked.push((format!("{direction}.{field}"), value["default"] == true));
+            }
+        }
+        marked
+    };
+    let marked = defaults(&[&v1]);
+    let written: Vec<&str> = (marked.iter())
+        .filter(|(_, default)| !default)
+        .map(|(field, _)| field.as_str())
+        .collect();
+    assert_eq!(
+        written,
+        [
+            "scaleDown.stabilizationWindowSeconds",
+            "scaleDown.selectPolicy",
+            "scaleDown.policies"
+        ]
+    );
+    let tolerance = write(
+        dir.path(),
+        "tolerance.yaml",
+        &hpa(
+            "web",
+            "  maxReplicas: 10\n  behavior:\n    scaleUp: {tolerance: 0.01}\n",
+        ),
+    );
+    let up_tolerance = |version: &str| {
+        let marked = defaults(&[&tolerance, "--kube-version", version]);
+        marked
+            .into_iter()
+            .find(|(f, _)| f == "scaleUp.tolerance")
+            .unwrap()
+            .1
+    };
+    assert!(!up_tolerance("1.35"));
+    assert!(up_tolerance("1.34"));
+    let text = hpa_lint("behavior")
+        .args([&tolerance, "--kube-version", "1.34"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("    tolerance: 0.1  # dropped by the API server (HPAConfigurableTolerance is off): default: --tolerance\n"),
+        "{text}"
+    );
+}
+
 #[test]
 fn behavior_shows_the_sync_period_in_force() {
     let cart = "examples/shop/cart/cart.yaml";

@@ -121,7 +121,7 @@ pub fn run(
         replay.until,
         &found,
         &[&autoscaler],
-        &simulate::trace_names(&autoscaler),
+        &simulate::trace::MetricColumns::of(&[&autoscaler]),
     )?;
     note_spec_writes(&found, source.start);
     simulate::simulate(

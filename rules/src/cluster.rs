@@ -119,13 +119,18 @@ pub struct FeatureGates {
     pub configurable_tolerance: bool,
     /// `HPAContainerMetrics`: keeps `containerResource` metrics (1.27 beta on, GA 1.30).
     pub container_metrics: bool,
+    /// `PodLevelResources`: keeps a pod template's pod-level `resources`,
+    /// which the controller then divides `Resource` utilization by (1.32
+    /// alpha, 1.34 beta on).
+    pub pod_level_resources: bool,
 }
 
 /// Gate names accepted by `--feature-gates` and `featureGates:`.
-pub const FEATURE_GATES: [&str; 3] = [
+pub const FEATURE_GATES: [&str; 4] = [
     "HPAScaleToZero",
     "HPAConfigurableTolerance",
     "HPAContainerMetrics",
+    "PodLevelResources",
 ];
 
 impl FeatureGates {
@@ -135,12 +140,13 @@ impl FeatureGates {
             scale_to_zero: false,
             configurable_tolerance: version.at_least(35),
             container_metrics: version.at_least(27),
+            pod_level_resources: version.at_least(34),
         }
     }
 
     /// Sets one gate by name, as the API server of `release` takes it:
     /// `HPAContainerMetrics` is locked on from its GA (1.30) and gone from
-    /// 1.32 (apiserver-hpa-rules.md §5).
+    /// 1.32 (apiserver-hpa-rules.md §5); `PodLevelResources` comes in 1.32.
     pub fn set(
         &mut self,
         release: KubeVersion,
@@ -166,6 +172,12 @@ impl FeatureGates {
                 )));
             }
             "HPAContainerMetrics" => &mut self.container_metrics,
+            "PodLevelResources" if !release.at_least(32) => {
+                return Err(fixed(format!(
+                    "does not exist in Kubernetes {release}: it was added in 1.32"
+                )));
+            }
+            "PodLevelResources" => &mut self.pod_level_resources,
             _ => return Err(ClusterError::UnknownGate(name.to_owned())),
         };
         *gate = enabled;
@@ -270,6 +282,21 @@ mod tests {
         assert!(!gates.configurable_tolerance && gates.container_metrics && !gates.scale_to_zero);
         assert!(FeatureGates::defaults(KubeVersion::new(35)).configurable_tolerance);
         assert!(!FeatureGates::defaults(KubeVersion::new(26)).container_metrics);
+        assert!(!FeatureGates::defaults(KubeVersion::new(33)).pod_level_resources);
+        assert!(FeatureGates::defaults(KubeVersion::new(34)).pod_level_resources);
+        // `PodLevelResources` comes in 1.32 (alpha).
+        let mut gates = FeatureGates::defaults(KubeVersion::new(32));
+        gates
+            .set(KubeVersion::new(32), "PodLevelResources", true)
+            .unwrap();
+        assert!(gates.pod_level_resources);
+        let before = gates.set(KubeVersion::new(31), "PodLevelResources", true);
+        assert!(
+            before
+                .unwrap_err()
+                .to_string()
+                .contains("was added in 1.32")
+        );
     }
 
     #[test]

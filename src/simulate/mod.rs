@@ -20,6 +20,7 @@ use crate::prometheus::replay::ReplayArgs;
 use crate::prometheus::time::{TimeArg, UnixMillis, parse_time_arg};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
+use hpa_lint_rules::cluster::FeatureGates;
 use hpa_lint_rules::controller::flags::format_duration;
 use hpa_lint_rules::controller::reconcile::{MetricKind, ResourceTarget};
 use hpa_lint_rules::controller::replicas::pod_request;
@@ -376,7 +377,12 @@ pub fn requests(
                     target.name
                 );
             };
-            Ok(template_request(template, resource, container.as_deref()))
+            Ok(template_request(
+                template,
+                resource,
+                container.as_deref(),
+                &autoscaler.feature_gates,
+            ))
         })
         .collect()
 }
@@ -388,16 +394,16 @@ fn template_request(
     template: &PodTemplate<'_>,
     resource: &str,
     container: Option<&str>,
+    gates: &FeatureGates,
 ) -> Result<i64, String> {
     let quantity = |v: Option<&serde_json::Value>| {
         v.and_then(Quantity::from_json)
             .and_then(|q| q.milli_value())
     };
-    if container.is_none() && template.has_pod_level(resource) {
-        let pod_level = template.pod_level_request(resource);
-        if let Some(milli) = quantity(pod_level) {
-            return Ok(milli);
-        }
+    if container.is_none()
+        && let Some(milli) = quantity(template.pod_level_request(resource, gates))
+    {
+        return Ok(milli);
     }
     let containers: Vec<(String, Option<i64>)> = template
         .counted_containers()

@@ -13,7 +13,7 @@ use super::normalize::{
 use super::replicas::{
     self, PodMetrics, PodState, Tolerances, average_of_total, average_value, resource_utilization,
 };
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, FeatureGates};
 use crate::model::hpa::{Hpa, MetricSource, MetricTarget};
 
 /// What a resource metric aims for.
@@ -221,8 +221,9 @@ pub struct Autoscaler {
     pub tolerances: Tolerances,
     /// The controller's flags.
     pub flags: ControllerFlags,
-    /// `HPAScaleToZero`.
-    pub scale_to_zero: bool,
+    /// The cluster's feature gates: `HPAScaleToZero`, and
+    /// `PodLevelResources`, which decides how a pod's request is found (C5.4).
+    pub feature_gates: FeatureGates,
 }
 
 impl Autoscaler {
@@ -250,7 +251,7 @@ impl Autoscaler {
             behavior,
             tolerances,
             flags,
-            scale_to_zero: cluster.feature_gates.scale_to_zero,
+            feature_gates: cluster.feature_gates,
         }
     }
 }
@@ -413,7 +414,7 @@ impl Autoscaler {
     /// Whether the controller scales this HPA to zero replicas and back:
     /// `HPAScaleToZero`, `minReplicas: 0` and an Object or External metric.
     pub fn scales_to_zero(&self) -> bool {
-        self.scale_to_zero && self.min_replicas == 0 && self.has_object_or_external()
+        self.feature_gates.scale_to_zero && self.min_replicas == 0 && self.has_object_or_external()
     }
 
     /// `computeReplicasForMetric`: one metric's proposal (C5.1).
@@ -529,8 +530,8 @@ impl Autoscaler {
                 at: now,
             }])
         });
-        let scaled_to_zero =
-            self.scale_to_zero && state.conditions.scaled_to_zero.is_some_and(|c| c.status);
+        let scaled_to_zero = self.feature_gates.scale_to_zero
+            && state.conditions.scaled_to_zero.is_some_and(|c| c.status);
         let object_or_external = self.has_object_or_external();
         let mut outcome = Outcome {
             recommendation: None,
@@ -549,7 +550,7 @@ impl Autoscaler {
                     false,
                     "ScalingDisabled",
                 );
-                if !self.scale_to_zero {
+                if !self.feature_gates.scale_to_zero {
                     state.conditions.scaled_to_zero = None;
                 }
             }
@@ -653,14 +654,15 @@ impl Autoscaler {
                 now,
             );
             let to_zero = current > 0 && outcome.desired == 0 && min == 0 && object_or_external;
-            state.conditions.scaled_to_zero = self.scale_to_zero.then_some(Condition {
-                status: to_zero,
-                reason: if to_zero {
-                    "ScaledToZero"
-                } else {
-                    "NotScaledToZero"
-                },
-            });
+            state.conditions.scaled_to_zero =
+                self.feature_gates.scale_to_zero.then_some(Condition {
+                    status: to_zero,
+                    reason: if to_zero {
+                        "ScaledToZero"
+                    } else {
+                        "NotScaledToZero"
+                    },
+                });
         } else {
             outcome.desired = current;
         }

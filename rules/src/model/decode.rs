@@ -5,6 +5,7 @@
 //! simply leaves out what could not be decoded, so later rules can still look at the
 //! rest of the object.
 
+use crate::model::go::json_number;
 use crate::model::go_time::rfc3339_error;
 use crate::model::quantity::Quantity;
 use crate::path::{FieldPath, Json, Segment, Shape};
@@ -180,7 +181,7 @@ fn json_type<V: Json>(value: &V) -> String {
     match value.shape() {
         Shape::Null => "null".into(),
         Shape::Bool(_) => "bool".into(),
-        Shape::Number(n) => format!("number {n}"),
+        Shape::Number(n) => format!("number {}", json_number(n)),
         Shape::String(_) => "string".into(),
         Shape::Array(_) => "array".into(),
         Shape::Object(..) => "object".into(),

@@ -46,6 +46,28 @@ pub(crate) fn pow10(n: i32) -> f64 {
     }
 }
 
+/// A JSON number as Go's `encoding/json` writes it (kubectl converts YAML to
+/// JSON with it, and the server's errors quote that text): integers in
+/// full, floats in their shortest form, with an exponent below 1e-6 and from
+/// 1e21 (`1e+21`, `1e-7`).
+pub(crate) fn json_number(number: &serde_json::Number) -> String {
+    let Some(f) = number.as_f64().filter(|_| number.is_f64()) else {
+        return number.to_string();
+    };
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let text = format!("{f:e}");
+        match text.split_once('e') {
+            Some((mantissa, exponent)) if !exponent.starts_with('-') => {
+                format!("{mantissa}e+{exponent}")
+            }
+            _ => text,
+        }
+    } else {
+        f.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,5 +90,31 @@ mod tests {
         assert_eq!(pow10(-3), 0.001);
         assert_eq!(3.0 * pow10(-1), 0.300_000_000_000_000_04);
         assert_eq!(pow10(40), 1e40);
+    }
+
+    /// What `json.Marshal` of these float64s gives in Go.
+    #[test]
+    fn writes_json_numbers_as_go_does() {
+        let cases = [
+            (serde_json::json!(1e20), "100000000000000000000"),
+            (serde_json::json!(1e21), "1e+21"),
+            (
+                serde_json::json!(1.2345678901234568e23),
+                "1.2345678901234569e+23",
+            ),
+            (serde_json::json!(2.5), "2.5"),
+            (serde_json::json!(1e-7), "1e-7"),
+            (serde_json::json!(1.5e-10), "1.5e-10"),
+            (serde_json::json!(0.000001), "0.000001"),
+            (serde_json::json!(-0.0), "-0"),
+            (serde_json::json!(3_000_000_000_u64), "3000000000"),
+            (serde_json::json!(-7), "-7"),
+        ];
+        for (value, go) in cases {
+            let serde_json::Value::Number(number) = &value else {
+                unreachable!()
+            };
+            assert_eq!(json_number(number), go, "{value}");
+        }
     }
 }

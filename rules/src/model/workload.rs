@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, FeatureGates};
 use crate::model::quantity::Quantity;
 use crate::object::{Object, ObjectKey, ObjectRef, Origin, SUPPRESSION_PREFIX};
 use crate::path::{FieldPath, Json, Shape};
@@ -303,15 +303,20 @@ impl<'a, V: Json> PodTemplate<'a, V> {
         Some(Self { value })
     }
 
-    /// Whether the pod spec sets pod-level `resources` for `resource`: the HPA
-    /// controller's use of those differs between releases, so the request
-    /// rules stay silent.
-    pub fn has_pod_level(&self, resource: &str) -> bool {
-        self.pod_level_request(resource).is_some()
+    /// Whether the pod spec sets pod-level `resources` for `resource` that
+    /// the cluster keeps (`gates`): the HPA controller's use of those differs
+    /// between releases, so the request rules stay silent.
+    pub fn has_pod_level(&self, resource: &str, gates: &FeatureGates) -> bool {
+        self.pod_level_request(resource, gates).is_some()
     }
 
-    /// The pod-level request (or, the API server copying it, limit) for `resource`.
-    pub fn pod_level_request(&self, resource: &str) -> Option<&'a V> {
+    /// The pod-level request (or, the API server copying it, limit) for
+    /// `resource`; `None` while `PodLevelResources` is off, as the API
+    /// server then drops pod-level `resources` from the template.
+    pub fn pod_level_request(&self, resource: &str, gates: &FeatureGates) -> Option<&'a V> {
+        if !gates.pod_level_resources {
+            return None;
+        }
         ["requests", "limits"]
             .iter()
             .find_map(|field| self.value.at(&["spec", "resources", field, resource]))

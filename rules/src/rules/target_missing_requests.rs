@@ -131,7 +131,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         // The namespace's LimitRanges only when a container lacks the
         // request: most have it, and listing them costs more.
         if lacking.is_empty()
-            || template.has_pod_level(resource)
+            || template.has_pod_level(resource, &cx.settings.cluster.feature_gates)
             || cx.has_default_request(&target.key.namespace, resource)
         {
             continue;
@@ -184,5 +184,33 @@ mod tests {
     #[test]
     fn fixture() {
         insta::assert_snapshot!(check_fixture(&RULE));
+    }
+
+    /// Pod-level requests count while `PodLevelResources` is on (from 1.34,
+    /// or when set from 1.32); while it is off the API server drops them.
+    #[test]
+    fn pod_level_requests_count_where_the_gate_is_on() {
+        use crate::cluster::{Cluster, KubeVersion};
+        use crate::settings::Settings;
+        use crate::testing::{lint_yaml, only_with};
+
+        let text = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\n\
+            spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 3\n  \
+            metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}}]\n\
+            ---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      \
+            resources: {requests: {cpu: 500m}}\n      containers: [{name: app, image: web}]\n";
+        let findings = |minor: u32, gates: &str| {
+            let mut settings = Settings::default();
+            let mut cluster = Cluster::new(KubeVersion::new(minor));
+            let release = cluster.kube_version;
+            cluster.feature_gates.apply_overrides(release, gates).unwrap();
+            settings.cluster = cluster;
+            lint_yaml(text, &only_with(&RULE, settings)).len()
+        };
+        assert_eq!(findings(36, ""), 0);
+        assert_eq!(findings(34, ""), 0);
+        assert_eq!(findings(33, ""), 1);
+        assert_eq!(findings(33, "PodLevelResources=true"), 0);
+        assert_eq!(findings(36, "PodLevelResources=false"), 1);
     }
 }

@@ -124,7 +124,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         let Some(percent) = metric.utilization() else {
             continue;
         };
-        if !matches!(resource, "cpu" | "memory") || template.has_pod_level(resource) {
+        if !matches!(resource, "cpu" | "memory") || template.has_pod_level(resource, &cx.settings.cluster.feature_gates) {
             continue;
         }
         let containers = counted

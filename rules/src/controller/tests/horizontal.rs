@@ -8,6 +8,7 @@
 //! an input: the controller's decision no longer reads it.
 
 use super::{MINUTE, NOW, SECOND, ZERO_TIME};
+use crate::cluster::FeatureGates;
 use crate::controller::normalize::{EffectiveBehavior, Recommendation, Recommendations, Rules};
 use crate::controller::reconcile::*;
 use crate::controller::replicas::*;
@@ -248,7 +249,10 @@ impl Tc {
             behavior,
             tolerances,
             flags,
-            scale_to_zero: self.scale_to_zero,
+            feature_gates: FeatureGates {
+                scale_to_zero: self.scale_to_zero,
+                ..FeatureGates::default()
+            },
         };
         let requests: Vec<i64> = match &self.requests {
             Some(list) => list.iter().map(|q| 2 * (milli(q) / 2)).collect(),
