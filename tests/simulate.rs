@@ -1814,7 +1814,7 @@ fn a_one_row_trace_says_one_sync_and_names_until() {
     assert!(
         text.ends_with(
             "     0 └─\n      0s\n\n\
-             the load ends at 0s, so this is one sync; --until simulates longer (e.g. --until 30m)\n"
+             this is one sync, at 0s; --until simulates longer (e.g. --until 30m)\n"
         ),
         "{text}"
     );
@@ -1827,6 +1827,14 @@ fn a_one_row_trace_says_one_sync_and_names_until() {
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains(", 2 syncs from 0s to 15s\n"), "{text}");
     assert!(text.ends_with("     0 └──\n      0s 15s\n"), "{text}");
+    // A last row between syncs: the run goes on to the sync that sees it.
+    let trace = write(dir.path(), "off.csv", "time,replicas\n0,5\n10,9\n");
+    let document =
+        json(hpa_lint("simulate").args(["examples/shop/cart/cart.yaml", "--trace", &trace]));
+    let steps = document["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    assert_eq!(steps[1]["time"], 15);
+    assert_eq!(steps[1]["recommendation"], 9);
 }
 
 /// A version the release no longer serves is rejected by its API server,

@@ -265,7 +265,7 @@ impl<W: Write> Sink for Text<'_, W> {
         if self.setup.syncs == 1 {
             writeln!(
                 self.out,
-                "\nthe load ends at 0s, so this is one sync; --until simulates longer (e.g. --until 30m)"
+                "\nthis is one sync, at 0s; --until simulates longer (e.g. --until 30m)"
             )?;
         }
         self.out.flush()?;

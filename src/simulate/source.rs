@@ -46,8 +46,10 @@ pub fn load(
 ) -> Result<Source> {
     if replay.client.prometheus.is_none() {
         let (trace, start) = trace::read(traces, wanted, replay.max_gap)?;
+        let period = autoscalers[0].flags.sync_period;
         let end = match (until, start) {
-            (None, _) => trace.end(),
+            // The first sync that sees the last row (rows need not fall on syncs).
+            (None, _) => (trace.end() + period - 1) / period * period,
             (Some(TimeArg::Span(span)), _) => span,
             (Some(TimeArg::At(at)), Some(start)) if at >= start => at - start,
             (Some(TimeArg::At(at)), Some(start)) => bail!(
