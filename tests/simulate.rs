@@ -1222,6 +1222,51 @@ fn pod_level_requests_follow_their_gate() {
     assert_eq!(recommendation("1.33"), 4);
 }
 
+/// `--requests` for a target in the input replaces its requests, and says
+/// so on standard error (once in `compare`, whose specs share the target).
+#[test]
+fn requests_given_for_a_target_in_the_input_are_a_noted_what_if() {
+    let cart = "examples/shop/cart/cart.yaml";
+    let trace = "examples/traces/cart-cpu.csv";
+    let note = "hpa-lint: note: --requests: cpu 0.1 per pod in place of the 0.55 that StatefulSet `cart` in the input requests (a what-if)\n";
+    let run = |args: &[&str]| {
+        let output = hpa_lint(args[0]).args(&args[1..]).output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        (
+            String::from_utf8(output.stdout).unwrap(),
+            String::from_utf8(output.stderr).unwrap(),
+        )
+    };
+    let (own, quiet) = run(&["simulate", cart, "--trace", trace, "--format", "csv"]);
+    assert_eq!(quiet, "");
+    let (replaced, noted) = run(&[
+        "simulate",
+        cart,
+        "--trace",
+        trace,
+        "--requests",
+        "cpu=100m",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(noted, note);
+    assert_ne!(replaced, own, "the replaced requests are simulated");
+    let (_, noted) = run(&[
+        "compare",
+        cart,
+        cart,
+        "--load",
+        "step",
+        "--requests",
+        "cpu=100m",
+    ]);
+    assert_eq!(noted, note);
+}
+
 /// Two External metrics of one name with other selectors are two series:
 /// each has a column of its own (`name[i]`), from CSV or Prometheus files;
 /// a column of the shared name gives them both.

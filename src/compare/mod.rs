@@ -468,6 +468,16 @@ pub fn sides(
             })
             .cloned()
     };
+    // Once per target: the two specs often scale the same one.
+    let mut noted = Vec::new();
+    for found in [old.0, new.0] {
+        let target = found.target.as_ref().map(|t| &t.value);
+        if !noted.contains(&target) {
+            noted.push(target);
+            let autoscaler = Autoscaler::new(&found.hpa, flags.clone(), &settings.cluster);
+            simulate::note_replaced_requests(found, &autoscaler, requests);
+        }
+    }
     Ok([
         Side::new(
             old.0,

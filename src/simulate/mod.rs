@@ -21,7 +21,7 @@ use crate::prometheus::time::{TimeArg, UnixMillis, parse_time_arg};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use hpa_lint_rules::cluster::FeatureGates;
-use hpa_lint_rules::controller::flags::format_duration;
+use hpa_lint_rules::controller::flags::{format_duration, thousandths};
 use hpa_lint_rules::controller::reconcile::{MetricKind, ResourceTarget};
 use hpa_lint_rules::controller::replicas::pod_request;
 use hpa_lint_rules::controller::simulate::{Demand, MAX_PODS, Model, Simulation, Step};
@@ -88,7 +88,8 @@ pub struct OutputArgs {
 /// The pod model's options, and the pods' requests.
 #[derive(Debug, Args)]
 pub struct ModelArgs {
-    /// Pod requests when the target is not in the input, e.g. `cpu=250m,memory=256Mi`.
+    /// Pod requests, e.g. `cpu=250m,memory=256Mi`: for a target not in the
+    /// input, or in place of the target's (a what-if, noted on standard error).
     #[arg(long, value_name = "RESOURCE=QUANTITY,…", value_delimiter = ',')]
     pub requests: Vec<String>,
     /// Replicas at time 0 [default: the observed replicas with --prometheus,
@@ -214,6 +215,7 @@ pub fn simulate(
 ) -> Result<()> {
     let trace = &source.trace;
     let requests = requests(found, autoscaler, &model.requests, &trace.columns)?;
+    note_replaced_requests(found, autoscaler, &model.requests);
     let observed_start = source.observed.first().copied().flatten();
     let model = model.model(observed_start.unwrap_or(autoscaler.min_replicas))?;
     let syncs = syncs(source.end, autoscaler.flags.sync_period)?;
@@ -332,15 +334,8 @@ pub fn keys(autoscaler: &Autoscaler, columns: &Columns) -> Vec<Option<(String, u
         .collect()
 }
 
-/// Each metric's per-pod request, for utilization targets: from `--requests`,
-/// else from the target's pod template (after the API server's defaulting:
-/// a container with only a limit requests its limit).
-pub fn requests(
-    found: &Found,
-    autoscaler: &Autoscaler,
-    given: &[String],
-    columns: &Columns,
-) -> Result<Vec<Result<i64, String>>> {
+/// `--requests`: milli-units per resource.
+fn parse_requests(given: &[String]) -> Result<BTreeMap<String, i64>> {
     let mut overrides = BTreeMap::new();
     for item in given {
         let Some((resource, quantity)) = item.split_once('=') else {
@@ -355,6 +350,19 @@ pub fn requests(
             })?;
         overrides.insert(resource.trim().to_owned(), milli);
     }
+    Ok(overrides)
+}
+
+/// Each metric's per-pod request, for utilization targets: from `--requests`,
+/// else from the target's pod template (after the API server's defaulting:
+/// a container with only a limit requests its limit).
+pub fn requests(
+    found: &Found,
+    autoscaler: &Autoscaler,
+    given: &[String],
+    columns: &Columns,
+) -> Result<Vec<Result<i64, String>>> {
+    let overrides = parse_requests(given)?;
     let template = found.target.as_deref().and_then(PodTemplate::of);
     autoscaler
         .metrics
@@ -385,6 +393,47 @@ pub fn requests(
             ))
         })
         .collect()
+}
+
+/// Says on standard error where `--requests` replaces a request the
+/// target in the input has: a what-if, as asked, but not what the cluster
+/// would run.
+pub fn note_replaced_requests(found: &Found, autoscaler: &Autoscaler, given: &[String]) {
+    let (Ok(overrides), Some(template)) = (
+        parse_requests(given),
+        found.target.as_deref().and_then(PodTemplate::of),
+    ) else {
+        return;
+    };
+    let mut noted = Vec::new();
+    for metric in &autoscaler.metrics {
+        let MetricKind::Resource {
+            resource,
+            container,
+            target: ResourceTarget::Utilization(_),
+        } = metric
+        else {
+            continue;
+        };
+        let Some(&milli) = overrides.get(resource) else {
+            continue;
+        };
+        let gates = &autoscaler.feature_gates;
+        let Ok(own) = template_request(&template, resource, container.as_deref(), gates) else {
+            continue;
+        };
+        if own != milli && !noted.contains(resource) {
+            noted.push(resource.clone());
+            let target = &found.hpa.scale_target_ref;
+            crate::tell!(
+                "hpa-lint: note: --requests: {resource} {} per pod in place of the {} that {} `{}` in the input requests (a what-if)",
+                thousandths(milli),
+                thousandths(own),
+                target.kind,
+                target.name
+            );
+        }
+    }
 }
 
 /// The request a pod of the template has (`calculateRequests`): pod-level
