@@ -190,7 +190,7 @@ impl<'f> Report<'f> {
                 rules.as_ref().is_some_and(|r| r.tolerance.is_some())
             });
             return (field == "tolerance" && !kept).then_some(
-                "dropped by the API server (HPAConfigurableTolerance is off): default: --tolerance",
+                "dropped by the API server (HPAConfigurableTolerance is off, or absent before 1.33): default: --tolerance",
             );
         }
         Some(match (direction, field) {

@@ -1188,6 +1188,40 @@ fn metrics_of_one_name_have_keys_of_their_own() {
     );
 }
 
+/// Every metric has a key of its own, even one named like another's key
+/// (`q[1]`), and an invalid metric is shown with its error every sync,
+/// with no column to read.
+#[test]
+fn every_metric_is_shown_under_a_key_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let external = |name: &str, selector: &str, target: &str| {
+        format!(
+            "  - type: External\n    external:\n      metric: {{name: \"{name}\", selector: {{matchLabels: {{q: {selector}}}}}}}\n      \
+             target: {{type: AverageValue, averageValue: \"{target}\"}}\n"
+        )
+    };
+    let metrics = external("q", "a", "10")
+        + &external("q", "b", "10")
+        + &external("q[1]", "c", "10")
+        + &external("big", "d", "100E");
+    let file = write(dir.path(), "hpa.yaml", &with_metrics(&metrics));
+    let trace = write(
+        dir.path(),
+        "trace.csv",
+        "time,q[0],q[1],q[1][2]\n0,10,20,30\n",
+    );
+    let document = json(hpa_lint("simulate").args([&file, "--trace", &trace, "--until", "0s"]));
+    let keys: Vec<&String> = document["metrics"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["q[0]", "q[1]", "q[1][2]", "big"]);
+    assert_eq!(document["metrics"]["big"]["type"], "External");
+    let step = &document["steps"][0]["metrics"];
+    assert_eq!(step["q[1][2]"]["demand"], 30);
+    assert_eq!(
+        step["big"],
+        serde_json::json!({"error": "FailedGetExternalMetric"})
+    );
+}
+
 /// A pod's request is its pod-level one while `PodLevelResources` is on
 /// (from 1.34); before, the API server drops it and the containers' count.
 #[test]
@@ -1320,15 +1354,18 @@ fn metrics_of_one_name_read_columns_of_their_own() {
     assert_eq!(demand(&run(&[&shared])), [50, 50]);
     let shared = run(&[&format!("queue={orders}")]);
     assert_eq!(demand(&shared), [50, 50]);
+    // A metric's own column first, the shared one for the rest.
+    let mixed = write(dir.path(), "mixed.csv", "time,queue,queue[1]\n0,50,900\n");
+    assert_eq!(demand(&run(&[&mixed])), [50, 900]);
     for (header, error) in [
         ("time,queue[0]", "no column for the HPA's metric `queue[1]`"),
         (
-            "time,queue,queue[1]",
-            "columns `queue` and `queue[1]` both give the metric `queue[1]`",
+            "time,queue,queue[0],queue[1]",
+            "column `queue` gives no metric: each `queue[…]` has its own",
         ),
         (
             "time,queue[2]",
-            "unknown column `queue[2]`: the HPA's metrics are queue[0], queue[1] (a `queue` column gives every `queue[…]`)",
+            "unknown column `queue[2]`: the HPA's metrics are queue[0], queue[1] (`queue` gives every `queue[…]`)",
         ),
     ] {
         let trace = write(dir.path(), "bad.csv", &format!("{header}\n0,1,1\n"));
@@ -1698,7 +1735,7 @@ fn behavior_marks_what_the_manifest_does_not_set() {
         .unwrap();
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(
-        text.contains("    tolerance: 0.1  # dropped by the API server (HPAConfigurableTolerance is off): default: --tolerance\n"),
+        text.contains("    tolerance: 0.1  # dropped by the API server (HPAConfigurableTolerance is off, or absent before 1.33): default: --tolerance\n"),
         "{text}"
     );
 }

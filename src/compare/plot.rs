@@ -62,9 +62,9 @@ fn demand_in_pods(side: &Side, comparison: &Comparison) -> Option<Held> {
         .iter()
         .enumerate()
         .filter_map(|(m, shown)| {
-            let (_, column) = shown.as_ref()?;
+            let column = shown.as_ref()?.1?;
             let per_pod = per_pod_target(&side.autoscaler.metrics[m], side.requests.get(m))?;
-            (per_pod > 0.0).then_some((*column, per_pod))
+            (per_pod > 0.0).then_some((column, per_pod))
         })
         .collect();
     if targets.is_empty() {

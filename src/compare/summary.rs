@@ -95,9 +95,9 @@ impl Tally {
             .iter()
             .enumerate()
             .filter_map(|(m, shown)| {
-                let (_, column) = shown.as_ref()?;
+                let column = shown.as_ref()?.1?;
                 let per_pod = per_pod_target(&a.metrics[m], requests.get(m))?;
-                (per_pod > 0.0).then_some((*column, per_pod))
+                (per_pod > 0.0).then_some((column, per_pod))
             })
             .collect();
         Self {

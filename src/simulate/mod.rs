@@ -138,7 +138,7 @@ pub struct Setup<'a> {
     pub autoscaler: &'a Autoscaler,
     /// Per metric of the HPA: its key in the outputs and its trace column,
     /// or `None` when the trace has no column for it.
-    pub metrics: Vec<Option<(String, usize)>>,
+    pub metrics: Vec<Option<(String, Option<usize>)>>,
     /// The number of syncs, one every sync period from time 0.
     pub syncs: i64,
     /// The Unix time of time 0, when the trace has dates (Prometheus).
@@ -153,8 +153,9 @@ impl Setup<'_> {
         (self.syncs - 1) * self.autoscaler.flags.sync_period
     }
 
-    /// The metrics with a trace column: `(index, key, column)`.
-    pub fn shown_metrics(&self) -> impl Iterator<Item = (usize, &str, usize)> {
+    /// The metrics shown: `(index, key, column)`, the column `None` for an
+    /// invalid metric (it reads none: every sync fails it).
+    pub fn shown_metrics(&self) -> impl Iterator<Item = (usize, &str, Option<usize>)> {
         self.metrics
             .iter()
             .enumerate()
@@ -287,7 +288,12 @@ pub fn drive(
                 setup
                     .metrics
                     .iter()
-                    .map(|shown| shown.as_ref().map_or(0, |(_, c)| values[*c]))
+                    .map(|shown| {
+                        shown
+                            .as_ref()
+                            .and_then(|(_, c)| *c)
+                            .map_or(0, |c| values[c])
+                    })
                     .collect(),
             ),
         };
@@ -318,9 +324,10 @@ pub fn drive(
     Ok(())
 }
 
-/// Each metric's key, with its trace column (see [`trace::metric_keys`]);
-/// `None` for a metric with no column (or a trace of recommendations).
-pub fn keys(autoscaler: &Autoscaler, columns: &Columns) -> Vec<Option<(String, usize)>> {
+/// Each metric's key, with its trace column (see [`trace::metric_keys`]):
+/// `None` for a metric with no name, or for every metric with a trace of
+/// recommendations; the column is `None` for an invalid metric.
+pub fn keys(autoscaler: &Autoscaler, columns: &Columns) -> Vec<Option<(String, Option<usize>)>> {
     let Columns::Metrics(names) = columns else {
         return vec![None; autoscaler.metrics.len()];
     };
@@ -328,7 +335,7 @@ pub fn keys(autoscaler: &Autoscaler, columns: &Columns) -> Vec<Option<(String, u
         .into_iter()
         .map(|key| {
             let key = key?;
-            let column = names.iter().position(|n| *n == key)?;
+            let column = names.iter().position(|n| *n == key);
             Some((key, column))
         })
         .collect()
@@ -436,9 +443,9 @@ pub fn note_replaced_requests(found: &Found, autoscaler: &Autoscaler, given: &[S
     }
 }
 
-/// The request a pod of the template has (`calculateRequests`): pod-level
-/// requests for a Resource metric when set, else the named container's, else
-/// the sum over containers and sidecars.
+/// The request a pod of the template has (`calculateRequests`): from the
+/// pod level for a Resource metric when the pod sets any pod-level request,
+/// else the named container's, else the sum over containers and sidecars.
 fn template_request(
     template: &PodTemplate<'_>,
     resource: &str,
@@ -449,10 +456,12 @@ fn template_request(
         v.and_then(Quantity::from_json)
             .and_then(|q| q.milli_value())
     };
-    if container.is_none()
-        && let Some(milli) = quantity(template.pod_level_request(resource, gates))
-    {
-        return Ok(milli);
+    if container.is_none() && template.uses_pod_level(gates) {
+        // `calculatePodLevelRequests`: the pod-level request, else what the
+        // containers request together.
+        return quantity(template.pod_level_request(resource, gates))
+            .or_else(|| template.aggregate_request(resource))
+            .ok_or_else(|| format!("missing pod-level request for {resource} of the target"));
     }
     let containers: Vec<(String, Option<i64>)> = template
         .counted_containers()

@@ -71,7 +71,7 @@ fn target(kind: &MetricKind) -> String {
 }
 
 /// The metric's `type` in `spec.metrics`.
-fn metric_type(kind: &MetricKind) -> &'static str {
+fn metric_type(kind: &MetricKind) -> &str {
     match kind {
         MetricKind::Resource {
             container: None, ..
@@ -85,7 +85,7 @@ fn metric_type(kind: &MetricKind) -> &'static str {
                 "Object"
             }
         }
-        MetricKind::Invalid { .. } => "",
+        MetricKind::Invalid { type_, .. } => type_,
     }
 }
 
@@ -226,7 +226,8 @@ impl<W: Write> Sink for Text<'_, W> {
                 .get(m)
                 .map_or_else(|| "-".to_owned(), |r| per_pod(&a.metrics[m], r));
             // As the trace writes it (`1.2`, `4`): one unit down the column.
-            let demand = thousandths(demand[column]).to_string();
+            let demand =
+                column.map_or_else(|| "-".to_owned(), |c| thousandths(demand[c]).to_string());
             line += &format!("  {demand:>10}  {value:>12}");
         }
         let stable = step.outcome.normalized.map(|n| n.stabilized);
@@ -349,10 +350,10 @@ impl Chart {
 /// reason when the metric failed). `None`: not set at this sync.
 fn metric_fields(
     kind: &MetricKind,
-    demand: i64,
+    demand: Option<i64>,
     result: Option<&MetricResult>,
 ) -> Vec<(&'static str, Option<Value>)> {
-    let mut fields = vec![("demand", Some(thousandths(demand)))];
+    let mut fields = vec![("demand", demand.map(thousandths))];
     let proposed = match result {
         Some(MetricResult::Proposed {
             replicas,
@@ -414,7 +415,8 @@ impl<'s, W: Write> Json<'s, W> {
             .shown_metrics()
             .map(|(m, key, _)| {
                 let kind = &setup.autoscaler.metrics[m];
-                let mut about = json!({"type": metric_type(kind), "name": kind.name(), "index": m});
+                let mut about =
+                    json!({"type": metric_type(kind), "name": kind.shown_name(), "index": m});
                 if let MetricKind::Resource {
                     container: Some(container),
                     ..
@@ -457,7 +459,7 @@ impl<W: Write> Sink for Json<'_, W> {
         for (m, key, column) in self.setup.shown_metrics() {
             let kind = &self.setup.autoscaler.metrics[m];
             let entry: Map<String, Value> =
-                metric_fields(kind, demand[column], step.outcome.metrics.get(m))
+                metric_fields(kind, column.map(|c| demand[c]), step.outcome.metrics.get(m))
                     .into_iter()
                     .filter_map(|(field, value)| Some((field.to_owned(), value?)))
                     .collect();
@@ -545,7 +547,7 @@ impl<'s, W: Write> Csv<'s, W> {
         .collect();
         for (m, key, _) in setup.shown_metrics() {
             let kind = &setup.autoscaler.metrics[m];
-            for (name, _) in metric_fields(kind, 0, None) {
+            for (name, _) in metric_fields(kind, None, None) {
                 header.push(format!("{key}.{name}"));
             }
         }
@@ -578,7 +580,8 @@ impl<W: Write> Sink for Csv<'_, W> {
         );
         for (m, _, column) in self.setup.shown_metrics() {
             let kind = &self.setup.autoscaler.metrics[m];
-            let fields = metric_fields(kind, demand[column], step.outcome.metrics.get(m));
+            let fields =
+                metric_fields(kind, column.map(|c| demand[c]), step.outcome.metrics.get(m));
             row.extend(fields.iter().map(|(_, value)| field(value.as_ref())));
         }
         if self.setup.observed {

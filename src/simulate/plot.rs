@@ -346,6 +346,8 @@ impl<'s> Plot<'s> {
     pub fn new(setup: &'s Setup<'s>, path: &Path) -> Result<Self> {
         let metrics = setup
             .shown_metrics()
+            // An invalid metric has no demand to draw.
+            .filter_map(|(metric, key, column)| Some((metric, key, column?)))
             .map(|(metric, key, column)| MetricLines {
                 metric,
                 column,

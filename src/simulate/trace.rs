@@ -63,28 +63,37 @@ impl Trace {
 /// Each metric's key: its name (the resource or `metric.name`), or, when
 /// another metric of the HPA has the same name, `name[i]` with `i` its index
 /// in `spec.metrics` (two External metrics of one name with other selectors
-/// are two series). `None` for a metric with no name.
+/// are two series; a metric that is named `q[1]` gets an index too when
+/// another's key is `q[1]`). `None` for a metric with no name.
 pub fn metric_keys(autoscaler: &Autoscaler) -> Vec<Option<String>> {
-    let metrics = &autoscaler.metrics;
-    metrics
+    let names: Vec<&str> = autoscaler.metrics.iter().map(|m| m.shown_name()).collect();
+    let mut keys: Vec<Option<String>> = names
         .iter()
-        .enumerate()
-        .map(|(i, metric)| {
-            let name = metric.name();
-            if name.is_empty() {
-                None
-            } else if metrics.iter().filter(|m| m.name() == name).count() > 1 {
-                Some(format!("{name}[{i}]"))
-            } else {
-                Some(name.to_owned())
-            }
-        })
-        .collect()
+        .map(|name| (!name.is_empty()).then(|| (*name).to_owned()))
+        .collect();
+    // Each round indexes the plain keys (a metric's own name) that another
+    // key equals. Indexed keys are unique (the last `[` is the index's), so
+    // a second round only meets names such as `q[1]`.
+    loop {
+        let clashing: Vec<usize> = (0..keys.len())
+            .filter(|&i| {
+                keys[i].as_deref() == Some(names[i])
+                    && keys.iter().filter(|k| **k == keys[i]).count() > 1
+            })
+            .collect();
+        if clashing.is_empty() {
+            return keys;
+        }
+        for i in clashing {
+            keys[i] = Some(format!("{}[{i}]", names[i]));
+        }
+    }
 }
 
 /// The trace columns the metrics of one or more HPAs read: a column per
-/// metric key ([`metric_keys`]); a column named as several metrics are
-/// (`cpu` for `cpu[0]` and `cpu[1]`) gives them all.
+/// metric key ([`metric_keys`]); a metric with no column of its key reads
+/// the column of its name when several metrics share it (`cpu` for `cpu[0]`
+/// and `cpu[1]`). Invalid metrics read none (every sync fails them).
 #[derive(Debug)]
 pub struct MetricColumns {
     /// Each key once, with the name of its metric.
@@ -96,7 +105,7 @@ impl MetricColumns {
         let mut named: Vec<(String, String)> = Vec::new();
         for autoscaler in autoscalers {
             for (metric, key) in autoscaler.metrics.iter().zip(metric_keys(autoscaler)) {
-                if let Some(key) = key
+                if let Some(key) = key.filter(|_| !metric.name().is_empty())
                     && !named.iter().any(|(k, _)| *k == key)
                 {
                     named.push((key, metric.name().to_owned()));
@@ -111,14 +120,9 @@ impl MetricColumns {
         self.named.iter().map(|(key, _)| key.clone()).collect()
     }
 
-    /// The keys a column named `column` gives: its own, and those of the
-    /// metrics of that name that share it.
-    fn fed_by(&self, column: &str) -> Vec<&str> {
-        self.named
-            .iter()
-            .filter(|(key, name)| key == column || (name == column && key != name))
-            .map(|(key, _)| key.as_str())
-            .collect()
+    /// Whether several metrics share the name `name`.
+    fn is_shared(&self, name: &str) -> bool {
+        self.named.iter().any(|(key, n)| n == name && key != n)
     }
 
     /// The metrics, as messages list them.
@@ -131,38 +135,36 @@ impl MetricColumns {
             .filter(|(key, name)| key != name)
             .map(|(_, name)| name.as_str())
             .collect();
+        shared.sort_unstable();
         shared.dedup();
         for name in shared {
-            shown += &format!(" (a `{}` column gives every `{0}[…]`)", escaped(name));
+            shown += &format!(" (`{}` gives every `{0}[…]`)", escaped(name));
         }
         shown
     }
 
-    /// Whether a column of this name gives some metric.
-    pub fn knows(&self, column: &str) -> bool {
-        !self.fed_by(column).is_empty()
-    }
-
     /// For each key, the index in `columns` of the column that gives it:
-    /// each metric must have one (columns that give none are for the caller
-    /// to refuse, see [`MetricColumns::knows`]).
+    /// its own, else its name's when that is shared. Every metric must have
+    /// one, and every column give some metric.
     pub fn resolve(&self, columns: &[String]) -> Result<Vec<usize>, Unresolved> {
-        let mut given: Vec<Option<usize>> = vec![None; self.named.len()];
-        for (c, column) in columns.iter().enumerate() {
-            for key in self.fed_by(column) {
-                let k = self.named.iter().position(|(n, _)| n == key).unwrap_or(0);
-                if let Some(other) = given[k] {
-                    return Err(Unresolved::Twice {
-                        columns: [columns[other].clone(), column.clone()],
-                        key: key.to_owned(),
-                    });
-                }
-                given[k] = Some(c);
-            }
+        // A name that is nobody's first: most likely a typo.
+        let known = |c: &String| self.named.iter().any(|(key, _)| key == c) || self.is_shared(c);
+        if let Some(unknown) = columns.iter().find(|c| !known(c)) {
+            return Err(Unresolved::Unused(unknown.clone()));
         }
-        (given.iter().zip(&self.named))
-            .map(|(c, (key, _))| c.ok_or_else(|| Unresolved::Missing(key.clone())))
-            .collect()
+        let position = |name: &str| columns.iter().position(|c| c == name);
+        let sources = (self.named.iter())
+            .map(|(key, name)| {
+                let shared = || position(name).filter(|_| key != name);
+                position(key)
+                    .or_else(shared)
+                    .ok_or_else(|| Unresolved::Missing(key.clone()))
+            })
+            .collect::<Result<Vec<usize>, Unresolved>>()?;
+        match (0..columns.len()).find(|c| !sources.contains(c)) {
+            Some(unused) => Err(Unresolved::Unused(columns[unused].clone())),
+            None => Ok(sources),
+        }
     }
 }
 
@@ -171,20 +173,24 @@ impl MetricColumns {
 pub enum Unresolved {
     /// No column gives this metric.
     Missing(String),
-    /// Two columns give the metric `key`.
-    Twice { columns: [String; 2], key: String },
+    /// This column gives no metric.
+    Unused(String),
 }
 
-impl std::fmt::Display for Unresolved {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Unresolved {
+    /// The error, naming the trace's parts as `what` (`column`, `trace`).
+    pub fn describe(&self, wanted: &MetricColumns, what: &str) -> String {
         match self {
-            Unresolved::Missing(key) => write!(f, "no column for the HPA's metric {}", quoted(key)),
-            Unresolved::Twice { columns, key } => write!(
-                f,
-                "{} and {} both give the metric {}",
-                quoted(&columns[0]),
-                quoted(&columns[1]),
-                quoted(key)
+            Unresolved::Missing(key) => format!("no {what} for the HPA's metric {}", quoted(key)),
+            Unresolved::Unused(column) if wanted.is_shared(column) => format!(
+                "{what} {} gives no metric: each `{}[…]` has its own",
+                quoted(column),
+                escaped(column)
+            ),
+            Unresolved::Unused(column) => format!(
+                "unknown {what} {}: the HPA's metrics are {}",
+                quoted(column),
+                wanted.describe()
             ),
         }
     }
@@ -295,27 +301,21 @@ pub fn read_csv(path: &Path, wanted: &MetricColumns) -> Result<Trace> {
     let (columns, sources) = if recommendation {
         (Columns::Replicas, Vec::new())
     } else {
-        for (i, column) in names.iter().enumerate() {
-            if !wanted.knows(column) {
-                return Err(at(
-                    header_line,
-                    format!(
-                        "unknown column {}: the HPA's metrics are {}, or use a single `{RECOMMENDATION_COLUMN}` column",
-                        quoted(column),
-                        wanted.describe()
-                    ),
-                ));
-            }
-            if names[..i].contains(column) {
-                return Err(at(
-                    header_line,
-                    format!("column {} appears twice", quoted(column)),
-                ));
-            }
+        if let Some((_, column)) = (names.iter().enumerate()).find(|(i, c)| names[..*i].contains(c))
+        {
+            return Err(at(
+                header_line,
+                format!("column {} appears twice", quoted(column)),
+            ));
         }
-        let sources = wanted.resolve(names).map_err(|e| match e {
-            Unresolved::Missing(_) => at(header_line, e.to_string()),
-            Unresolved::Twice { .. } => at(header_line, format!("columns {e}")),
+        let sources = wanted.resolve(names).map_err(|e| {
+            let hint = match e {
+                Unresolved::Unused(_) => {
+                    format!(", or use a single `{RECOMMENDATION_COLUMN}` column")
+                }
+                Unresolved::Missing(_) => String::new(),
+            };
+            at(header_line, e.describe(wanted, "column") + &hint)
         })?;
         (Columns::Metrics(keys), sources)
     };
@@ -412,25 +412,19 @@ pub fn read(
             bail!("--trace {}=…: given twice", escaped(name));
         }
     }
-    for name in files.keys() {
-        if !wanted.knows(name) {
-            bail!(
-                "--trace {}=…: unknown metric {}: the HPA's metrics are {}",
-                escaped(name),
-                quoted(name),
-                wanted.describe()
-            );
-        }
-    }
     let files: Vec<(String, &Path)> = files.into_iter().collect();
     let names: Vec<String> = files.iter().map(|(name, _)| name.clone()).collect();
-    let sources = wanted.resolve(&names).map_err(|e| match e {
+    let sources = wanted.resolve(&names).map_err(|e| match &e {
         Unresolved::Missing(key) => anyhow::anyhow!(
             "no trace for the HPA's metric {}: add --trace {}=FILE",
-            quoted(&key),
-            escaped(&key)
+            quoted(key),
+            escaped(key)
         ),
-        twice => anyhow::anyhow!("--trace: traces {twice}"),
+        Unresolved::Unused(name) => anyhow::anyhow!(
+            "--trace {}=…: {}",
+            escaped(name),
+            e.describe(wanted, "metric")
+        ),
     })?;
     let table = replay::from_files(&files, max_gap)?;
     for note in &table.notes {

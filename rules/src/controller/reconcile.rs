@@ -68,6 +68,11 @@ pub enum MetricKind {
         reason: &'static str,
         /// Why.
         message: String,
+        /// Its name in the spec (the resource or `metric.name`; empty
+        /// without a source), by which outputs show it.
+        name: String,
+        /// Its `type` in the spec.
+        type_: String,
     },
 }
 
@@ -80,6 +85,15 @@ impl MetricKind {
             | MetricKind::Value { name, .. }
             | MetricKind::AverageOfTotal { name, .. } => name,
             MetricKind::Invalid { .. } => "",
+        }
+    }
+
+    /// The name outputs show the metric by: [`MetricKind::name`], or an
+    /// invalid metric's name in the spec (it reads no trace column).
+    pub fn shown_name(&self) -> &str {
+        match self {
+            MetricKind::Invalid { name, .. } => name,
+            _ => self.name(),
         }
     }
 
@@ -112,9 +126,18 @@ impl MetricKind {
     fn from_spec(metric: &crate::model::hpa::MetricSpec) -> Self {
         let milli =
             |q: &Option<crate::model::quantity::Quantity>| q.as_ref().and_then(|q| q.milli_value());
+        let spec_name = metric
+            .source()
+            .map_or_else(String::new, |source| match source {
+                MetricSource::Resource(m) | MetricSource::ContainerResource(m) => m.name.clone(),
+                MetricSource::Pods(m) | MetricSource::External(m) => m.metric.name.clone(),
+                MetricSource::Object(m) => m.metric.name.clone(),
+            });
         let invalid = |reason, message: &str| MetricKind::Invalid {
             reason,
             message: message.to_owned(),
+            name: spec_name.clone(),
+            type_: metric.type_.clone(),
         };
         let Some(source) = metric.source() else {
             return invalid("InvalidMetricSourceType", "unknown metric source type");
@@ -132,15 +155,19 @@ impl MetricKind {
                         .map(ResourceTarget::Utilization)
                 };
                 match target {
-                    Some(target) => MetricKind::Resource { resource: m.name.clone(), container, target },
-                    None => MetricKind::Invalid {
-                        reason: if container.is_some() {
+                    Some(target) => MetricKind::Resource {
+                        resource: m.name.clone(),
+                        container,
+                        target,
+                    },
+                    None => invalid(
+                        if container.is_some() {
                             "FailedGetContainerResourceMetric"
                         } else {
                             "FailedGetResourceMetric"
                         },
-                        message: "invalid resource metric source: neither an average utilization target nor an average value (usage) target was set".to_owned(),
-                    },
+                        "invalid resource metric source: neither an average utilization target nor an average value (usage) target was set",
+                    ),
                 }
             }
             MetricSource::Pods(m) => match milli(&m.target.average_value) {

@@ -7,7 +7,7 @@
 
 use crate::model::go::json_number;
 use crate::model::go_time::rfc3339_error;
-use crate::model::quantity::Quantity;
+use crate::model::quantity::{Quantity, QuantityError};
 use crate::path::{FieldPath, Json, Segment, Shape};
 
 /// What kind of decoding failure.
@@ -177,11 +177,22 @@ impl At<'_> {
     }
 }
 
-fn json_type<V: Json>(value: &V) -> String {
+/// Whether Go's `json.Marshal` writes `c` escaped in a string.
+fn json_escapes(c: char) -> bool {
+    c < ' ' || matches!(c, '"' | '\\' | '<' | '>' | '&' | '\u{2028}' | '\u{2029}')
+}
+
+/// What Go's decoder calls a JSON value in a type error: a number with its
+/// text only when it goes to a number type (that it overflows, or whose
+/// syntax it breaks), as `literalStore` words it.
+fn json_type<V: Json>(value: &V, go_type: &str) -> String {
+    let numeric =
+        go_type.starts_with("int") || go_type.starts_with("uint") || go_type.starts_with("float");
     match value.shape() {
         Shape::Null => "null".into(),
         Shape::Bool(_) => "bool".into(),
-        Shape::Number(n) => format!("number {}", json_number(n)),
+        Shape::Number(n) if numeric => format!("number {}", json_number(n)),
+        Shape::Number(_) => "number".into(),
         Shape::String(_) => "string".into(),
         Shape::Array(_) => "array".into(),
         Shape::Object(..) => "object".into(),
@@ -342,7 +353,7 @@ impl Decoder {
         let shown = go_type.replacen(AUTOSCALING, &format!("{}.", self.package), 1);
         let message = format!(
             "json: cannot unmarshal {} into Go struct field {parent}.{} of type {shown}",
-            json_type(value),
+            json_type(value, go_type),
             go_field_path(path)
         );
         self.push(
@@ -474,11 +485,9 @@ impl<'v, V: Json> Record<'v, '_, V> {
                 Some(message) => message,
                 None => return,
             },
-            // Go quotes a number only when it overflows an integer field.
-            Shape::Number(_) => "json: cannot unmarshal number into Go value of type string".into(),
             _ => format!(
                 "json: cannot unmarshal {} into Go value of type string",
-                json_type(value)
+                json_type(value, "string")
             ),
         };
         d.push(
@@ -526,6 +535,18 @@ impl<'v, V: Json> Record<'v, '_, V> {
     pub(crate) fn quantity(&self, d: &mut Decoder, name: &str) -> Option<Quantity> {
         let value = self.raw(name)?;
         let text = match value.shape() {
+            // Its decoder parses the JSON text between the quotes without
+            // unescaping it: what kubectl escapes there (control characters,
+            // `"`, `\`, `<`, `>`, `&`, U+2028 and U+2029) leaves a backslash.
+            Shape::String(s) if !d.as_written && s.chars().any(json_escapes) => {
+                d.push(
+                    self.path(name),
+                    DecodeErrorKind::Quantity,
+                    Wanted::Quantity,
+                    QuantityError::Format.to_string(),
+                );
+                return None;
+            }
             Shape::String(s) => s.to_owned(),
             Shape::Number(n) => n.to_string(),
             // Quantity's own JSON decoder treats any other token as quantity text.

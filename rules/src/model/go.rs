@@ -46,12 +46,14 @@ pub(crate) fn pow10(n: i32) -> f64 {
     }
 }
 
-/// A JSON number as Go's `encoding/json` writes it (kubectl converts YAML to
-/// JSON with it, and the server's errors quote that text): integers in
-/// full, floats in their shortest form, with an exponent below 1e-6 and from
-/// 1e21 (`1e+21`, `1e-7`).
+/// A JSON number as the server gets it from kubectl, which writes it with
+/// Go's `encoding/json` (the server's errors quote that text): int64s in
+/// full, other numbers as float64s in their shortest form, with an exponent
+/// below 1e-6 and from 1e21 (`1e+21`, `1e-7`).
 pub(crate) fn json_number(number: &serde_json::Number) -> String {
-    let Some(f) = number.as_f64().filter(|_| number.is_f64()) else {
+    // kubectl reads the object into `map[string]interface{}` first, where an
+    // integer beyond int64 becomes a float64 (`convertNumber`).
+    let Some(f) = number.as_f64().filter(|_| !number.is_i64()) else {
         return number.to_string();
     };
     let abs = f.abs();
@@ -108,6 +110,10 @@ mod tests {
             (serde_json::json!(0.000001), "0.000001"),
             (serde_json::json!(-0.0), "-0"),
             (serde_json::json!(3_000_000_000_u64), "3000000000"),
+            (
+                serde_json::json!(9_223_372_036_854_775_808_u64),
+                "9223372036854776000",
+            ),
             (serde_json::json!(-7), "-7"),
         ];
         for (value, go) in cases {

@@ -303,11 +303,24 @@ impl<'a, V: Json> PodTemplate<'a, V> {
         Some(Self { value })
     }
 
-    /// Whether the pod spec sets pod-level `resources` for `resource` that
-    /// the cluster keeps (`gates`): the HPA controller's use of those differs
-    /// between releases, so the request rules stay silent.
-    pub fn has_pod_level(&self, resource: &str, gates: &FeatureGates) -> bool {
-        self.pod_level_request(resource, gates).is_some()
+    /// Whether the HPA controller takes the pods' requests for a `Resource`
+    /// metric from the pod level (`IsPodLevelRequestsSet`): the cluster keeps
+    /// pod-level `resources` (`gates`) and they request (or limit, which the
+    /// API server copies into requests) cpu, memory or hugepages. The
+    /// request of a resource is then the pod-level one, else what the
+    /// containers request together ([`PodTemplate::aggregate_request`]).
+    pub fn uses_pod_level(&self, gates: &FeatureGates) -> bool {
+        let supported = |resource: &str| {
+            matches!(resource, "cpu" | "memory") || resource.starts_with("hugepages-")
+        };
+        gates.pod_level_resources
+            && ["requests", "limits"].iter().any(|field| {
+                let list = self.value.at(&["spec", "resources", field]);
+                match list.map(V::shape) {
+                    Some(Shape::Object(_, mut entries)) => entries.any(|(k, _)| supported(k)),
+                    _ => false,
+                }
+            })
     }
 
     /// The pod-level request (or, the API server copying it, limit) for
@@ -357,6 +370,39 @@ impl<'a, V: Json> PodTemplate<'a, V> {
             .collect()
     }
 
+    /// What the containers request of `resource` together, as the kubelet
+    /// adds it up (`AggregateContainerRequests`): the regular containers and
+    /// native sidecars, or an init container with the sidecars before it if
+    /// that is more; a container without the request adds nothing. `None`
+    /// when no container requests it (or a request does not parse).
+    pub fn aggregate_request(&self, resource: &str) -> Option<i64> {
+        let milli = |c: &Container<'a, V>| -> Option<Option<i64>> {
+            match c.effective_request(resource) {
+                None => Some(None),
+                Some(v) => Some(Some(Quantity::from_json(v)?.milli_value()?)),
+            }
+        };
+        let (mut total, mut sidecars, mut init_peak, mut any) = (0i64, 0i64, 0i64, false);
+        for container in self.list("containers", false) {
+            let request = milli(&container)?;
+            any |= request.is_some();
+            total = total.saturating_add(request.unwrap_or(0));
+        }
+        for container in self.list("initContainers", true) {
+            let request = milli(&container)?;
+            any |= request.is_some();
+            let request = request.unwrap_or(0);
+            if container.is_sidecar() {
+                total = total.saturating_add(request);
+                sidecars = sidecars.saturating_add(request);
+                init_peak = init_peak.max(sidecars);
+            } else {
+                init_peak = init_peak.max(request.saturating_add(sidecars));
+            }
+        }
+        any.then_some(total.max(init_peak))
+    }
+
     /// The containers whose usage and requests the HPA controller adds up:
     /// every regular container plus native sidecars.
     pub fn counted_containers(&self) -> Vec<Container<'a, V>> {
@@ -383,4 +429,38 @@ pub fn max_utilization<'c, 'a: 'c, V: Json + 'a>(
         any = true;
     }
     (any && requests > 0.0).then(|| limits / requests * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PodTemplate;
+    use serde_json::json;
+
+    /// `AggregateContainerRequests`: containers and sidecars add up; an init
+    /// container counts with the sidecars started before it, if that is more;
+    /// a container without the request adds nothing.
+    #[test]
+    fn adds_up_container_requests_as_the_kubelet_does() {
+        let workload = |init: serde_json::Value| {
+            json!({"spec": {"template": {"spec": {
+                "containers": [{"name": "app", "resources": {"requests": {"cpu": "500m"}}}, {"name": "log"}],
+                "initContainers": init,
+            }}}})
+        };
+        let aggregate = |init| {
+            let workload = workload(init);
+            PodTemplate::within(&workload)
+                .unwrap()
+                .aggregate_request("cpu")
+        };
+        assert_eq!(aggregate(json!([])), Some(500));
+        let sidecar = json!({"name": "proxy", "restartPolicy": "Always", "resources": {"limits": {"cpu": "100m"}}});
+        assert_eq!(aggregate(json!([sidecar])), Some(600));
+        let migrate = json!({"name": "migrate", "resources": {"requests": {"cpu": "2"}}});
+        assert_eq!(aggregate(json!([sidecar, migrate])), Some(2100));
+        assert_eq!(aggregate(json!([migrate, sidecar])), Some(2000));
+        let workload = workload(json!([]));
+        let template = PodTemplate::within(&workload).unwrap();
+        assert_eq!(template.aggregate_request("memory"), None);
+    }
 }

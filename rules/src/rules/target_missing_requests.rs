@@ -130,8 +130,15 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             .collect();
         // The namespace's LimitRanges only when a container lacks the
         // request: most have it, and listing them costs more.
+        // From the pod level, a container without the request adds nothing:
+        // only a resource requested nowhere fails.
+        let gates = &cx.settings.cluster.feature_gates;
+        let from_pod_level = metric.container().is_none()
+            && template.uses_pod_level(gates)
+            && (template.pod_level_request(resource, gates).is_some()
+                || template.aggregate_request(resource).is_some());
         if lacking.is_empty()
-            || template.has_pod_level(resource, &cx.settings.cluster.feature_gates)
+            || from_pod_level
             || cx.has_default_request(&target.key.namespace, resource)
         {
             continue;
@@ -212,5 +219,23 @@ mod tests {
         assert_eq!(findings(33, ""), 1);
         assert_eq!(findings(33, "PodLevelResources=true"), 0);
         assert_eq!(findings(36, "PodLevelResources=false"), 1);
+        // With pod-level requests the controller adds up what the containers
+        // request of another resource (one without it adds nothing), and a
+        // ContainerResource metric still reads its container's request.
+        let other = |metric: &str, containers: &str| {
+            let text = text
+                .replace(
+                    "{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}}",
+                    metric,
+                )
+                .replace("[{name: app, image: web}]", containers);
+            lint_yaml(&text, &only_with(&RULE, Settings::default())).len()
+        };
+        let memory = "{type: Resource, resource: {name: memory, target: {type: Utilization, averageUtilization: 50}}}";
+        let requested = "[{name: app, image: web, resources: {requests: {memory: 1Gi}}}, {name: log, image: log}]";
+        assert_eq!(other(memory, requested), 0);
+        assert_eq!(other(memory, "[{name: app, image: web}]"), 1);
+        let container = "{type: ContainerResource, containerResource: {name: cpu, container: app, target: {type: Utilization, averageUtilization: 50}}}";
+        assert_eq!(other(container, "[{name: app, image: web}]"), 1);
     }
 }

@@ -124,7 +124,11 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         let Some(percent) = metric.utilization() else {
             continue;
         };
-        if !matches!(resource, "cpu" | "memory") || template.has_pod_level(resource, &cx.settings.cluster.feature_gates) {
+        // Requests from the pod level: not judged (the limits are the containers').
+        let gates = &cx.settings.cluster.feature_gates;
+        if !matches!(resource, "cpu" | "memory")
+            || (metric.container().is_none() && template.uses_pod_level(gates))
+        {
             continue;
         }
         let containers = counted

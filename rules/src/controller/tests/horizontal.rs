@@ -155,6 +155,8 @@ fn invalid() -> MetricKind {
     MetricKind::Invalid {
         reason: "InvalidMetricSourceType",
         message: "unknown metric source type \"CheddarCheese\"".into(),
+        name: String::new(),
+        type_: "CheddarCheese".into(),
     }
 }
 
@@ -226,6 +228,8 @@ impl Tc {
             metrics.push(MetricKind::Invalid {
                 reason: "FailedGetResourceMetric",
                 message: "no target".into(),
+                name: "cpu".into(),
+                type_: "Resource".into(),
             });
         }
         let flags = flags();
