@@ -1216,6 +1216,17 @@ fn every_metric_is_shown_under_a_key_of_its_own() {
     assert_eq!(document["metrics"]["big"]["type"], "External");
     let step = &document["steps"][0]["metrics"];
     assert_eq!(step["q[1][2]"]["demand"], 30);
+    // `q[1]` is the second `q`'s column: the metric named so needs its own.
+    let short = write(dir.path(), "short.csv", "time,q[0],q[1]\n0,10,20\n");
+    let output = hpa_lint("simulate")
+        .args([&file, "--trace", &short])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no column for the HPA's metric `q[1][2]`"),
+        "{stderr}"
+    );
     assert_eq!(
         step["big"],
         serde_json::json!({"error": "FailedGetExternalMetric"})

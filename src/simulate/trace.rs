@@ -120,9 +120,10 @@ impl MetricColumns {
         self.named.iter().map(|(key, _)| key.clone()).collect()
     }
 
-    /// Whether several metrics share the name `name`.
+    /// Whether several metrics have the name `name` (a metric indexed only
+    /// because its name is another's key, `q[1]`, does not share it).
     fn is_shared(&self, name: &str) -> bool {
-        self.named.iter().any(|(key, n)| n == name && key != n)
+        self.named.iter().filter(|(_, n)| n == name).count() > 1
     }
 
     /// The metrics, as messages list them.
@@ -132,8 +133,8 @@ impl MetricColumns {
         }
         let mut shown = escaped(&self.keys().join(", "));
         let mut shared: Vec<&str> = (self.named.iter())
-            .filter(|(key, name)| key != name)
             .map(|(_, name)| name.as_str())
+            .filter(|name| self.is_shared(name))
             .collect();
         shared.sort_unstable();
         shared.dedup();
@@ -147,7 +148,7 @@ impl MetricColumns {
     /// its own, else its name's when that is shared. Every metric must have
     /// one, and every column give some metric.
     pub fn resolve(&self, columns: &[String]) -> Result<Vec<usize>, Unresolved> {
-        // A name that is nobody's first: most likely a typo.
+        // A column no metric knows: most likely a typo.
         let known = |c: &String| self.named.iter().any(|(key, _)| key == c) || self.is_shared(c);
         if let Some(unknown) = columns.iter().find(|c| !known(c)) {
             return Err(Unresolved::Unused(unknown.clone()));
@@ -155,7 +156,7 @@ impl MetricColumns {
         let position = |name: &str| columns.iter().position(|c| c == name);
         let sources = (self.named.iter())
             .map(|(key, name)| {
-                let shared = || position(name).filter(|_| key != name);
+                let shared = || position(name).filter(|_| key != name && self.is_shared(name));
                 position(key)
                     .or_else(shared)
                     .ok_or_else(|| Unresolved::Missing(key.clone()))
