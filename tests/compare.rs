@@ -422,6 +422,52 @@ fn trace_feeds_both_specs() {
         ));
 }
 
+/// Specs whose metrics are keyed apart (`rps[0]`, `rps[1]` against `rps`)
+/// read one trace: each metric its own column, else its shared name's.
+#[test]
+fn a_trace_feeds_specs_keyed_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let new = pods_hpa(4, "{}");
+    let second = "  - type: Pods\n    pods:\n      metric: {name: requests_per_second, selector: {matchLabels: {path: api}}}\n      \
+                  target: {type: AverageValue, averageValue: '2'}\n  behavior:";
+    let old = new.replacen("  behavior:", second, 1);
+    let (old, new) = (
+        write(dir.path(), "old.yaml", &old),
+        write(dir.path(), "new.yaml", &new),
+    );
+    let run = |header: &str, row: &str| {
+        let trace = write(
+            dir.path(),
+            "trace.csv",
+            &format!("time,{header}\n0,{row}\n5m,{row}\n"),
+        );
+        hpa_lint("compare")
+            .args([&old, &new, "--trace", &trace])
+            .output()
+            .unwrap()
+    };
+    assert!(run("requests_per_second", "4").status.success());
+    let own = run(
+        "requests_per_second[0],requests_per_second[1],requests_per_second",
+        "4,4,4",
+    );
+    assert!(
+        own.status.success(),
+        "{}",
+        String::from_utf8_lossy(&own.stderr)
+    );
+    let missing = run("requests_per_second[0],requests_per_second", "4,4");
+    assert!(missing.status.success(), "the shared column gives [1]");
+    let short = run("requests_per_second[0],requests_per_second[1]", "4,4");
+    assert_eq!(short.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&short.stderr)
+            .contains("no column for the HPA's metric `requests_per_second`"),
+        "{}",
+        String::from_utf8_lossy(&short.stderr)
+    );
+}
+
 /// The `compare` example of docs/simulate.md is what the binary writes now
 /// (`UPDATE_DOCS=1 cargo test --test compare` rewrites it).
 #[test]

@@ -466,6 +466,14 @@ fn bad_traces_are_clear_errors_with_their_line() {
     );
     bad_trace(b"time,cpu\n0,1\n-5,2\n", "trace.csv:3: negative time `-5`");
     bad_trace(
+        b"time,cpu\n0,1\n29.9999,2\n",
+        "trace.csv:3: time `29.9999` is finer than a millisecond: trace times are whole milliseconds",
+    );
+    bad_trace(
+        b"time,cpu\n0,1\n500us,2\n",
+        "trace.csv:3: invalid time `500us`: expected seconds or a duration such as `90s`, `5m` (units ms, s, m, h)",
+    );
+    bad_trace(
         b"time,cpu\n5,1\n",
         "trace.csv:2: the first row is at 5s; the trace must start at time 0",
     );

@@ -364,8 +364,14 @@ fn parse_time(text: &str) -> Result<Millis, String> {
         DurationError::TooLong(_) => format!(
             "time {shown} is later than the latest time a simulation reaches (2562047h47m16.854s, the longest Go duration)"
         ),
+        // Read, but not in whole milliseconds: the finest a run keeps.
+        DurationError::Invalid(_)
+            if text.bytes().all(|b| b.is_ascii_digit() || b == b'.') && text.parse::<f64>().is_ok() =>
+        {
+            format!("time {shown} is finer than a millisecond: trace times are whole milliseconds")
+        }
         DurationError::Invalid(_) => format!(
-            "invalid time {shown}: expected seconds or a duration such as `90s`, `5m`"
+            "invalid time {shown}: expected seconds or a duration such as `90s`, `5m` (units ms, s, m, h)"
         ),
     })
 }
