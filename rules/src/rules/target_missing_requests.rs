@@ -133,12 +133,14 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         // From the pod level, a container without the request adds nothing:
         // only a resource requested nowhere fails.
         let gates = &cx.settings.cluster.feature_gates;
-        let from_pod_level = metric.container().is_none()
-            && template.uses_pod_level(gates)
-            && (template.pod_level_request(resource, gates).is_some()
-                || template.aggregate_request(resource).is_some());
+        let from_pod_level = || {
+            metric.container().is_none()
+                && template.uses_pod_level(gates)
+                && (template.pod_level_request(resource, gates).is_some()
+                    || template.aggregate_request(resource).is_some())
+        };
         if lacking.is_empty()
-            || from_pod_level
+            || from_pod_level()
             || cx.has_default_request(&target.key.namespace, resource)
         {
             continue;
