@@ -1273,6 +1273,48 @@ fn pod_level_requests_follow_their_gate() {
     // 1 core on one pod: 50 % of 2 cores wants 1 pod, 200 % of 500m 4.
     assert_eq!(recommendation("1.34"), 1);
     assert_eq!(recommendation("1.33"), 4);
+    // A pod-level limit alone: the API server defaults the pod's request to
+    // what the containers request (`defaultPodRequests`), not to the limit.
+    let limited = write(
+        dir.path(),
+        "limited.yaml",
+        &std::fs::read_to_string(&file).unwrap().replace(
+            "resources: {requests: {cpu: \"2\"}}",
+            "resources: {limits: {cpu: \"2\"}}",
+        ),
+    );
+    let document = json(hpa_lint("simulate").args([&limited, "--trace", &trace, "--until", "0s"]));
+    assert_eq!(document["steps"][0]["recommendation"], 4);
+}
+
+/// A `replicas` column of an HPA with metrics named `replicas` is those
+/// metrics; an invalid metric still shares its name's column.
+#[test]
+fn shared_columns_feed_every_metric_of_their_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let external = |name: &str, selector: &str, target: &str| {
+        format!(
+            "  - type: External\n    external:\n      metric: {{name: {name}, selector: {{matchLabels: {{q: {selector}}}}}}}\n      \
+             target: {{type: AverageValue, averageValue: \"{target}\"}}\n"
+        )
+    };
+    let replicas = write(
+        dir.path(),
+        "replicas.yaml",
+        &with_metrics(&(external("replicas", "a", "10") + &external("replicas", "b", "10"))),
+    );
+    let trace = write(dir.path(), "trace.csv", "time,replicas\n0,50\n");
+    let document = json(hpa_lint("simulate").args([&replicas, "--trace", &trace, "--until", "0s"]));
+    assert_eq!(document["steps"][0]["metrics"]["replicas[1]"]["demand"], 50);
+    assert_eq!(document["steps"][0]["recommendation"], 5);
+    let invalid = write(
+        dir.path(),
+        "invalid.yaml",
+        &with_metrics(&(external("queue", "a", "100E") + &external("queue", "b", "10"))),
+    );
+    let trace = write(dir.path(), "queue.csv", "time,queue\n0,50\n");
+    let document = json(hpa_lint("simulate").args([&invalid, "--trace", &trace, "--until", "0s"]));
+    assert_eq!(document["steps"][0]["metrics"]["queue[1]"]["demand"], 50);
 }
 
 /// `--requests` for a target in the input replaces its requests, and says

@@ -426,18 +426,22 @@ pub fn note_replaced_requests(found: &Found, autoscaler: &Autoscaler, given: &[S
             continue;
         };
         let gates = &autoscaler.feature_gates;
-        let Ok(own) = template_request(&template, resource, container.as_deref(), gates) else {
-            continue;
-        };
-        if own != milli && !noted.contains(resource) {
+        let own = template_request(&template, resource, container.as_deref(), gates);
+        if own != Ok(milli) && !noted.contains(resource) {
             noted.push(resource.clone());
             let target = &found.hpa.scale_target_ref;
+            let target = format!("{} `{}` in the input", target.kind, target.name);
+            let replaced = match own {
+                Ok(own) => format!(
+                    "in place of the {} that {target} requests",
+                    thousandths(own)
+                ),
+                // Without it the controller fails the metric.
+                Err(_) => format!("where {target} requests none"),
+            };
             crate::tell!(
-                "hpa-lint: note: --requests: {resource} {} per pod in place of the {} that {} `{}` in the input requests (a what-if)",
-                thousandths(milli),
-                thousandths(own),
-                target.kind,
-                target.name
+                "hpa-lint: note: --requests: {resource} {} per pod {replaced} (a what-if)",
+                thousandths(milli)
             );
         }
     }
@@ -457,10 +461,12 @@ fn template_request(
             .and_then(|q| q.milli_value())
     };
     if container.is_none() && template.uses_pod_level(gates) {
-        // `calculatePodLevelRequests`: the pod-level request, else what the
-        // containers request together.
+        // `calculatePodLevelRequests` after `defaultPodRequests`: the
+        // pod-level request, else what the containers request together, else
+        // the pod-level limit.
         return quantity(template.pod_level_request(resource, gates))
             .or_else(|| template.aggregate_request(resource))
+            .or_else(|| quantity(template.pod_level_limit(resource, gates)))
             .ok_or_else(|| format!("missing pod-level request for {resource} of the target"));
     }
     let containers: Vec<(String, Option<i64>)> = template

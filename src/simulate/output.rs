@@ -152,6 +152,8 @@ pub struct Text<'s, W: Write> {
     syncs: i64,
     chart: Chart,
     tally: Tally,
+    /// Each shown metric's per-pod column width: its header's, 12 at least.
+    widths: Vec<usize>,
 }
 
 impl<'s, W: Write> Text<'s, W> {
@@ -178,11 +180,12 @@ impl<'s, W: Write> Text<'s, W> {
             format_duration(a.flags.sync_period),
         )?;
         let mut header = format!("{:>8}", "time");
+        let mut widths = Vec::new();
         for (m, key, _) in setup.shown_metrics() {
-            header += &format!(
-                "  {key:>10}  {:>12}",
-                format!("per pod ({})", target(&a.metrics[m]))
-            );
+            let per_pod = format!("per pod ({})", target(&a.metrics[m]));
+            let width = per_pod.chars().count().max(12);
+            header += &format!("  {key:>10}  {per_pod:>width$}");
+            widths.push(width);
         }
         header += &format!("  {:>4}  {:>6}  {:>8}", "rec", "stable", "replicas");
         if setup.observed {
@@ -197,6 +200,7 @@ impl<'s, W: Write> Text<'s, W> {
             syncs: 0,
             chart: Chart::new(setup.syncs),
             tally: Tally::default(),
+            widths,
         })
     }
 }
@@ -219,7 +223,7 @@ impl<W: Write> Sink for Text<'_, W> {
         }
         let a = self.setup.autoscaler;
         let mut line = format!("{:>8}", format_duration(step.time));
-        for (m, _, column) in self.setup.shown_metrics() {
+        for ((m, _, column), width) in self.setup.shown_metrics().zip(&self.widths) {
             let value = step
                 .outcome
                 .metrics
@@ -228,7 +232,7 @@ impl<W: Write> Sink for Text<'_, W> {
             // As the trace writes it (`1.2`, `4`): one unit down the column.
             let demand =
                 column.map_or_else(|| "-".to_owned(), |c| thousandths(demand[c]).to_string());
-            line += &format!("  {demand:>10}  {value:>12}");
+            line += &format!("  {demand:>10}  {value:>width$}");
         }
         let stable = step.outcome.normalized.map(|n| n.stabilized);
         let replicas = if step.outcome.desired == step.current {

@@ -98,13 +98,23 @@ pub fn metric_keys(autoscaler: &Autoscaler) -> Vec<Option<String>> {
 pub struct MetricColumns {
     /// Each key once, with the name of its metric.
     named: Vec<(String, String)>,
+    /// The names several metrics of one HPA have (invalid ones included).
+    shared: Vec<String>,
 }
 
 impl MetricColumns {
     pub fn of(autoscalers: &[&Autoscaler]) -> Self {
-        let mut named: Vec<(String, String)> = Vec::new();
+        let (mut named, mut shared): (Vec<(String, String)>, Vec<String>) = Default::default();
         for autoscaler in autoscalers {
-            for (metric, key) in autoscaler.metrics.iter().zip(metric_keys(autoscaler)) {
+            let metrics = &autoscaler.metrics;
+            for (metric, key) in metrics.iter().zip(metric_keys(autoscaler)) {
+                let name = metric.shown_name();
+                if !name.is_empty()
+                    && metrics.iter().filter(|m| m.shown_name() == name).count() > 1
+                    && !shared.iter().any(|s| s == name)
+                {
+                    shared.push(name.to_owned());
+                }
                 if let Some(key) = key.filter(|_| !metric.name().is_empty())
                     && !named.iter().any(|(k, _)| *k == key)
                 {
@@ -112,7 +122,13 @@ impl MetricColumns {
                 }
             }
         }
-        Self { named }
+        Self { named, shared }
+    }
+
+    /// Whether a column of this name gives some metric: a key, or a name
+    /// several metrics share.
+    pub fn gives(&self, column: &str) -> bool {
+        self.named.iter().any(|(key, _)| key == column) || self.is_shared(column)
     }
 
     /// The keys, in the order of the metrics.
@@ -120,10 +136,11 @@ impl MetricColumns {
         self.named.iter().map(|(key, _)| key.clone()).collect()
     }
 
-    /// Whether several metrics have the name `name` (a metric indexed only
-    /// because its name is another's key, `q[1]`, does not share it).
+    /// Whether several metrics of an HPA have the name `name` (a metric
+    /// indexed only because its name is another's key, `q[1]`, does not
+    /// share it).
     fn is_shared(&self, name: &str) -> bool {
-        self.named.iter().filter(|(_, n)| n == name).count() > 1
+        self.shared.iter().any(|s| s == name)
     }
 
     /// The metrics, as messages list them.
@@ -132,12 +149,8 @@ impl MetricColumns {
             return "none".to_owned();
         }
         let mut shown = escaped(&self.keys().join(", "));
-        let mut shared: Vec<&str> = (self.named.iter())
-            .map(|(_, name)| name.as_str())
-            .filter(|name| self.is_shared(name))
-            .collect();
+        let mut shared: Vec<&String> = self.shared.iter().collect();
         shared.sort_unstable();
-        shared.dedup();
         for name in shared {
             shown += &format!(" (`{}` gives every `{0}[…]`)", escaped(name));
         }
@@ -149,8 +162,7 @@ impl MetricColumns {
     /// one, and every column give some metric.
     pub fn resolve(&self, columns: &[String]) -> Result<Vec<usize>, Unresolved> {
         // A column no metric knows: most likely a typo.
-        let known = |c: &String| self.named.iter().any(|(key, _)| key == c) || self.is_shared(c);
-        if let Some(unknown) = columns.iter().find(|c| !known(c)) {
+        if let Some(unknown) = columns.iter().find(|c| !self.gives(c)) {
             return Err(Unresolved::Unused(unknown.clone()));
         }
         let position = |name: &str| columns.iter().position(|c| c == name);
@@ -297,8 +309,7 @@ pub fn read_csv(path: &Path, wanted: &MetricColumns) -> Result<Trace> {
         ));
     }
     let names = &header[1..];
-    let recommendation =
-        names == [RECOMMENDATION_COLUMN] && !keys.iter().any(|m| m == RECOMMENDATION_COLUMN);
+    let recommendation = names == [RECOMMENDATION_COLUMN] && !wanted.gives(RECOMMENDATION_COLUMN);
     let (columns, sources) = if recommendation {
         (Columns::Replicas, Vec::new())
     } else {

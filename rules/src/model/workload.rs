@@ -308,7 +308,8 @@ impl<'a, V: Json> PodTemplate<'a, V> {
     /// pod-level `resources` (`gates`) and they request (or limit, which the
     /// API server copies into requests) cpu, memory or hugepages. The
     /// request of a resource is then the pod-level one, else what the
-    /// containers request together ([`PodTemplate::aggregate_request`]).
+    /// containers request together ([`PodTemplate::aggregate_request`]),
+    /// else its pod-level limit (`defaultPodRequests`).
     pub fn uses_pod_level(&self, gates: &FeatureGates) -> bool {
         let supported = |resource: &str| {
             matches!(resource, "cpu" | "memory") || resource.starts_with("hugepages-")
@@ -323,16 +324,23 @@ impl<'a, V: Json> PodTemplate<'a, V> {
             })
     }
 
-    /// The pod-level request (or, the API server copying it, limit) for
-    /// `resource`; `None` while `PodLevelResources` is off, as the API
-    /// server then drops pod-level `resources` from the template.
+    /// The pod-level request for `resource` as written; `None` while
+    /// `PodLevelResources` is off, as the API server then drops pod-level
+    /// `resources` from the template.
     pub fn pod_level_request(&self, resource: &str, gates: &FeatureGates) -> Option<&'a V> {
-        if !gates.pod_level_resources {
-            return None;
-        }
-        ["requests", "limits"]
-            .iter()
-            .find_map(|field| self.value.at(&["spec", "resources", field, resource]))
+        self.pod_level("requests", resource, gates)
+    }
+
+    /// The pod-level limit for `resource` (see [`PodTemplate::pod_level_request`]).
+    pub fn pod_level_limit(&self, resource: &str, gates: &FeatureGates) -> Option<&'a V> {
+        self.pod_level("limits", resource, gates)
+    }
+
+    fn pod_level(&self, field: &str, resource: &str, gates: &FeatureGates) -> Option<&'a V> {
+        gates.pod_level_resources.then_some(())?;
+        self.value
+            .at(&["spec", "resources", field, resource])
+            .filter(|v| !v.is_null())
     }
 
     /// `metadata.labels` of the template, when it is a mapping.

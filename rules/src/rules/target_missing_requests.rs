@@ -25,7 +25,12 @@ container must have the request.
 
 A limit without a request counts as a request (the API server copies it), and
 so does a default request from a `LimitRange` of the namespace when it is in
-the input. Pods with pod-level `resources` are left alone.
+the input. While the `PodLevelResources` gate is on (from Kubernetes 1.34),
+a pod with pod-level requests or limits for cpu, memory or hugepages has its
+`Resource` metrics' requests taken from the pod level: the pod-level request,
+else what the containers request together (a container without it adds
+nothing), else the pod-level limit; only a resource requested nowhere is
+reported then. `ContainerResource` metrics still need the container's own.
 
 The finding is on the container in the target's manifest.
 
@@ -137,7 +142,8 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             metric.container().is_none()
                 && template.uses_pod_level(gates)
                 && (template.pod_level_request(resource, gates).is_some()
-                    || template.aggregate_request(resource).is_some())
+                    || template.aggregate_request(resource).is_some()
+                    || template.pod_level_limit(resource, gates).is_some())
         };
         if lacking.is_empty()
             || from_pod_level()
