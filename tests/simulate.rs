@@ -1196,22 +1196,25 @@ fn metrics_of_one_name_have_keys_of_their_own() {
     );
 }
 
+/// A `spec.metrics` item: an External metric `name` with selector
+/// `q: selector` and an `averageValue` target.
+fn external_metric(name: &str, selector: &str, target: &str) -> String {
+    format!(
+        "  - type: External\n    external:\n      metric: {{name: \"{name}\", selector: {{matchLabels: {{q: {selector}}}}}}}\n      \
+         target: {{type: AverageValue, averageValue: \"{target}\"}}\n"
+    )
+}
+
 /// Every metric has a key of its own, even one named like another's key
 /// (`q[1]`), and an invalid metric is shown with its error every sync,
 /// with no column to read.
 #[test]
 fn every_metric_is_shown_under_a_key_of_its_own() {
     let dir = tempfile::tempdir().unwrap();
-    let external = |name: &str, selector: &str, target: &str| {
-        format!(
-            "  - type: External\n    external:\n      metric: {{name: \"{name}\", selector: {{matchLabels: {{q: {selector}}}}}}}\n      \
-             target: {{type: AverageValue, averageValue: \"{target}\"}}\n"
-        )
-    };
-    let metrics = external("q", "a", "10")
-        + &external("q", "b", "10")
-        + &external("q[1]", "c", "10")
-        + &external("big", "d", "100E");
+    let metrics = external_metric("q", "a", "10")
+        + &external_metric("q", "b", "10")
+        + &external_metric("q[1]", "c", "10")
+        + &external_metric("big", "d", "100E");
     let file = write(dir.path(), "hpa.yaml", &with_metrics(&metrics));
     let trace = write(
         dir.path(),
@@ -1292,16 +1295,12 @@ fn pod_level_requests_follow_their_gate() {
 #[test]
 fn shared_columns_feed_every_metric_of_their_name() {
     let dir = tempfile::tempdir().unwrap();
-    let external = |name: &str, selector: &str, target: &str| {
-        format!(
-            "  - type: External\n    external:\n      metric: {{name: {name}, selector: {{matchLabels: {{q: {selector}}}}}}}\n      \
-             target: {{type: AverageValue, averageValue: \"{target}\"}}\n"
-        )
-    };
     let replicas = write(
         dir.path(),
         "replicas.yaml",
-        &with_metrics(&(external("replicas", "a", "10") + &external("replicas", "b", "10"))),
+        &with_metrics(
+            &(external_metric("replicas", "a", "10") + &external_metric("replicas", "b", "10")),
+        ),
     );
     let trace = write(dir.path(), "trace.csv", "time,replicas\n0,50\n");
     let document = json(hpa_lint("simulate").args([&replicas, "--trace", &trace, "--until", "0s"]));
@@ -1310,7 +1309,9 @@ fn shared_columns_feed_every_metric_of_their_name() {
     let invalid = write(
         dir.path(),
         "invalid.yaml",
-        &with_metrics(&(external("queue", "a", "100E") + &external("queue", "b", "10"))),
+        &with_metrics(
+            &(external_metric("queue", "a", "100E") + &external_metric("queue", "b", "10")),
+        ),
     );
     let trace = write(dir.path(), "queue.csv", "time,queue\n0,50\n");
     let document = json(hpa_lint("simulate").args([&invalid, "--trace", &trace, "--until", "0s"]));
