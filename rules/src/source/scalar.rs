@@ -503,7 +503,8 @@ fn json_float(f: f64) -> Result<Number, String> {
     // encoding/json writes integral floats below 1e21 without a fraction or
     // exponent, so they arrive as integers.
     if f.fract() == 0.0 && f.abs() < 1e21 {
-        if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
+        // Not -2^63 itself: Go writes it `-9223372036854776000`, beyond int64.
+        if f > -9.223_372_036_854_776e18 && f < 9.223_372_036_854_776e18 {
             return Ok((f as i64).into());
         }
         if (0.0..1.844_674_407_370_955_2e19).contains(&f) {
@@ -612,7 +613,6 @@ mod tests {
             (".5", json!(0.5)),
             ("1.", json!(1)),
             ("9223372036854775808", json!(9_223_372_036_854_775_808u64)),
-            ("-9223372036854775809", json!(i64::MIN)),
             ("yes", json!(true)),
             ("On", json!(true)),
             ("y", json!(true)),
@@ -638,9 +638,17 @@ mod tests {
             ("+9223372036854775807", json!(i64::MAX)),
             ("18446744073709551615", json!(u64::MAX)),
             ("18446744073709551616", json!(18_446_744_073_709_551_616f64)),
+            ("-9223372036854775808", json!(i64::MIN)),
         ] {
             assert_eq!(plain(text), Ok(expected), "{text}");
         }
+        // Read as a float (beyond int64), it stays one: -2^63 as Go writes
+        // it, `-9223372036854776000`, is beyond int64 too.
+        let below = plain("-9223372036854775809").unwrap();
+        assert!(
+            below.is_f64() && below.as_f64() == Some(-(2f64.powi(63))),
+            "{below}"
+        );
     }
 
     #[test]
