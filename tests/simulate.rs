@@ -1227,6 +1227,21 @@ fn every_metric_is_shown_under_a_key_of_its_own() {
     assert_eq!(document["metrics"]["big"]["type"], "External");
     let step = &document["steps"][0]["metrics"];
     assert_eq!(step["q[1][2]"]["demand"], 30);
+    // An invalid metric reads no column, and an error says why.
+    let extra = write(
+        dir.path(),
+        "extra.csv",
+        "time,q[0],q[1],q[1][2],big\n0,10,20,30,1\n",
+    );
+    let output = hpa_lint("simulate")
+        .args([&file, "--trace", &extra])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("column `big`: the controller cannot evaluate that metric ("),
+        "{stderr}"
+    );
     // `q[1]` is the second `q`'s column: the metric named so needs its own.
     let short = write(dir.path(), "short.csv", "time,q[0],q[1]\n0,10,20\n");
     let output = hpa_lint("simulate")

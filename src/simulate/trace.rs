@@ -13,6 +13,7 @@ use crate::prometheus::replay;
 use crate::prometheus::time::UnixMillis;
 use anyhow::{Result, bail};
 use hpa_lint_rules::controller::flags::DurationError;
+use hpa_lint_rules::controller::reconcile::MetricKind;
 use hpa_lint_rules::controller::{Autoscaler, Millis, parse_duration};
 use hpa_lint_rules::model::quantity::Quantity;
 
@@ -100,11 +101,14 @@ pub struct MetricColumns {
     named: Vec<(String, String)>,
     /// The names several metrics of one HPA have (invalid ones included).
     shared: Vec<String>,
+    /// The keys of invalid metrics, with why the controller fails them.
+    invalid: Vec<(String, String)>,
 }
 
 impl MetricColumns {
     pub fn of(autoscalers: &[&Autoscaler]) -> Self {
         let (mut named, mut shared): (Vec<(String, String)>, Vec<String>) = Default::default();
+        let mut invalid = Vec::new();
         for autoscaler in autoscalers {
             let metrics = &autoscaler.metrics;
             for (metric, key) in metrics.iter().zip(metric_keys(autoscaler)) {
@@ -115,6 +119,9 @@ impl MetricColumns {
                 {
                     shared.push(name.to_owned());
                 }
+                if let (MetricKind::Invalid { message, .. }, Some(key)) = (metric, &key) {
+                    invalid.push((key.clone(), message.clone()));
+                }
                 if let Some(key) = key.filter(|_| !metric.name().is_empty())
                     && !named.iter().any(|(k, _)| *k == key)
                 {
@@ -122,7 +129,18 @@ impl MetricColumns {
                 }
             }
         }
-        Self { named, shared }
+        Self {
+            named,
+            shared,
+            invalid,
+        }
+    }
+
+    /// Why the controller cannot evaluate the metric of `key`, if it is
+    /// an invalid one (it reads no column).
+    fn why_invalid(&self, key: &str) -> Option<&str> {
+        let found = self.invalid.iter().find(|(k, _)| k == key);
+        found.map(|(_, why)| why.as_str())
     }
 
     /// Whether a column of this name gives some metric: a key, or a name
@@ -199,6 +217,11 @@ impl Unresolved {
                 "{what} {} gives no metric: each `{}[…]` has its own",
                 quoted(column),
                 escaped(column)
+            ),
+            Unresolved::Unused(column) if let Some(why) = wanted.why_invalid(column) => format!(
+                "{what} {}: the controller cannot evaluate that metric ({}), so it reads none",
+                quoted(column),
+                escaped(why)
             ),
             Unresolved::Unused(column) => format!(
                 "unknown {what} {}: the HPA's metrics are {}",
@@ -321,11 +344,14 @@ pub fn read_csv(path: &Path, wanted: &MetricColumns) -> Result<Trace> {
             ));
         }
         let sources = wanted.resolve(names).map_err(|e| {
-            let hint = match e {
-                Unresolved::Unused(_) => {
+            let hint = match &e {
+                // A column no metric has: maybe a trace of recommendations.
+                Unresolved::Unused(c)
+                    if !wanted.is_shared(c) && wanted.why_invalid(c).is_none() =>
+                {
                     format!(", or use a single `{RECOMMENDATION_COLUMN}` column")
                 }
-                Unresolved::Missing(_) => String::new(),
+                _ => String::new(),
             };
             at(header_line, e.describe(wanted, "column") + &hint)
         })?;
