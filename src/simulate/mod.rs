@@ -20,10 +20,9 @@ use crate::prometheus::replay::ReplayArgs;
 use crate::prometheus::time::{TimeArg, UnixMillis, parse_time_arg};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use hpa_lint_rules::cluster::FeatureGates;
 use hpa_lint_rules::controller::flags::{format_duration, thousandths};
 use hpa_lint_rules::controller::reconcile::{MetricKind, ResourceTarget};
-use hpa_lint_rules::controller::replicas::pod_request;
+use hpa_lint_rules::controller::replicas::template_request;
 use hpa_lint_rules::controller::simulate::{Demand, MAX_PODS, Model, Simulation, Step};
 use hpa_lint_rules::controller::{Autoscaler, Millis, parse_duration};
 use hpa_lint_rules::model::quantity::Quantity;
@@ -445,34 +444,4 @@ pub fn note_replaced_requests(found: &Found, autoscaler: &Autoscaler, given: &[S
             );
         }
     }
-}
-
-/// The request a pod of the template has (`calculateRequests`): from the
-/// pod level for a Resource metric when the pod sets any pod-level request,
-/// else the named container's, else the sum over containers and sidecars.
-fn template_request(
-    template: &PodTemplate<'_>,
-    resource: &str,
-    container: Option<&str>,
-    gates: &FeatureGates,
-) -> Result<i64, String> {
-    let quantity = |v: Option<&serde_json::Value>| {
-        v.and_then(Quantity::from_json)
-            .and_then(|q| q.milli_value())
-    };
-    if container.is_none() && template.uses_pod_level(gates) {
-        // `calculatePodLevelRequests` after `defaultPodRequests`: the
-        // pod-level request, else what the containers request together, else
-        // the pod-level limit.
-        return quantity(template.pod_level_request(resource, gates))
-            .or_else(|| template.aggregate_request(resource))
-            .or_else(|| quantity(template.pod_level_limit(resource, gates)))
-            .ok_or_else(|| format!("missing pod-level request for {resource} of the target"));
-    }
-    let containers: Vec<(String, Option<i64>)> = template
-        .counted_containers()
-        .iter()
-        .map(|c| (c.name.to_owned(), quantity(c.effective_request(resource))))
-        .collect();
-    pod_request(&containers, container, resource, "of the target")
 }

@@ -3,7 +3,11 @@
 //! and float arithmetic of `replica_calculator.go` and `metrics/utilization.go`.
 
 use super::flags::{ControllerFlags, Millis};
+use crate::cluster::FeatureGates;
 use crate::model::go::{ceil_i32, f64_to_i64};
+use crate::model::quantity::Quantity;
+use crate::model::workload::PodTemplate;
+use crate::path::Json;
 
 /// A pod's `status.phase`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -425,6 +429,38 @@ pub fn external_sum(values: &[i64], average_value: bool) -> i64 {
         }
     }
     sum
+}
+
+/// The request a pod of `template` has for `resource` (`calculateRequests`):
+/// from the pod level for a Resource metric while `PodLevelResources` is on
+/// and the pod sets a pod-level request or limit, else the named container's,
+/// else the sum over containers and sidecars; an error where the controller
+/// finds one missing.
+pub fn template_request<V: Json>(
+    template: &PodTemplate<'_, V>,
+    resource: &str,
+    container: Option<&str>,
+    gates: &FeatureGates,
+) -> Result<i64, String> {
+    let quantity = |v: Option<&V>| {
+        v.and_then(Quantity::from_json)
+            .and_then(|q| q.milli_value())
+    };
+    if container.is_none() && template.uses_pod_level(gates) {
+        // `calculatePodLevelRequests` after `defaultPodRequests`: the
+        // pod-level request, else what the containers request together, else
+        // the pod-level limit.
+        return quantity(template.pod_level_request(resource, gates))
+            .or_else(|| template.aggregate_request(resource))
+            .or_else(|| quantity(template.pod_level_limit(resource, gates)))
+            .ok_or_else(|| format!("missing pod-level request for {resource} of the target"));
+    }
+    let containers: Vec<(String, Option<i64>)> = template
+        .counted_containers()
+        .iter()
+        .map(|c| (c.name.to_owned(), quantity(c.effective_request(resource))))
+        .collect();
+    pod_request(&containers, container, resource, "of the target")
 }
 
 /// The per-pod requests (`calculatePodRequestsFromContainers`): the named

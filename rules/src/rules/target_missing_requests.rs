@@ -2,7 +2,10 @@
 
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, LIMIT_RANGE, Report};
-use crate::model::workload::Container;
+use crate::cluster::FeatureGates;
+use crate::controller::replicas::template_request;
+use crate::model::workload::{Container, PodTemplate};
+use crate::path::Json;
 use crate::path::FieldPath;
 use crate::quote::{code, quoted, shown};
 use crate::reads::Reads;
@@ -32,12 +35,18 @@ else what the containers request together (a container without it adds
 nothing), else the pod-level limit; only a resource requested nowhere is
 reported then. `ContainerResource` metrics still need the container's own.
 
+Requests that add up to 0 per pod (`cpu: "0"` in every counted container, or
+a pod-level `cpu: 0`) are reported too: the controller reads each request
+rounded up to a thousandth (a millionth of a core counts as `1m`), and with a
+total of 0 it cannot divide by it.
+
 The finding is on the container in the target's manifest.
 
 ## Why is this bad?
 Utilization is usage divided by the request. With one request missing the
 controller cannot compute it, reports `FailedGetResourceMetric: missing request
-for cpu in container ...` and does not scale at all. A sidecar added later
+for cpu in container ...` and does not scale at all; with requests of 0 it
+reports `no metrics returned matched known pods`. A sidecar added later
 (a service mesh proxy, a log shipper) is the classic cause: the HPA worked
 until the pod got a second container.
 
@@ -145,12 +154,6 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                     || template.aggregate_request(resource).is_some()
                     || template.pod_level_limit(resource, gates).is_some())
         };
-        if lacking.is_empty()
-            || from_pod_level()
-            || cx.has_default_request(&target.key.namespace, resource)
-        {
-            continue;
-        }
         let shown_resource = shown(resource);
         let needed_for = match metric.container() {
             _ if metric.defaulted => {
@@ -162,6 +165,37 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             ),
             None => format!("{shown_resource} utilization"),
         };
+        if lacking.is_empty() || from_pod_level() {
+            // Nothing is missing; the controller divides by what a pod
+            // requests, and fails when that is 0.
+            if template_request(&template, resource, metric.container(), gates) == Ok(0) {
+                for path in zero_requests(&template, &containers, metric.container(), resource, gates) {
+                    if reported.contains(&path) {
+                        continue;
+                    }
+                    reported.push(path.clone());
+                    out.report_on(
+                        target,
+                        path,
+                        format!(
+                            "the pods request 0 {shown_resource}: {} scales {} on {needed_for}, \
+                             and utilization is usage divided by the request",
+                            cx.hpa_name(),
+                            target.key.describe(),
+                        ),
+                    )
+                    .help(format!(
+                        "request more than 0 of {shown_resource}: with a request of 0 the \
+                         controller cannot work out utilization (`no metrics returned matched \
+                         known pods`) and does not scale at all"
+                    ));
+                }
+            }
+            continue;
+        }
+        if cx.has_default_request(&target.key.namespace, resource) {
+            continue;
+        }
         for container in lacking {
             let path = container
                 .path()
@@ -189,6 +223,41 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             ));
         }
     }
+}
+
+/// Where the zero requests a pod adds up to are written: the pod-level
+/// request or limit it is taken from, or the counted containers' (those of
+/// the metric's container).
+fn zero_requests<V: Json>(
+    template: &PodTemplate<'_, V>,
+    containers: &[Container<'_, V>],
+    metric_container: Option<&str>,
+    resource: &str,
+    gates: &FeatureGates,
+) -> Vec<FieldPath> {
+    let pod_level = FieldPath::fields("spec.template.spec.resources");
+    if metric_container.is_none() && template.uses_pod_level(gates) {
+        if template.pod_level_request(resource, gates).is_some() {
+            return vec![pod_level.field("requests").field(resource)];
+        }
+        if template.aggregate_request(resource).is_none() {
+            return vec![pod_level.field("limits").field(resource)];
+        }
+    }
+    containers
+        .iter()
+        .filter(|c| metric_container.is_none_or(|name| name == c.name))
+        .filter_map(|c| {
+            let field = if c.request(resource).is_some_and(|v| !v.is_null()) {
+                "requests"
+            } else if c.limit(resource).is_some_and(|v| !v.is_null()) {
+                "limits"
+            } else {
+                return None;
+            };
+            Some(c.path().field("resources").field(field).field(resource))
+        })
+        .collect()
 }
 
 #[cfg(test)]
