@@ -13,7 +13,7 @@ use hpa_lint_rules::controller::normalize::{Rules, Select};
 use hpa_lint_rules::controller::velocity::{self, End, Limiter, Path};
 use hpa_lint_rules::controller::{Autoscaler, ControllerFlags, Millis};
 use hpa_lint_rules::defaults::NamespacedDefaults;
-use hpa_lint_rules::model::hpa::{HpaVersion, V1_BEHAVIOR_ANNOTATION};
+
 use hpa_lint_rules::mutate::settings_for;
 use hpa_lint_rules::rules::implicit_behavior;
 use hpa_lint_rules::{MemoryIndex, Object, PatchOp};
@@ -124,17 +124,6 @@ pub fn describe(found: &Found, autoscaler: Autoscaler) -> ([String; 2], Value) {
     (paths, report.json())
 }
 
-/// The member of a JSON object that sets the field `name` when Go's
-/// `encoding/json` reads it: keys ignore case, the last of several wins.
-fn go_member<'v>(object: Option<&'v Value>, name: &str) -> Option<&'v Value> {
-    let entries = object?.as_object()?;
-    entries
-        .iter()
-        .rev()
-        .find(|(key, _)| key.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v)
-}
-
 /// What the command says about one HPA.
 struct Report<'f> {
     found: &'f Found,
@@ -159,31 +148,10 @@ impl<'f> Report<'f> {
         &self.autoscaler.flags
     }
 
-    /// Whether the manifest itself sets `field` of a direction: in
-    /// `spec.behavior`, or, for `autoscaling/v1` (and `v2beta1`), in the
-    /// behavior annotation, whose keys Go matches ignoring case (the last
-    /// of several wins).
-    fn is_written(&self, direction: &str, field: &str) -> bool {
-        let value = &self.found.object.value;
-        let set = |v: Option<&Value>| v.is_some_and(|v| !v.is_null());
-        if !matches!(
-            self.found.hpa.version,
-            HpaVersion::V1 | HpaVersion::V2beta1 | HpaVersion::V2alpha1
-        ) {
-            return set(value.pointer(&format!("/spec/behavior/{direction}/{field}")));
-        }
-        let annotation = value
-            .pointer("/metadata/annotations")
-            .and_then(|a| a.get(V1_BEHAVIOR_ANNOTATION))
-            .and_then(Value::as_str)
-            .and_then(|text| serde_json::from_str::<Value>(text).ok());
-        set(go_member(go_member(annotation.as_ref(), direction), field))
-    }
-
     /// Where a field's value comes from when the manifest does not set it,
     /// or sets a tolerance the API server drops (its gate off).
     fn default_note(&self, direction: &str, field: &str) -> Option<&'static str> {
-        if self.is_written(direction, field) {
+        if self.found.hpa.written.sets(direction, field) {
             let up = direction == "scaleUp";
             let kept = self.found.hpa.behavior.as_ref().is_some_and(|b| {
                 let rules = if up { &b.scale_up } else { &b.scale_down };

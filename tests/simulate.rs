@@ -1748,8 +1748,6 @@ fn hpas_are_listed_in_file_order() {
         ));
 }
 
-/// Issue 16: the sync period every time of `behavior` is counted in, in
-/// the text's first line and in JSON.
 /// What `behavior` marks as a default: a field the manifest does not set,
 /// in `spec.behavior` or in the `v1` behavior annotation (keys as Go reads
 /// them), and a tolerance the API server drops while its gate is off.
@@ -1817,6 +1815,8 @@ fn behavior_marks_what_the_manifest_does_not_set() {
     );
 }
 
+/// Issue 16: the sync period every time of `behavior` is counted in, in
+/// the text's first line and in JSON.
 #[test]
 fn behavior_shows_the_sync_period_in_force() {
     let cart = "examples/shop/cart/cart.yaml";

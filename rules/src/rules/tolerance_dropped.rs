@@ -2,7 +2,6 @@
 
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
-use crate::model::hpa::Hpa;
 use crate::path::FieldPath;
 use crate::registry::{Category, FixAvailability, Rule};
 
@@ -73,16 +72,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     {
         return;
     }
-    // What was written: the same object decoded with the gate on, so that the
-    // v1 behavior annotation and the update ratchet are handled as the server
-    // handles them. A direction that has a tolerance there but not in `cx.hpa`
-    // lost it to the strategy.
-    let mut kept = cx.settings.cluster.clone();
-    kept.feature_gates.configurable_tolerance = true;
-    let Some(written) = Hpa::read(&cx.object.key, &cx.object.value, &kept, None) else {
-        return;
-    };
-    let (Some(written), Some(stored)) = (&written.behavior, &cx.hpa.behavior) else {
+    let Some(stored) = &cx.hpa.behavior else {
         return;
     };
     let gate = if kube.at_least(35) {
@@ -92,10 +82,11 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             "the `HPAConfigurableTolerance` feature gate is off by default in Kubernetes {kube}"
         )
     };
-    for ((direction, written), (_, stored)) in
-        written.directions().into_iter().zip(stored.directions())
-    {
-        let Some(tolerance) = written.and_then(|r| r.tolerance.as_ref()) else {
+    // What was written (the `v1` annotation and the update ratchet handled
+    // as the server handles them): a tolerance the stored object lacks was
+    // dropped by the strategy.
+    for (direction, stored) in stored.directions() {
+        let Some(tolerance) = cx.hpa.written.tolerance(direction) else {
             continue;
         };
         if stored.is_some_and(|r| r.tolerance.is_some()) {

@@ -246,7 +246,7 @@ pub(super) fn decode_v2beta1<V: Json>(d: &mut Decoder, value: &V, cluster: &Clus
         })
         .collect();
     // `v2beta1` has no `spec.behavior`: it travels in an annotation, as in `v1`.
-    hpa.behavior = annotated_behavior(&hpa.metadata, cluster, &mut aliases);
+    set_annotated_behavior(&mut hpa, cluster, &mut aliases);
     hpa.aliases = aliases;
     apply_spec_defaults(&mut hpa);
     hpa
@@ -270,6 +270,18 @@ fn annotation(metadata: &Metadata, key: &str) -> Option<Value> {
 
 fn annotation_path(key: &str) -> FieldPath {
     FieldPath::fields("metadata.annotations").key(key)
+}
+
+/// Sets `hpa.behavior` (and what it writes) from its annotation.
+fn set_annotated_behavior(
+    hpa: &mut Hpa,
+    cluster: &Cluster,
+    aliases: &mut Vec<(FieldPath, FieldPath)>,
+) {
+    hpa.behavior = annotated_behavior(&hpa.metadata, cluster, aliases);
+    if let Some(behavior) = &hpa.behavior {
+        hpa.written = WrittenBehavior::of(behavior.scale_up.as_ref(), behavior.scale_down.as_ref());
+    }
 }
 
 /// The behavior annotation of `v1` and `v2beta1`: JSON of the internal type,
@@ -350,7 +362,7 @@ pub(super) fn decode_v1<V: Json>(d: &mut Decoder, value: &V, cluster: &Cluster) 
         metrics.push(cpu_utilization(percent));
     }
     hpa.metrics = metrics;
-    hpa.behavior = annotated_behavior(&hpa.metadata, cluster, &mut aliases);
+    set_annotated_behavior(&mut hpa, cluster, &mut aliases);
     hpa.aliases = aliases;
     apply_spec_defaults(&mut hpa);
     hpa

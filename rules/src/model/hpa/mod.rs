@@ -455,6 +455,66 @@ pub struct OwnerReference {
     pub block_owner_deletion: Option<bool>,
 }
 
+/// What a manifest sets of `behavior` (in `spec.behavior`, or in the behavior
+/// annotation of `v1` and `v2beta1`, read as Go reads it): before the API
+/// server merges in its defaults and drops the fields whose gate is off.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WrittenBehavior {
+    /// `scaleUp`, then `scaleDown`.
+    directions: [WrittenRules; 2],
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct WrittenRules {
+    stabilization_window_seconds: bool,
+    select_policy: bool,
+    policies: bool,
+    tolerance: Option<Quantity>,
+}
+
+impl WrittenRules {
+    fn of(rules: Option<&ScalingRules>) -> Self {
+        rules.map_or_else(Self::default, |rules| Self {
+            stabilization_window_seconds: rules.stabilization_window_seconds.is_some(),
+            select_policy: rules.select_policy.is_some(),
+            policies: rules.policies.is_some(),
+            tolerance: rules.tolerance.clone(),
+        })
+    }
+}
+
+impl WrittenBehavior {
+    /// What `scale_up` and `scale_down`, as decoded, set.
+    pub(super) fn of(scale_up: Option<&ScalingRules>, scale_down: Option<&ScalingRules>) -> Self {
+        Self {
+            directions: [WrittenRules::of(scale_up), WrittenRules::of(scale_down)],
+        }
+    }
+
+    fn direction(&self, direction: &str) -> &WrittenRules {
+        &self.directions[usize::from(direction != "scaleUp")]
+    }
+
+    /// Whether the manifest sets `field` (its JSON name) of `direction`
+    /// (`scaleUp` or `scaleDown`).
+    pub fn sets(&self, direction: &str, field: &str) -> bool {
+        let rules = self.direction(direction);
+        match field {
+            "stabilizationWindowSeconds" => rules.stabilization_window_seconds,
+            "selectPolicy" => rules.select_policy,
+            "policies" => rules.policies,
+            "tolerance" => rules.tolerance.is_some(),
+            _ => false,
+        }
+    }
+
+    /// The tolerance the manifest sets for `direction`, whether the API
+    /// server keeps it or not.
+    pub fn tolerance(&self, direction: &str) -> Option<&Quantity> {
+        self.direction(direction).tolerance.as_ref()
+    }
+}
+
 /// The `ObjectMeta` fields the API server validates.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Metadata {
@@ -495,6 +555,8 @@ pub struct Hpa {
     pub metrics_defaulted: bool,
     /// `spec.behavior` with the API server's defaults merged in.
     pub behavior: Option<Behavior>,
+    /// What the manifest itself sets of `behavior`.
+    pub written: WrittenBehavior,
     /// Whether the cluster's release serves the version: then the API server
     /// decodes it strictly and validates it.
     pub served: bool,
@@ -664,6 +726,7 @@ fn empty_hpa() -> Hpa {
         metrics: Vec::new(),
         metrics_defaulted: false,
         behavior: None,
+        written: WrittenBehavior::default(),
         served: true,
         decode_errors: Vec::new(),
         decodable: true,
@@ -684,6 +747,39 @@ mod tests {
     fn decode(value: Value) -> Hpa {
         let object = Object::new(value, Origin(0), "default").unwrap();
         Hpa::decode(&object, &Cluster::default(), None).unwrap()
+    }
+
+    /// What a manifest writes of `behavior` is kept apart from the defaults
+    /// merged in: a null is not written, an empty list of policies is.
+    #[test]
+    fn behavior_records_what_is_written() {
+        let hpa = decode(json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web"},
+            "spec": {"maxReplicas": 3, "behavior": {"scaleDown": {
+                "stabilizationWindowSeconds": null, "policies": [], "selectPolicy": "Min"}}},
+        }));
+        let written = |direction, field| hpa.written.sets(direction, field);
+        assert!(written("scaleDown", "policies") && written("scaleDown", "selectPolicy"));
+        assert!(!written("scaleDown", "stabilizationWindowSeconds"));
+        assert!(!written("scaleUp", "selectPolicy"));
+        let behavior = hpa.behavior.as_ref().unwrap();
+        let up = behavior.scale_up.as_ref().unwrap();
+        assert_eq!(up.select_policy.as_deref(), Some("Max"), "defaulted");
+        let v1 = decode(json!({
+            "apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "annotations": {V1_BEHAVIOR_ANNOTATION:
+                r#"{"scaleup":{"Tolerance":"0.05","selectPolicy":"Min","SELECTPOLICY":null}}"#}},
+            "spec": {"maxReplicas": 3},
+        }));
+        assert_eq!(
+            v1.written.tolerance("scaleUp"),
+            Quantity::parse("0.05").ok().as_ref()
+        );
+        assert!(
+            !v1.written.sets("scaleUp", "selectPolicy"),
+            "the last key wins"
+        );
     }
 
     /// The validated member of each metric is the first populated one, and

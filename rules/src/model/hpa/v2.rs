@@ -207,6 +207,7 @@ pub(super) fn decode_v2<V: Json>(d: &mut Decoder, value: &V, cluster: &Cluster) 
         };
         let scale_up = direction("scaleUp");
         let scale_down = direction("scaleDown");
+        hpa.written = WrittenBehavior::of(scale_up.as_ref(), scale_down.as_ref());
         hpa.behavior = Some(Behavior {
             scale_up: Some(merge_with_defaults("scaleUp", scale_up)),
             scale_down: Some(merge_with_defaults("scaleDown", scale_down)),
