@@ -233,14 +233,16 @@ pub struct Scale<'a> {
 
 /// The demand per pod at a metric's target, in milli-units: `None` for a
 /// metric whose value does not follow the pods (an Object or External
-/// `value` target) or that the controller cannot evaluate.
+/// `value` target) or that the controller cannot evaluate (a utilization of
+/// requests of 0 among them).
 pub fn per_pod_target(kind: &MetricKind, request: Option<&Result<i64, String>>) -> Option<f64> {
     match kind {
         MetricKind::Resource {
             target: ResourceTarget::Utilization(u),
             ..
         } => match request {
-            Some(Ok(request)) => Some(*request as f64 * f64::from(*u) / 100.0),
+            // With requests of 0 the controller fails the metric.
+            Some(Ok(request)) if *request > 0 => Some(*request as f64 * f64::from(*u) / 100.0),
             _ => None,
         },
         MetricKind::Resource {
@@ -308,16 +310,34 @@ impl Load {
             spans.push((name.clone(), span));
         }
         if spans.iter().all(|(_, s)| s.is_none()) {
+            // A metric the controller fails at every sync says why.
             let failing = scales.iter().find_map(|scale| {
                 let metrics = scale.autoscaler.metrics.iter().zip(scale.requests);
                 metrics
-                    .filter_map(|(kind, request)| Some((kind.name(), request.as_ref().err()?)))
+                    .filter_map(|(kind, request)| match (kind, request) {
+                        (MetricKind::Invalid { name, message, .. }, _) => {
+                            Some(format!("the controller cannot evaluate the {name} metric ({message})"))
+                        }
+                        (_, Err(error)) => Some(format!(
+                            "the controller cannot compute the {} utilization ({error})",
+                            kind.name()
+                        )),
+                        (
+                            MetricKind::Resource {
+                                resource,
+                                target: ResourceTarget::Utilization(_),
+                                ..
+                            },
+                            Ok(0),
+                        ) => Some(format!(
+                            "the pods request 0 {resource}, so the controller cannot compute its utilization (no metrics returned matched known pods)"
+                        )),
+                        (_, Ok(_)) => None,
+                    })
                     .next()
             });
             return Err(NotApplicable(match failing {
-                Some((name, error)) => format!(
-                    "the controller cannot compute the {name} utilization ({error}): every sync fails the metric"
-                ),
+                Some(why) => format!("{why}: every sync fails the metric"),
                 None => "a standard load needs a metric whose demand is shared by the pods (Resource, ContainerResource, Pods, or an `averageValue` target); an Object or External `value` does not follow the replicas: give its history with --trace".to_owned(),
             })
             .into());

@@ -2139,3 +2139,40 @@ fn two_hpas_of_one_name_are_no_dead_end() {
             ));
     }
 }
+
+/// A standard load on an HPA whose metrics every sync fails says why: a
+/// metric the controller cannot evaluate, or pods that request 0 of the
+/// resource it divides by.
+#[test]
+fn a_load_says_why_every_sync_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_of_range = hpa(
+        "queue",
+        "  maxReplicas: 10\n  metrics:\n    - type: Object\n      object:\n        \
+         metric: {name: queue}\n        describedObject: {apiVersion: v1, kind: Service, name: q}\n        \
+         target: {type: AverageValue, averageValue: 10E}\n",
+    );
+    let zero = format!(
+        "{}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\n\
+         spec:\n  template:\n    spec:\n      containers: [{{name: app, image: web, resources: {{requests: {{cpu: \"0\"}}}}}}]\n",
+        hpa("web", "  maxReplicas: 10\n")
+    );
+    for (text, why) in [
+        (
+            out_of_range,
+            "the controller cannot evaluate the queue metric (average value target out of range): every sync fails the metric",
+        ),
+        (
+            zero,
+            "the pods request 0 cpu, so the controller cannot compute its utilization (no metrics returned matched known pods): every sync fails the metric",
+        ),
+    ] {
+        let path = write(dir.path(), "hpa.yaml", &text);
+        hpa_lint("simulate")
+            .args([&path, "--load", "step"])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(why));
+    }
+}
