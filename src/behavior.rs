@@ -13,7 +13,6 @@ use hpa_lint_rules::controller::normalize::{Rules, Select};
 use hpa_lint_rules::controller::velocity::{self, End, Limiter, Path};
 use hpa_lint_rules::controller::{Autoscaler, ControllerFlags, Millis};
 use hpa_lint_rules::defaults::NamespacedDefaults;
-
 use hpa_lint_rules::mutate::settings_for;
 use hpa_lint_rules::rules::implicit_behavior;
 use hpa_lint_rules::{MemoryIndex, Object, PatchOp};
