@@ -11,7 +11,7 @@ use clap::Args;
 use hpa_lint_rules::controller::{ControllerFlags, Millis, parse_duration};
 use hpa_lint_rules::index::Index;
 use hpa_lint_rules::model::hpa::Hpa;
-use hpa_lint_rules::model::workload::TargetKind;
+use hpa_lint_rules::model::workload::{DefaultRequests, LIMIT_RANGE, TargetKind};
 use hpa_lint_rules::rules::deprecated_api_version::not_served;
 use hpa_lint_rules::rules::{is_rejection, target_not_scalable};
 use hpa_lint_rules::{Lookup, Object, Operation, Settings, lint};
@@ -107,6 +107,9 @@ pub struct Found {
     pub file: String,
     /// Its scale target, when the input has it.
     pub target: Option<Arc<Object>>,
+    /// What the LimitRanges of the input give the target's containers that
+    /// request nothing.
+    pub default_requests: DefaultRequests,
 }
 
 impl Found {
@@ -286,6 +289,13 @@ pub fn select(
             });
             continue;
         }
+        let mut default_requests = DefaultRequests::default();
+        index.visit_list(
+            &target.namespace,
+            LIMIT_RANGE.group,
+            LIMIT_RANGE.kind,
+            &mut |range| default_requests.add(&range.value),
+        );
         let target = match index.get(&target) {
             Lookup::Found(target) => Some(target),
             _ => None,
@@ -295,6 +305,7 @@ pub fn select(
             hpa,
             file: file.to_owned(),
             target,
+            default_requests,
         });
     }
     Ok(selection)

@@ -2176,3 +2176,37 @@ fn a_load_says_why_every_sync_fails() {
             .stderr(predicate::str::contains(why));
     }
 }
+
+/// A container that requests nothing gets its namespace's LimitRange default
+/// (`defaultRequest`, else `default`, `max`, `min`), as lint reads it: the
+/// run is the one with the request written out.
+#[test]
+fn limit_range_defaults_are_the_requests_of_containers_without() {
+    let dir = tempfile::tempdir().unwrap();
+    let deployment = |resources: &str| {
+        format!(
+            "{}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\n\
+             spec:\n  template:\n    spec:\n      containers: [{{name: app, image: web{resources}}}]\n",
+            hpa(
+                "web",
+                "  maxReplicas: 10\n  metrics:\n    - type: Resource\n      resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}\n"
+            )
+        )
+    };
+    let run = |text: String| {
+        let path = write(dir.path(), "hpa.yaml", &text);
+        json(hpa_lint("simulate").args([&path, "--load", "step"]))["steps"].clone()
+    };
+    let written = run(deployment(", resources: {requests: {cpu: 200m}}"));
+    for item in [
+        "defaultRequest: {cpu: 200m}",
+        "max: {cpu: 200m}",
+        "min: {cpu: 200m}, default: {memory: 1Gi}",
+    ] {
+        let range = format!(
+            "---\napiVersion: v1\nkind: LimitRange\nmetadata: {{name: defaults, namespace: shop}}\n\
+             spec:\n  limits: [{{type: Container, {item}}}]\n"
+        );
+        assert_eq!(run(deployment("") + &range), written, "{item}");
+    }
+}

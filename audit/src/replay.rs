@@ -21,7 +21,9 @@ use hpa_lint_rules::cluster::GroupKind;
 use hpa_lint_rules::controller::Autoscaler;
 use hpa_lint_rules::model::hpa::Hpa;
 use hpa_lint_rules::model::status::parse_time;
+use hpa_lint_rules::model::workload::DefaultRequests;
 use hpa_lint_rules::object::{Object, ObjectRef, Origin};
+use hpa_lint_rules::reads::OBJECT_FIELDS;
 use serde_json::Value;
 
 use crate::args::Args as AuditArgs;
@@ -224,11 +226,26 @@ async fn read(args: &AuditArgs, replay: &LiveReplayArgs) -> Result<(Found, Resol
             refused(&failure, &resource)
         ),
     };
+    // Containers that request nothing get what the namespace's LimitRanges
+    // give; without the right to list them, the replay goes on without.
+    let ranges = Resource::new("v1", "LimitRange", "limitranges", true);
+    let mut default_requests = DefaultRequests::default();
+    let take = |value: Value| Some(value);
+    match cluster
+        .list(&ranges, Some(&namespace), None, &OBJECT_FIELDS, &take)
+        .await
+    {
+        Ok((listed, _)) => listed.iter().for_each(|range| default_requests.add(range)),
+        Err(failure) => hpa_lint::tell!(
+            "kubectl hpa-lint: note: cannot list {ranges} in {namespace}: {failure}; containers without requests are taken to have none"
+        ),
+    }
     let found = Found {
         object: Arc::new(object),
         hpa,
         file: format!("context {}", cluster.context),
         target: Some(Arc::new(target)),
+        default_requests,
     };
     Ok((found, resolved))
 }

@@ -111,7 +111,8 @@ fn cluster(hpa: Value) -> Cluster {
             "deployments",
             true,
             vec![live_deployment()],
-        );
+        )
+        .serve("v1", "LimitRange", "limitranges", true, Vec::new());
     cluster
 }
 
@@ -300,7 +301,7 @@ fn the_replay_of_a_live_hpa_equals_simulate_of_it_saved_to_a_file() {
         }
     }
 
-    // The HPA named in the context's namespace, or with -n; only `get`s.
+    // The HPA named in the context's namespace, or with -n; only reads.
     for name in [&["web"][..], &["-n", "shop", "web"]] {
         let args = [owned(name), range.clone(), owned(&["--format", "json"])].concat();
         let replayed = replay(&stage, &args);
@@ -308,6 +309,11 @@ fn the_replay_of_a_live_hpa_equals_simulate_of_it_saved_to_a_file() {
         let document: Value = serde_json::from_str(&stdout(&replayed)).unwrap();
         assert_eq!(document["hpa"], json!({"namespace": "shop", "name": "web"}));
         assert_eq!(document["fidelity"]["syncs"], syncs);
+        assert!(
+            !stderr(&replayed).contains("cannot list"),
+            "{}",
+            stderr(&replayed)
+        );
         // The spec was written after the start: the replay says what it assumes.
         assert!(
             stderr(&replayed).contains("kubectl hpa-lint: note: `kubectl-client-side-apply` wrote the HPA's spec at 2025-01-01T01:00:00Z, after the replay's start (2025-01-01T00:00:00Z): the replay runs the spec as it is now over the whole range\n"),
@@ -321,6 +327,8 @@ fn the_replay_of_a_live_hpa_equals_simulate_of_it_saved_to_a_file() {
         "/version",
         "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers/web",
         "/apis/apps/v1/namespaces/shop/deployments/web",
+        // What the namespace's LimitRanges give containers without requests.
+        "/api/v1/namespaces/shop/limitranges?limit=500",
     ];
     assert_eq!(reads, [one; 5].concat());
 }

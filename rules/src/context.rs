@@ -6,8 +6,6 @@ use std::borrow::Cow;
 use std::cell::{Cell, OnceCell};
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use crate::cluster::Cluster;
 use crate::controller::{Autoscaler, ControllerFlags};
 use crate::diagnostic::{Diagnostic, Reason, Severity, Subject};
@@ -15,16 +13,13 @@ use crate::index::{Index, Lookup};
 use crate::model::decode::DecodeError;
 use crate::model::hpa::{Hpa, MetricSource, SourcePath};
 use crate::model::linted::Linted;
-use crate::model::workload::{Target, TargetKind, meant_target};
-use crate::object::{Kind, Object, ObjectKey, ObjectRef, Origin};
-use crate::path::{FieldPath, get, member};
+use crate::model::workload::{DefaultRequests, LIMIT_RANGE, Target, TargetKind, meant_target};
+use crate::object::{Object, ObjectKey, ObjectRef, Origin};
+use crate::path::FieldPath;
 use crate::quote::{MAX_MESSAGE_BYTES, code, truncate};
 use crate::registry::Rule;
 use crate::settings::Settings;
 use crate::source::Problem;
-
-/// `LimitRange`, whose defaults give containers the requests they lack.
-pub const LIMIT_RANGE: Kind = Kind::new("", "LimitRange");
 
 /// How and when a rule finds its problems. Every rule's file has
 /// `pub(crate) const CHECK: Check`.
@@ -174,34 +169,19 @@ impl<'a> Context<'a> {
         self.found_target()
     }
 
-    /// Whether a `LimitRange` in `namespace` gives containers a default request
-    /// for `resource` (`defaultRequest`, or `default`, which the server copies into
-    /// a missing `defaultRequest`): pods then get the request at admission.
-    /// Also when the index does not hold LimitRanges: a rule about missing
-    /// requests then says nothing, rather than guess.
-    pub fn has_default_request(&self, namespace: &str, resource: &str) -> bool {
-        let mut found = false;
+    /// The requests the `LimitRange`s of `namespace` give containers that
+    /// request nothing ([`DefaultRequests`]); `None` when the index does not
+    /// hold LimitRanges: a rule about missing requests then says nothing,
+    /// rather than guess.
+    pub fn default_requests(&self, namespace: &str) -> Option<DefaultRequests> {
+        let mut defaults = DefaultRequests::default();
         let listed = self.index.visit_list(
             namespace,
             LIMIT_RANGE.group,
             LIMIT_RANGE.kind,
-            &mut |range| {
-                found = found
-                    || get(&range.value, &["spec", "limits"])
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter(|item| {
-                            member(item, "type").and_then(Value::as_str) == Some("Container")
-                        })
-                        .any(|item| {
-                            ["defaultRequest", "default"]
-                                .iter()
-                                .any(|field| get(item, &[field, resource]).is_some())
-                        });
-            },
+            &mut |range| defaults.add(&range.value),
         );
-        found || !matches!(listed, Lookup::Found(()))
+        matches!(listed, Lookup::Found(())).then_some(defaults)
     }
 
     /// `Kind "name"` of the HPA, for messages.

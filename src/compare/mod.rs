@@ -118,6 +118,7 @@ impl Side {
             hpa: found.hpa.clone(),
             file: found.file.clone(),
             target: found.target.clone().or_else(|| fallback.cloned()),
+            default_requests: found.default_requests.clone(),
         };
         let autoscaler = Autoscaler::new(&found.hpa, flags.clone(), &settings.cluster);
         let columns = Columns::Metrics(MetricColumns::of(&[&autoscaler]).keys());

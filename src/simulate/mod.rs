@@ -396,6 +396,7 @@ pub fn requests(
                 resource,
                 container.as_deref(),
                 &autoscaler.feature_gates,
+                &found.default_requests,
             ))
         })
         .collect()
@@ -425,7 +426,13 @@ pub fn note_replaced_requests(found: &Found, autoscaler: &Autoscaler, given: &[S
             continue;
         };
         let gates = &autoscaler.feature_gates;
-        let own = template_request(&template, resource, container.as_deref(), gates);
+        let own = template_request(
+            &template,
+            resource,
+            container.as_deref(),
+            gates,
+            &found.default_requests,
+        );
         if own != Ok(milli) && !noted.contains(resource) {
             noted.push(resource.clone());
             let target = &found.hpa.scale_target_ref;

@@ -318,7 +318,7 @@ fn output_of(command: &[String]) -> Result<Vec<u8>, String> {
     Ok(output.stdout)
 }
 
-/// A 1.36 cluster serving [`MANIFESTS`]' HPA and Deployment.
+/// A 1.36 cluster serving [`MANIFESTS`]' HPA and Deployment (and no LimitRanges).
 fn live_cluster() -> kube_standin::Cluster {
     let objects: Vec<serde_json::Value> = MANIFESTS
         .split("---\n")
@@ -339,7 +339,8 @@ fn live_cluster() -> kube_standin::Cluster {
             "deployments",
             true,
             vec![objects[1].clone()],
-        );
+        )
+        .serve("v1", "LimitRange", "limitranges", true, Vec::new());
     cluster
 }
 

@@ -6,7 +6,7 @@ use super::flags::{ControllerFlags, Millis};
 use crate::cluster::FeatureGates;
 use crate::model::go::{ceil_i32, f64_to_i64};
 use crate::model::quantity::Quantity;
-use crate::model::workload::PodTemplate;
+use crate::model::workload::{DefaultRequests, PodTemplate};
 use crate::path::Json;
 
 /// A pod's `status.phase`.
@@ -435,12 +435,15 @@ pub fn external_sum(values: &[i64], average_value: bool) -> i64 {
 /// from the pod level for a Resource metric while `PodLevelResources` is on
 /// and the pod sets a pod-level request or limit, else the named container's,
 /// else the sum over containers and sidecars; an error where the controller
-/// finds one missing.
+/// finds one missing. A container that requests nothing gets what `defaults`
+/// (its namespace's LimitRanges) give it; the pod level was worked out
+/// before they apply.
 pub fn template_request<V: Json>(
     template: &PodTemplate<'_, V>,
     resource: &str,
     container: Option<&str>,
     gates: &FeatureGates,
+    defaults: &DefaultRequests,
 ) -> Result<i64, String> {
     let quantity = |v: Option<&V>| {
         v.and_then(Quantity::from_json)
@@ -458,7 +461,16 @@ pub fn template_request<V: Json>(
     let containers: Vec<(String, Option<i64>)> = template
         .counted_containers()
         .iter()
-        .map(|c| (c.name.to_owned(), quantity(c.effective_request(resource))))
+        .map(|c| {
+            let request = match c.effective_request(resource) {
+                Some(request) => quantity(Some(request)),
+                None => defaults
+                    .get(resource)
+                    .and_then(Quantity::from_json)
+                    .and_then(|q| q.milli_value()),
+            };
+            (c.name.to_owned(), request)
+        })
         .collect();
     pod_request(&containers, container, resource, "of the target")
 }

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::cluster::{Cluster, FeatureGates};
 use crate::model::quantity::Quantity;
-use crate::object::{Object, ObjectKey, ObjectRef, Origin, SUPPRESSION_PREFIX};
+use crate::object::{Kind, Object, ObjectKey, ObjectRef, Origin, SUPPRESSION_PREFIX};
 use crate::path::{FieldPath, Json, Shape};
 use crate::source::Tree;
 
@@ -418,6 +418,55 @@ impl<'a, V: Json> PodTemplate<'a, V> {
             .chain(self.list("initContainers", true))
             .filter(|c| !c.is_init || c.is_sidecar())
             .collect()
+    }
+}
+
+/// `LimitRange`, whose defaults give containers the requests they lack.
+pub const LIMIT_RANGE: Kind = Kind::new("", "LimitRange");
+
+/// The requests a namespace's `LimitRange`s give a container that requests
+/// (and limits) nothing, as the `LimitRanger` admission plugin applies them
+/// to a new pod: the first LimitRange that sets a resource gives it; within
+/// one, the last `Container` item. An item's default request is its
+/// `defaultRequest`, else its `default`, else its `max`, else its `min`
+/// (`SetDefaults_LimitRangeItem`).
+#[derive(Clone, Debug, Default)]
+pub struct DefaultRequests(Vec<(String, Value)>);
+
+impl DefaultRequests {
+    /// Adds what `limit_range` (an object's value) gives, after the
+    /// LimitRanges added before it.
+    pub fn add(&mut self, limit_range: &Value) {
+        let mut given: Vec<(String, Value)> = Vec::new();
+        let items = limit_range
+            .at(&["spec", "limits"])
+            .and_then(Value::as_array);
+        for item in items.into_iter().flatten() {
+            if item.get("type").and_then(Value::as_str) != Some("Container") {
+                continue;
+            }
+            for field in ["min", "max", "default", "defaultRequest"] {
+                for (resource, quantity) in item
+                    .get(field)
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                {
+                    given.retain(|(r, _)| r != resource);
+                    given.push((resource.clone(), quantity.clone()));
+                }
+            }
+        }
+        for (resource, quantity) in given {
+            if self.get(&resource).is_none() {
+                self.0.push((resource, quantity));
+            }
+        }
+    }
+
+    /// The default request for `resource`, if one is given.
+    pub fn get(&self, resource: &str) -> Option<&Value> {
+        self.0.iter().find(|(r, _)| r == resource).map(|(_, q)| q)
     }
 }
 

@@ -169,12 +169,13 @@ mod tests {
     use std::sync::Mutex;
 
     use super::{ALL, CHECKS, by_name, reads, select};
-    use crate::context::{Check, LIMIT_RANGE, Operation};
+    use crate::context::{Check, Operation};
     use crate::diagnostic::Severity;
     use crate::index::MemoryIndex;
     use crate::lint::lint;
     use crate::model::autoscaler::{VPA, scale_target};
     use crate::model::disruption::PDB;
+    use crate::model::workload::LIMIT_RANGE;
     use crate::model::workload::meant_target;
     use crate::object::Object;
     use crate::reads::{Needs, Reads};

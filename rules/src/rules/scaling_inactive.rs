@@ -1,7 +1,8 @@
 //! `scaling-inactive`: the live HPA's conditions say it does not scale.
 
 use crate::diagnostic::Severity;
-use crate::context::{Check, Context, LIMIT_RANGE, Report};
+use crate::context::{Check, Context, Report};
+use crate::model::workload::LIMIT_RANGE;
 use crate::model::status::{API_SERVICE, Condition, Status, metrics_api_of};
 use crate::rules::live::metrics_api_problem;
 use crate::reads::Reads;

@@ -1,10 +1,11 @@
 //! `target-missing-requests`: a container of the target lacks the request a utilization metric needs.
 
 use crate::diagnostic::Severity;
-use crate::context::{Check, Context, LIMIT_RANGE, Report};
+use crate::context::{Check, Context, Report};
+use crate::model::workload::LIMIT_RANGE;
 use crate::cluster::FeatureGates;
 use crate::controller::replicas::template_request;
-use crate::model::workload::{Container, PodTemplate};
+use crate::model::workload::{Container, DefaultRequests, PodTemplate};
 use crate::path::Json;
 use crate::path::FieldPath;
 use crate::quote::{code, quoted, shown};
@@ -28,12 +29,14 @@ container must have the request.
 
 A limit without a request counts as a request (the API server copies it), and
 so does a default request from a `LimitRange` of the namespace when it is in
-the input. While the `PodLevelResources` gate is on (from Kubernetes 1.34),
+the input (its `defaultRequest`, else `default`, `max` or `min`, which the
+API server copies into a missing `defaultRequest`). While the `PodLevelResources` gate is on (from Kubernetes 1.34),
 a pod with pod-level requests or limits for cpu, memory or hugepages has its
 `Resource` metrics' requests taken from the pod level: the pod-level request,
 else what the containers request together (a container without it adds
 nothing), else the pod-level limit; only a resource requested nowhere is
-reported then. `ContainerResource` metrics still need the container's own.
+reported then, at the pod level, where the controller finds it missing.
+`ContainerResource` metrics still need the container's own.
 
 Requests that add up to 0 per pod (`cpu: "0"` in every counted container, or
 a pod-level `cpu: 0`) are reported too: the controller reads each request
@@ -142,17 +145,26 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                     && container.effective_request(resource).is_none()
             })
             .collect();
-        // The namespace's LimitRanges only when a container lacks the
-        // request: most have it, and listing them costs more.
+        let gates = &cx.settings.cluster.feature_gates;
         // From the pod level, a container without the request adds nothing:
         // only a resource requested nowhere fails.
-        let gates = &cx.settings.cluster.feature_gates;
-        let from_pod_level = || {
-            metric.container().is_none()
-                && template.uses_pod_level(gates)
-                && (template.pod_level_request(resource, gates).is_some()
-                    || template.aggregate_request(resource).is_some()
-                    || template.pod_level_limit(resource, gates).is_some())
+        let pod_level = metric.container().is_none() && template.uses_pod_level(gates);
+        let missing = if pod_level {
+            template.pod_level_request(resource, gates).is_none()
+                && template.aggregate_request(resource).is_none()
+                && template.pod_level_limit(resource, gates).is_none()
+        } else {
+            !lacking.is_empty()
+        };
+        // The namespace's LimitRanges only where a request is missing: most
+        // pods have theirs, and listing them costs more.
+        let defaults = if missing {
+            match cx.default_requests(&target.key.namespace) {
+                Some(defaults) => defaults,
+                None => continue,
+            }
+        } else {
+            DefaultRequests::default()
         };
         let shown_resource = shown(resource);
         let needed_for = match metric.container() {
@@ -165,23 +177,53 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             ),
             None => format!("{shown_resource} utilization"),
         };
-        if lacking.is_empty() || from_pod_level() {
+        let scales = format!(
+            "{} scales {} on {needed_for}",
+            cx.hpa_name(),
+            target.key.describe()
+        );
+        if missing && defaults.get(resource).is_none() {
+            if pod_level {
+                // `calculatePodLevelRequests`: the pod level is read, so that
+                // is where the controller finds the request missing.
+                let path = FieldPath::fields("spec.template.spec.resources.requests").field(resource);
+                out.report_on(
+                    target,
+                    path,
+                    format!(
+                        "missing pod-level request for {shown_resource}: the pods set pod-level \
+                         resources, and neither they nor any container request {shown_resource}: {scales}"
+                    ),
+                )
+                .help(format!(
+                    "set `resources.requests.{shown_resource}` at the pod level \
+                     (`spec.template.spec.resources`) or on the containers: the HPA measures \
+                     utilization against the requests, and while one is missing it does not \
+                     scale at all"
+                ));
+                continue;
+            }
+        } else {
             // Nothing is missing; the controller divides by what a pod
             // requests, and fails when that is 0.
-            if template_request(&template, resource, metric.container(), gates) == Ok(0) {
-                for path in zero_requests(&template, &containers, metric.container(), resource, gates) {
+            let request = template_request(&template, resource, metric.container(), gates, &defaults);
+            if request == Ok(0) {
+                for (path, defaulted) in zero_requests(&template, metric.container(), resource, gates) {
                     if reported.contains(&path) {
                         continue;
                     }
                     reported.push(path.clone());
+                    let given = if defaulted {
+                        " (the namespace's LimitRange gives this container 0)"
+                    } else {
+                        ""
+                    };
                     out.report_on(
                         target,
                         path,
                         format!(
-                            "the pods request 0 {shown_resource}: {} scales {} on {needed_for}, \
-                             and utilization is usage divided by the request",
-                            cx.hpa_name(),
-                            target.key.describe(),
+                            "the pods request 0 {shown_resource}{given}: {scales}, and \
+                             utilization is usage divided by the request"
                         ),
                     )
                     .help(format!(
@@ -191,9 +233,6 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                     ));
                 }
             }
-            continue;
-        }
-        if cx.has_default_request(&target.key.namespace, resource) {
             continue;
         }
         for container in lacking {
@@ -210,10 +249,8 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                 target,
                 path,
                 format!(
-                    "missing request for {shown_resource} in container {}: {} scales {} on {needed_for}",
+                    "missing request for {shown_resource} in container {}: {scales}",
                     quoted(container.name),
-                    cx.hpa_name(),
-                    target.key.describe(),
                 ),
             )
             .help(format!(
@@ -225,37 +262,41 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     }
 }
 
-/// Where the zero requests a pod adds up to are written: the pod-level
-/// request or limit it is taken from, or the counted containers' (those of
-/// the metric's container).
+/// Where the zero requests a pod adds up to are: the pod-level request or
+/// limit it is taken from; or, added up at the pod level, every container's
+/// that is written (plain init containers count there); else the counted
+/// containers' (those of the metric's container), a container that requests
+/// nothing getting its LimitRange's (`true` then).
 fn zero_requests<V: Json>(
     template: &PodTemplate<'_, V>,
-    containers: &[Container<'_, V>],
     metric_container: Option<&str>,
     resource: &str,
     gates: &FeatureGates,
-) -> Vec<FieldPath> {
+) -> Vec<(FieldPath, bool)> {
     let pod_level = FieldPath::fields("spec.template.spec.resources");
+    let mut containers = template.counted_containers();
     if metric_container.is_none() && template.uses_pod_level(gates) {
         if template.pod_level_request(resource, gates).is_some() {
-            return vec![pod_level.field("requests").field(resource)];
+            return vec![(pod_level.field("requests").field(resource), false)];
         }
         if template.aggregate_request(resource).is_none() {
-            return vec![pod_level.field("limits").field(resource)];
+            return vec![(pod_level.field("limits").field(resource), false)];
         }
+        containers = template.all_containers();
+        containers.retain(|c| c.effective_request(resource).is_some());
     }
     containers
         .iter()
         .filter(|c| metric_container.is_none_or(|name| name == c.name))
-        .filter_map(|c| {
-            let field = if c.request(resource).is_some_and(|v| !v.is_null()) {
-                "requests"
-            } else if c.limit(resource).is_some_and(|v| !v.is_null()) {
+        .map(|c| {
+            let written = |v: Option<&V>| v.is_some_and(|v| !v.is_null());
+            let field = if !written(c.request(resource)) && written(c.limit(resource)) {
                 "limits"
             } else {
-                return None;
+                "requests"
             };
-            Some(c.path().field("resources").field(field).field(resource))
+            let path = c.path().field("resources").field(field).field(resource);
+            (path, c.effective_request(resource).is_none())
         })
         .collect()
 }
