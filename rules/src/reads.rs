@@ -188,9 +188,19 @@ impl Role {
     }
 }
 
+/// The pod-template annotations that turn a sidecar's injection on or off
+/// (`container-not-found`, whose fixture has each).
+const INJECTION: Keep = Keep::Fields(&[
+    ("sidecar.istio.io/inject", Keep::All),
+    ("linkerd.io/inject", Keep::All),
+    ("dapr.io/enabled", Keep::All),
+    ("vault.hashicorp.com/agent-inject", Keep::All),
+]);
+
 /// What the rules read of a scale target: identity, suppressions, replicas,
-/// and the pod template's labels, containers and resources. Workloads are
-/// big (labels, env, volumes, probes) and the rest of them goes.
+/// and the pod template's labels, annotations that turn a sidecar's
+/// injection on or off, containers and resources. Workloads are big (labels,
+/// env, volumes, probes) and the rest of them goes.
 pub static WORKLOAD_FIELDS: Keep = Keep::Fields(&[
     ("apiVersion", Keep::All),
     ("kind", Keep::All),
@@ -210,7 +220,10 @@ pub static WORKLOAD_FIELDS: Keep = Keep::Fields(&[
             (
                 "template",
                 Keep::Fields(&[
-                    ("metadata", Keep::Fields(&[("labels", Keep::All)])),
+                    (
+                        "metadata",
+                        Keep::Fields(&[("labels", Keep::All), ("annotations", INJECTION)]),
+                    ),
                     (
                         "spec",
                         Keep::Fields(&[

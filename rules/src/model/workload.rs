@@ -343,6 +343,13 @@ impl<'a, V: Json> PodTemplate<'a, V> {
             .filter(|v| !v.is_null())
     }
 
+    /// The value of `key` among the template's annotations, else its labels.
+    pub fn annotation_or_label(&self, key: &str) -> Option<&'a str> {
+        ["annotations", "labels"]
+            .iter()
+            .find_map(|field| self.value.at(&["metadata", field, key])?.text())
+    }
+
     /// `metadata.labels` of the template, when it is a mapping.
     pub fn labels(&self) -> Option<&'a V> {
         self.value
