@@ -231,6 +231,43 @@ pub struct Scale<'a> {
     pub requests: &'a [Result<i64, String>],
 }
 
+impl Scale<'_> {
+    /// Why the HPA never scales, if the controller fails every one of its
+    /// metrics at every sync: the first one's reason.
+    pub fn never_scales(&self) -> Option<String> {
+        let metrics = self.autoscaler.metrics.iter().zip(self.requests);
+        let mut reasons = metrics.map(|(kind, request)| fails_every_sync(kind, request));
+        let first = reasons.next()??;
+        reasons.all(|reason| reason.is_some()).then_some(first)
+    }
+}
+
+/// Why the controller fails a metric at every sync, if it does: one it
+/// cannot evaluate, or a utilization without the pods' requests or of
+/// requests of 0.
+fn fails_every_sync(kind: &MetricKind, request: &Result<i64, String>) -> Option<String> {
+    match (kind, request) {
+        (MetricKind::Invalid { name, message, .. }, _) => Some(format!(
+            "the controller cannot evaluate the {name} metric ({message})"
+        )),
+        (_, Err(error)) => Some(format!(
+            "the controller cannot compute the {} utilization ({error})",
+            kind.name()
+        )),
+        (
+            MetricKind::Resource {
+                resource,
+                target: ResourceTarget::Utilization(_),
+                ..
+            },
+            Ok(0),
+        ) => Some(format!(
+            "the pods request 0 {resource}, so the controller cannot compute its utilization (no metrics returned matched known pods)"
+        )),
+        (_, Ok(_)) => None,
+    }
+}
+
 /// The demand per pod at a metric's target, in milli-units: `None` for a
 /// metric whose value does not follow the pods (an Object or External
 /// `value` target) or that the controller cannot evaluate (a utilization of
@@ -314,26 +351,7 @@ impl Load {
             let failing = scales.iter().find_map(|scale| {
                 let metrics = scale.autoscaler.metrics.iter().zip(scale.requests);
                 metrics
-                    .filter_map(|(kind, request)| match (kind, request) {
-                        (MetricKind::Invalid { name, message, .. }, _) => {
-                            Some(format!("the controller cannot evaluate the {name} metric ({message})"))
-                        }
-                        (_, Err(error)) => Some(format!(
-                            "the controller cannot compute the {} utilization ({error})",
-                            kind.name()
-                        )),
-                        (
-                            MetricKind::Resource {
-                                resource,
-                                target: ResourceTarget::Utilization(_),
-                                ..
-                            },
-                            Ok(0),
-                        ) => Some(format!(
-                            "the pods request 0 {resource}, so the controller cannot compute its utilization (no metrics returned matched known pods)"
-                        )),
-                        (_, Ok(_)) => None,
-                    })
+                    .filter_map(|(kind, request)| fails_every_sync(kind, request))
                     .next()
             });
             return Err(NotApplicable(match failing {

@@ -551,3 +551,42 @@ spec:
             "the target Deployment `web` is not in the input: give the pods' requests with --requests cpu=",
         ));
 }
+
+/// A spec whose every metric fails at every sync never scales: it is not
+/// passed off as the cheaper one (the pods request 0 cpu, or a metric's
+/// target is out of range), on a standard load or a trace.
+#[test]
+fn a_spec_that_never_scales_is_not_compared() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = |request: &str| {
+        format!(
+            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\n\
+             spec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 10\n\
+             ---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\n\
+             spec:\n  template:\n    spec:\n      containers: [{{name: app, image: web, resources: {{requests: {{cpu: \"{request}\"}}}}}}]\n"
+        )
+    };
+    let working = write(dir.path(), "working.yaml", &spec("100m"));
+    let zero = write(dir.path(), "zero.yaml", &spec("0"));
+    let trace = write(dir.path(), "cpu.csv", "time,cpu\n0,0.1\n5m,1\n");
+    for demand in [["--load", "step"], ["--trace", trace.as_str()]] {
+        hpa_lint("compare")
+            .args([&working, &zero])
+            .args(demand)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(format!(
+                "the new spec ({zero}): the pods request 0 cpu, so the controller cannot compute its utilization (no metrics returned matched known pods): every sync fails its metrics, so the HPA never scales"
+            )));
+    }
+    // A metric that fails beside one that works: the run is the controller's
+    // (scale-ups go on, scale-downs are held).
+    let metrics = "  maxReplicas: 10\n  metrics:\n    - type: Resource\n      resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}\n    \
+                   - type: Pods\n      pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"1\"}}\n";
+    let both = write(dir.path(), "both.yaml", &spec("0").replace("  maxReplicas: 10\n", metrics));
+    hpa_lint("compare")
+        .args([&working, &both, "--load", "step"])
+        .assert()
+        .success();
+}

@@ -22,7 +22,7 @@ use hpa_lint_rules::{Object, Settings};
 
 use crate::hpas::{self, ControllerArgs, Found, PickArgs};
 use crate::input;
-use crate::loads::{self, Load, Resolved};
+use crate::loads::{self, Load, NotApplicable, Resolved};
 use crate::simulate::source::{self, Source};
 use crate::simulate::trace::{Columns, MetricColumns, Trace};
 use crate::simulate::{self, ModelArgs, Setup, Sink};
@@ -388,6 +388,14 @@ fn run_side(side: &Side, demand: &Demand, syncs: i64, model: &ModelArgs) -> Resu
 
 /// Runs both specs on `demand`; an error names the spec that met it.
 pub fn compare(sides: [&Side; 2], demand: Demand, model: &ModelArgs) -> Result<Comparison> {
+    // A spec that never scales would pass for the cheaper one.
+    for (side, label) in sides.iter().zip(LABELS) {
+        if let Some(why) = side.scale().never_scales() {
+            let why = format!("{why}: every sync fails its metrics, so the HPA never scales");
+            return Err(anyhow::Error::new(NotApplicable(why))
+                .context(format!("the {label} spec ({})", side.found.file)));
+        }
+    }
     let period = sides[0].autoscaler.flags.sync_period;
     let syncs = simulate::syncs(demand.end, period)?;
     let run = |i: usize| {
