@@ -584,7 +584,11 @@ fn a_spec_that_never_scales_is_not_compared() {
     // (scale-ups go on, scale-downs are held).
     let metrics = "  maxReplicas: 10\n  metrics:\n    - type: Resource\n      resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}\n    \
                    - type: Pods\n      pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"1\"}}\n";
-    let both = write(dir.path(), "both.yaml", &spec("0").replace("  maxReplicas: 10\n", metrics));
+    let both = write(
+        dir.path(),
+        "both.yaml",
+        &spec("0").replace("  maxReplicas: 10\n", metrics),
+    );
     hpa_lint("compare")
         .args([&working, &both, "--load", "step"])
         .assert()

@@ -253,12 +253,25 @@ fn as_integer<V: Json>(value: &V, as_written: bool) -> Option<i64> {
 }
 
 /// The field of `go` that Go's `encoding/json` sets from `key`: the one of
-/// that name, or else the first whose name equals it ignoring case.
+/// that name, or else the first whose name folds as it does.
 pub(crate) fn go_field(go: &GoStruct, key: &str) -> Option<&'static str> {
     let fields = go.fields.iter();
     (fields.clone().find(|field| **field == key))
-        .or_else(|| fields.clone().find(|field| field.eq_ignore_ascii_case(key)))
+        .or_else(|| fields.clone().find(|field| folds_alike(field, key)))
         .copied()
+}
+
+/// Whether a field's name (ASCII) and `key` fold alike as Go's
+/// `encoding/json` folds names (`foldName`: each rune to the least of its
+/// Unicode fold set): ASCII letters ignore case, and the only other runes
+/// whose fold sets hold one are `ſ` (with `s`) and the Kelvin sign (with `k`).
+fn folds_alike(field: &str, key: &str) -> bool {
+    let fold = |c: char| match c {
+        'ſ' => 'S',
+        '\u{212A}' => 'K',
+        c => c.to_ascii_uppercase(),
+    };
+    field.chars().map(fold).eq(key.chars().map(fold))
 }
 
 impl Decoder {

@@ -780,6 +780,21 @@ mod tests {
             !v1.written.sets("scaleUp", "selectPolicy"),
             "the last key wins"
         );
+        // Go folds `ſ` as `s` and the Kelvin sign as `k`, and no other
+        // rune as an ASCII letter.
+        let folded = decode(json!({
+            "apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "annotations": {V1_BEHAVIOR_ANNOTATION:
+                "{\"ſcaleDown\":{\"ſelectPolicy\":\"Min\",\"policies\":[{\"type\":\"Pods\",\"value\":1,\"periodSeconds\":60}]},\
+                 \"scaleUp\":{\"ſtabilizationWindowſeconds\":30,\"selectPolicy\":\"Disabled\",\"sélectPolicy\":\"Max\"}}"}},
+            "spec": {"maxReplicas": 3},
+        }));
+        let behavior = folded.behavior.as_ref().unwrap();
+        let down = behavior.scale_down.as_ref().unwrap();
+        assert_eq!(down.select_policy.as_deref(), Some("Min"));
+        let up = behavior.scale_up.as_ref().unwrap();
+        assert_eq!(up.stabilization_window_seconds, Some(30));
+        assert_eq!(up.select_policy.as_deref(), Some("Disabled"));
     }
 
     /// The validated member of each metric is the first populated one, and
