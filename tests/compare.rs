@@ -594,3 +594,41 @@ fn a_spec_that_never_scales_is_not_compared() {
         .assert()
         .success();
 }
+
+/// A target in only one input serves both specs, with the LimitRanges of
+/// its namespace there: a container that requests nothing gets their
+/// default on both sides.
+#[test]
+fn a_borrowed_target_brings_its_limit_ranges() {
+    let dir = tempfile::tempdir().unwrap();
+    let hpa = |percent: u32| {
+        format!(
+            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\n\
+             spec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 10\n  \
+             metrics: [{{type: Resource, resource: {{name: cpu, target: {{type: Utilization, averageUtilization: {percent}}}}}}}]\n"
+        )
+    };
+    let deployment = |resources: &str| {
+        format!(
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\n\
+             spec:\n  template:\n    spec:\n      containers: [{{name: app, image: web{resources}}}]\n"
+        )
+    };
+    let range = "---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: defaults, namespace: shop}\n\
+                 spec:\n  limits: [{type: Container, defaultRequest: {cpu: 200m}}]\n";
+    let new = write(dir.path(), "new.yaml", &hpa(60));
+    let defaulted = write(
+        dir.path(),
+        "defaulted.yaml",
+        &(hpa(70) + &deployment("") + range),
+    );
+    let written = write(
+        dir.path(),
+        "written.yaml",
+        &(hpa(70) + &deployment(", resources: {requests: {cpu: 200m}}")),
+    );
+    let summary = |old: &str| {
+        json_of(hpa_lint("compare").args([old, new.as_str(), "--load", "step"]))["summary"].clone()
+    };
+    assert_eq!(summary(&defaulted), summary(&written));
+}

@@ -2209,4 +2209,48 @@ fn limit_range_defaults_are_the_requests_of_containers_without() {
         );
         assert_eq!(run(deployment("") + &range), written, "{item}");
     }
+    // At the pod level the controller adds up what the admitted containers
+    // request: a plain init container's default counts (max(100m, 500m)).
+    let pod_level = |init: &str| {
+        deployment(", resources: {requests: {cpu: 100m}}").replace(
+            "    spec:\n      containers:",
+            &format!("    spec:\n      resources: {{requests: {{memory: 1Gi}}}}\n      initContainers: [{{name: init, image: init{init}}}]\n      containers:"),
+        )
+    };
+    let range = "---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: defaults, namespace: shop}\n\
+                 spec:\n  limits: [{type: Container, defaultRequest: {cpu: 500m}}]\n";
+    let written = run(pod_level(", resources: {requests: {cpu: 500m}}"));
+    assert_ne!(written, run(pod_level("")), "without the LimitRange: 100m");
+    assert_eq!(run(pod_level("") + range), written);
+}
+
+/// A `ContainerResource` metric on a sidecar injected at admission (here
+/// Istio's, which the namespace may turn on): lint does not call it missing,
+/// and `simulate` asks for its request, which the input cannot show.
+#[test]
+fn an_injected_sidecar_needs_its_request_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\n\
+         spec:\n  template:\n    spec:\n      containers: [{{name: app, image: web, resources: {{requests: {{cpu: 100m}}}}}}]\n",
+        hpa(
+            "web",
+            "  maxReplicas: 10\n  metrics:\n    - type: ContainerResource\n      containerResource: {name: cpu, container: istio-proxy, target: {type: Utilization, averageUtilization: 50}}\n"
+        )
+    );
+    let path = write(dir.path(), "hpa.yaml", &text);
+    Command::cargo_bin("hpa-lint")
+        .unwrap()
+        .args(["--isolated", &path])
+        .assert()
+        .success();
+    hpa_lint("simulate")
+        .args([&path, "--load", "step"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "container `istio-proxy` is not in the pod template of the target: Istio injects it at admission, with a request the input does not show: give it with --requests cpu=…",
+        ));
+    let given = json(hpa_lint("simulate").args([&path, "--load", "step", "--requests", "cpu=100m"]));
+    assert!(!changes(&given).is_empty(), "it scales");
 }

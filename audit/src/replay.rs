@@ -92,16 +92,9 @@ pub fn run(
             resolved.config_dir.as_path(),
         );
         let several = "give a file with one";
-        let (proposed, proposed_targets) =
-            compare::read_side(path, settings, None, several, ignore)?;
-        let live_targets: Vec<_> = found.target.iter().cloned().collect();
-        let [live, proposed] = compare::sides(
-            (&found, &live_targets),
-            (&proposed, &proposed_targets),
-            &flags,
-            settings,
-            &replay.model.requests,
-        )?;
+        let proposed = compare::read_side(path, settings, None, several, ignore)?;
+        let [live, proposed] =
+            compare::sides(&found, &proposed, &flags, settings, &replay.model.requests)?;
         let sides = [&live, &proposed];
         let demand = Demand::history(&[], &replay.prometheus, &sides, replay.until)?;
         note_spec_writes(&found, demand.start);

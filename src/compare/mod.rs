@@ -10,15 +10,14 @@ pub mod summary;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use crate::prometheus::replay::{Fidelity, ReplayArgs};
 use crate::prometheus::time::{self, TimeArg, UnixMillis, parse_time_arg};
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
+use hpa_lint_rules::Settings;
 use hpa_lint_rules::controller::simulate::{Simulation, Step};
 use hpa_lint_rules::controller::{Autoscaler, ControllerFlags, Millis};
-use hpa_lint_rules::{Object, Settings};
 
 use crate::hpas::{self, ControllerArgs, Found, PickArgs};
 use crate::input;
@@ -104,21 +103,22 @@ pub struct Side {
 const ASSUMED_REQUEST: &str = "1";
 
 impl Side {
-    /// The spec of `found`, its target taken from `fallback` when its own
-    /// input has none (the other side's).
+    /// The spec of `found`, its target (with its namespace's LimitRanges)
+    /// taken from `fallback` when its own input has none (the other side's).
     pub fn new(
         found: &Found,
-        fallback: Option<&Arc<Object>>,
+        fallback: Option<&Found>,
         flags: &ControllerFlags,
         settings: &Settings,
         requests: &[String],
     ) -> Result<Self> {
+        let borrowed = fallback.filter(|other| found.target.is_none() && other.target.is_some());
         let found = Found {
             object: found.object.clone(),
             hpa: found.hpa.clone(),
             file: found.file.clone(),
-            target: found.target.clone().or_else(|| fallback.cloned()),
-            default_requests: found.default_requests.clone(),
+            target: found.target.clone().or_else(|| borrowed?.target.clone()),
+            default_requests: borrowed.unwrap_or(found).default_requests.clone(),
         };
         let autoscaler = Autoscaler::new(&found.hpa, flags.clone(), &settings.cluster);
         let columns = Columns::Metrics(MetricColumns::of(&[&autoscaler]).keys());
@@ -414,15 +414,16 @@ pub fn compare(sides: [&Side; 2], demand: Demand, model: &ModelArgs) -> Result<C
 /// The sides' names in `compare`'s outputs.
 pub const LABELS: [&str; 2] = ["old", "new"];
 
-/// The HPA of one side, with the targets its input holds: the one `hpa`
-/// names, or the only one (`several` says what to do when there are more).
+/// The HPA of one side, with its target when its input holds it: the one
+/// `hpa` names, or the only one (`several` says what to do when there are
+/// more).
 pub fn read_side(
     path: &PathBuf,
     settings: &Settings,
     hpa: Option<&str>,
     several: &str,
     ignore: (&[String], &std::path::Path),
-) -> Result<(Found, Vec<Arc<Object>>)> {
+) -> Result<Found> {
     let (sources, errors) = input::collect(
         std::slice::from_ref(path),
         &[],
@@ -452,34 +453,29 @@ pub fn read_side(
     if let Some(refused) = selection.refused.pop() {
         bail!("{shown}: {refused}");
     }
-    let found = selection.found.pop().expect("one HPA");
-    let targets = found.target.iter().cloned().collect();
-    Ok((found, targets))
+    Ok(selection.found.pop().expect("one HPA"))
 }
 
-/// The two specs, each with its inputs' targets: a target missing on one
-/// side is the other's, when it is the same object.
+/// The two specs: a target missing on one side is the other's, when it is
+/// the same object.
 pub fn sides(
-    old: (&Found, &[Arc<Object>]),
-    new: (&Found, &[Arc<Object>]),
+    old: &Found,
+    new: &Found,
     flags: &ControllerFlags,
     settings: &Settings,
     requests: &[String],
 ) -> Result<[Side; 2]> {
-    let fallback = |found: &Found, targets: &[Arc<Object>]| {
+    let fallback = |found: &Found, other: &'_ Found| -> bool {
         let wanted = found.hpa.target(&found.object.key.namespace);
-        targets
-            .iter()
-            .find(|t| {
-                t.key.kind == wanted.kind
-                    && t.key.name == wanted.name
-                    && t.key.namespace == wanted.namespace
-            })
-            .cloned()
+        other.target.as_ref().is_some_and(|t| {
+            t.key.kind == wanted.kind
+                && t.key.name == wanted.name
+                && t.key.namespace == wanted.namespace
+        })
     };
     // Once per target: the two specs often scale the same one.
     let mut noted = Vec::new();
-    for found in [old.0, new.0] {
+    for found in [old, new] {
         let target = found.target.as_ref().map(|t| &t.value);
         if !noted.contains(&target) {
             noted.push(target);
@@ -489,15 +485,15 @@ pub fn sides(
     }
     Ok([
         Side::new(
-            old.0,
-            fallback(old.0, new.1).as_ref(),
+            old,
+            fallback(old, new).then_some(new),
             flags,
             settings,
             requests,
         )?,
         Side::new(
-            new.0,
-            fallback(new.0, old.1).as_ref(),
+            new,
+            fallback(new, old).then_some(old),
             flags,
             settings,
             requests,
@@ -513,15 +509,9 @@ pub fn run(args: &CompareArgs, out: impl Write) -> Result<u8> {
     let ignore = (ignore_paths.as_slice(), config_dir.as_path());
     let hpa = args.pick.hpa.as_deref();
     let several = "pick one with --hpa";
-    let (old, old_targets) = read_side(&args.old, &settings, hpa, several, ignore)?;
-    let (new, new_targets) = read_side(&args.new, &settings, hpa, several, ignore)?;
-    let [old_side, new_side] = sides(
-        (&old, &old_targets),
-        (&new, &new_targets),
-        &flags,
-        &settings,
-        &args.model.requests,
-    )?;
+    let old = read_side(&args.old, &settings, hpa, several, ignore)?;
+    let new = read_side(&args.new, &settings, hpa, several, ignore)?;
+    let [old_side, new_side] = sides(&old, &new, &flags, &settings, &args.model.requests)?;
     let sides = [&old_side, &new_side];
     let demand = match &args.load {
         Some(load) => Demand::load(load, &sides, args.until)?,

@@ -359,6 +359,20 @@ fn parse_requests(given: &[String]) -> Result<BTreeMap<String, i64>> {
     Ok(overrides)
 }
 
+/// The container a `ContainerResource` metric names, with what injects it,
+/// when the pod template lacks it and a webhook may inject it at admission:
+/// the pods have it, with a request the input does not show.
+fn injected_sidecar<'c>(
+    template: &PodTemplate<'_>,
+    container: Option<&'c str>,
+) -> Option<(&'c str, &'static str)> {
+    let name = container?;
+    if template.all_containers().iter().any(|c| c.name == name) {
+        return None;
+    }
+    Some((name, template.injector_of(name)?))
+}
+
 /// Each metric's per-pod request, for utilization targets: from `--requests`,
 /// else from the target's pod template (after the API server's defaulting:
 /// a container with only a limit requests its limit).
@@ -391,6 +405,11 @@ pub fn requests(
                     target.name
                 );
             };
+            if let Some((name, injector)) = injected_sidecar(template, container.as_deref()) {
+                bail!(
+                    "container `{name}` is not in the pod template of the target: {injector} injects it at admission, with a request the input does not show: give it with --requests {resource}=…"
+                );
+            }
             Ok(template_request(
                 template,
                 resource,
@@ -425,6 +444,10 @@ pub fn note_replaced_requests(found: &Found, autoscaler: &Autoscaler, given: &[S
         let Some(&milli) = overrides.get(resource) else {
             continue;
         };
+        if injected_sidecar(&template, container.as_deref()).is_some() {
+            // Its request is not in the input: `--requests` gives it.
+            continue;
+        }
         let gates = &autoscaler.feature_gates;
         let own = template_request(
             &template,

@@ -450,12 +450,27 @@ pub fn template_request<V: Json>(
             .and_then(|q| q.milli_value())
     };
     if container.is_none() && template.uses_pod_level(gates) {
-        // `calculatePodLevelRequests` after `defaultPodRequests`: the
-        // pod-level request, else what the containers request together, else
-        // the pod-level limit.
+        // `calculatePodLevelRequests`: the pod-level request as written, or
+        // as `defaultPodRequests` fills it at decoding when the pod sets
+        // pod-level limits (from what the containers request together, for
+        // cpu and memory, else from the limit); otherwise `PodRequests` adds
+        // up what the admitted containers request, LimitRange defaults
+        // included.
+        let defaulted = || {
+            let overcommitted = matches!(resource, "cpu" | "memory");
+            overcommitted
+                .then(|| template.aggregate_request(resource, None))
+                .flatten()
+                .or_else(|| quantity(template.pod_level_limit(resource, gates)))
+        };
         return quantity(template.pod_level_request(resource, gates))
-            .or_else(|| template.aggregate_request(resource))
-            .or_else(|| quantity(template.pod_level_limit(resource, gates)))
+            .or_else(|| {
+                template
+                    .has_pod_level_limits(gates)
+                    .then(defaulted)
+                    .flatten()
+            })
+            .or_else(|| template.aggregate_request(resource, defaults.get(resource)))
             .ok_or_else(|| format!("missing pod-level request for {resource} of the target"));
     }
     let containers: Vec<(String, Option<i64>)> = template

@@ -306,22 +306,30 @@ impl<'a, V: Json> PodTemplate<'a, V> {
     /// Whether the HPA controller takes the pods' requests for a `Resource`
     /// metric from the pod level (`IsPodLevelRequestsSet`): the cluster keeps
     /// pod-level `resources` (`gates`) and they request (or limit, which the
-    /// API server copies into requests) cpu, memory or hugepages. The
-    /// request of a resource is then the pod-level one, else what the
-    /// containers request together ([`PodTemplate::aggregate_request`]),
-    /// else its pod-level limit (`defaultPodRequests`).
+    /// API server copies into requests) cpu, memory or hugepages (see
+    /// `template_request` in the controller for the request of a resource).
     pub fn uses_pod_level(&self, gates: &FeatureGates) -> bool {
+        gates.pod_level_resources
+            && (self.sets_pod_level("requests") || self.sets_pod_level("limits"))
+    }
+
+    /// Whether the template sets pod-level limits (`defaultPodRequests`
+    /// then fills the pod-level requests at decoding), while the cluster
+    /// keeps them (`gates`).
+    pub fn has_pod_level_limits(&self, gates: &FeatureGates) -> bool {
+        gates.pod_level_resources && self.sets_pod_level("limits")
+    }
+
+    /// Whether pod-level `requests` or `limits` (`field`) set a resource the
+    /// pod level supports: cpu, memory or hugepages.
+    fn sets_pod_level(&self, field: &str) -> bool {
         let supported = |resource: &str| {
             matches!(resource, "cpu" | "memory") || resource.starts_with("hugepages-")
         };
-        gates.pod_level_resources
-            && ["requests", "limits"].iter().any(|field| {
-                let list = self.value.at(&["spec", "resources", field]);
-                match list.map(V::shape) {
-                    Some(Shape::Object(_, mut entries)) => entries.any(|(k, _)| supported(k)),
-                    _ => false,
-                }
-            })
+        match self.value.at(&["spec", "resources", field]).map(V::shape) {
+            Some(Shape::Object(_, mut entries)) => entries.any(|(k, _)| supported(k)),
+            _ => false,
+        }
     }
 
     /// The pod-level request for `resource` as written; `None` while
@@ -343,11 +351,20 @@ impl<'a, V: Json> PodTemplate<'a, V> {
             .filter(|v| !v.is_null())
     }
 
-    /// The value of `key` among the template's annotations, else its labels.
-    pub fn annotation_or_label(&self, key: &str) -> Option<&'a str> {
-        ["annotations", "labels"]
-            .iter()
-            .find_map(|field| self.value.at(&["metadata", field, key])?.text())
+    /// What injects the container `name` into the pods at admission, if
+    /// they may get it that way though the template lacks it ([`INJECTORS`]).
+    pub fn injector_of(&self, name: &str) -> Option<&'static str> {
+        let injector = INJECTORS.iter().find(|i| i.container == name)?;
+        let text = |field: &str| self.value.at(&["metadata", field, injector.key])?.text();
+        let written = if injector.label_first {
+            text("labels").or_else(|| text("annotations"))
+        } else {
+            text("annotations")
+        };
+        let on = written
+            .and_then(injector.reads)
+            .unwrap_or(injector.unless_off);
+        on.then_some(injector.name)
     }
 
     /// `metadata.labels` of the template, when it is a mapping.
@@ -388,12 +405,16 @@ impl<'a, V: Json> PodTemplate<'a, V> {
     /// What the containers request of `resource` together, as the kubelet
     /// adds it up (`AggregateContainerRequests`): the regular containers and
     /// native sidecars, or an init container with the sidecars before it if
-    /// that is more; a container without the request adds nothing. `None`
-    /// when no container requests it (or a request does not parse).
-    pub fn aggregate_request(&self, resource: &str) -> Option<i64> {
+    /// that is more; a container without the request adds `default` (a
+    /// LimitRange's, which admission gives it), else nothing. `None` when no
+    /// container requests it (or a request does not parse).
+    pub fn aggregate_request(&self, resource: &str, default: Option<&Value>) -> Option<i64> {
+        let default = default
+            .and_then(Quantity::from_json)
+            .and_then(|q| q.milli_value());
         let milli = |c: &Container<'a, V>| -> Option<Option<i64>> {
             match c.effective_request(resource) {
-                None => Some(None),
+                None => Some(default),
                 Some(v) => Some(Some(Quantity::from_json(v)?.milli_value()?)),
             }
         };
@@ -427,6 +448,85 @@ impl<'a, V: Json> PodTemplate<'a, V> {
             .collect()
     }
 }
+
+/// A sidecar a mutating webhook injects into pods at admission.
+pub struct Injector {
+    /// What injects it.
+    pub name: &'static str,
+    /// Its container's name.
+    pub container: &'static str,
+    /// The annotation (and with `label_first`, first the label) of the pod
+    /// template that turns the injection on or off.
+    pub key: &'static str,
+    pub label_first: bool,
+    /// Whether a value turns it on or off; `None` for one that leaves it
+    /// to the default.
+    pub reads: fn(&str) -> Option<bool>,
+    /// Whether the pods get it unless the template turns it off: the
+    /// injection can be on for a whole namespace, which manifests of pods
+    /// do not show.
+    pub unless_off: bool,
+}
+
+/// Go's `strconv.ParseBool`.
+fn go_bool(value: &str) -> Option<bool> {
+    match value {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+/// The injectors of the sidecars HPAs name: Istio's `injectRequired`
+/// (the label before the annotation, `"true"` or `"false"` only, else the
+/// namespace's policy), Linkerd's `linkerd.io/inject` (`enabled`,
+/// `ingress`, `disabled`), Dapr's `IsTruthy` and Vault's `ShouldInject`
+/// (`strconv.ParseBool`; any other value injects nothing).
+pub const INJECTORS: [Injector; 4] = [
+    Injector {
+        name: "Istio",
+        container: "istio-proxy",
+        key: "sidecar.istio.io/inject",
+        label_first: true,
+        reads: |value| match value {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        },
+        unless_off: true,
+    },
+    Injector {
+        name: "Linkerd",
+        container: "linkerd-proxy",
+        key: "linkerd.io/inject",
+        label_first: false,
+        reads: |value| match value {
+            "enabled" | "ingress" => Some(true),
+            "disabled" => Some(false),
+            _ => None,
+        },
+        unless_off: true,
+    },
+    Injector {
+        name: "Dapr",
+        container: "daprd",
+        key: "dapr.io/enabled",
+        label_first: false,
+        reads: |value| {
+            let truthy = ["y", "yes", "true", "t", "on", "1"];
+            Some(truthy.iter().any(|t| value.eq_ignore_ascii_case(t)))
+        },
+        unless_off: false,
+    },
+    Injector {
+        name: "Vault",
+        container: "vault-agent",
+        key: "vault.hashicorp.com/agent-inject",
+        label_first: false,
+        reads: |value| Some(go_bool(value) == Some(true)),
+        unless_off: false,
+    },
+];
 
 /// `LimitRange`, whose defaults give containers the requests they lack.
 pub const LIMIT_RANGE: Kind = Kind::new("", "LimitRange");
@@ -515,7 +615,7 @@ mod tests {
             let workload = workload(init);
             PodTemplate::within(&workload)
                 .unwrap()
-                .aggregate_request("cpu")
+                .aggregate_request("cpu", None)
         };
         assert_eq!(aggregate(json!([])), Some(500));
         let sidecar = json!({"name": "proxy", "restartPolicy": "Always", "resources": {"limits": {"cpu": "100m"}}});
@@ -525,6 +625,6 @@ mod tests {
         assert_eq!(aggregate(json!([migrate, sidecar])), Some(2000));
         let workload = workload(json!([]));
         let template = PodTemplate::within(&workload).unwrap();
-        assert_eq!(template.aggregate_request("memory"), None);
+        assert_eq!(template.aggregate_request("memory", None), None);
     }
 }

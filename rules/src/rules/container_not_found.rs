@@ -2,8 +2,6 @@
 
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
-use crate::model::workload::PodTemplate;
-use crate::path::Json;
 use crate::quote::code;
 use crate::reads::Reads;
 use crate::registry::{Category, FixAvailability, Rule};
@@ -21,13 +19,15 @@ sidecar (an init container with `restartPolicy: Always`). A plain init
 container has finished before the pod runs and has no usage to measure.
 
 A sidecar that a service mesh or an agent injects into pods at admission is
-not in the pod template, though the pods have it: a metric naming
-`istio-proxy` (Istio) or `linkerd-proxy` (Linkerd) is not reported unless the
-template turns the injection off (`sidecar.istio.io/inject: "false"`,
-`linkerd.io/inject: disabled`), as injection is often turned on for the
-whole namespace; one naming `daprd` (Dapr) or `vault-agent` (Vault) is not
-reported when the template turns the injection on (`dapr.io/enabled: "true"`,
-`vault.hashicorp.com/agent-inject: "true"`).
+not in the pod template, though the pods have it. A metric naming
+`istio-proxy` (Istio) or `linkerd-proxy` (Linkerd) is not reported unless
+the template turns the injection off (the label, else the annotation,
+`sidecar.istio.io/inject: "false"`; the annotation `linkerd.io/inject:
+disabled`), as injection is often on for the whole namespace; one naming
+`daprd` (Dapr) or `vault-agent` (Vault) is not reported when the template's
+annotation turns the injection on (`dapr.io/enabled: "true"`,
+`vault.hashicorp.com/agent-inject: "true"`, with the values each injector
+reads as true).
 
 ## Why is this bad?
 The controller finds no metrics for the container, reports
@@ -100,50 +100,6 @@ spec:
 
 pub(crate) const CHECK: Check = Check::Hpa(check);
 
-/// A sidecar injected into pods at admission: its container's name, the
-/// annotation (or label) of the pod template that turns the injection on or
-/// off, and whether the pods get it unless that says otherwise (the
-/// injection can be on for the whole namespace), else only when it says so.
-struct Injected {
-    container: &'static str,
-    key: &'static str,
-    unless_off: bool,
-}
-
-const INJECTED: [Injected; 4] = [
-    Injected {
-        container: "istio-proxy",
-        key: "sidecar.istio.io/inject",
-        unless_off: true,
-    },
-    Injected {
-        container: "linkerd-proxy",
-        key: "linkerd.io/inject",
-        unless_off: true,
-    },
-    Injected {
-        container: "daprd",
-        key: "dapr.io/enabled",
-        unless_off: false,
-    },
-    Injected {
-        container: "vault-agent",
-        key: "vault.hashicorp.com/agent-inject",
-        unless_off: false,
-    },
-];
-
-/// Whether pods of `template` may get the container `name` injected.
-fn may_be_injected<V: Json>(template: &PodTemplate<'_, V>, name: &str) -> bool {
-    INJECTED
-        .iter()
-        .filter(|injected| injected.container == name)
-        .any(|injected| match template.annotation_or_label(injected.key) {
-            Some(value) => matches!(value, "true" | "enabled" | "ingress"),
-            None => injected.unless_off,
-        })
-}
-
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(target) = cx.workload() else {
         return;
@@ -175,7 +131,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         };
         let message = match same_name {
             Some(c) if !c.is_init || c.is_sidecar() => continue,
-            None if may_be_injected(&template, name) => continue,
+            None if template.injector_of(name).is_some() => continue,
             Some(_) => format!(
                 "container {} of {} is an init container that runs to completion, not a \
                  native sidecar: the HPA controller measures only {}",

@@ -151,14 +151,21 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         let pod_level = metric.container().is_none() && template.uses_pod_level(gates);
         let missing = if pod_level {
             template.pod_level_request(resource, gates).is_none()
-                && template.aggregate_request(resource).is_none()
+                && template.aggregate_request(resource, None).is_none()
                 && template.pod_level_limit(resource, gates).is_none()
         } else {
             !lacking.is_empty()
         };
-        // The namespace's LimitRanges only where a request is missing: most
+        // The namespace's LimitRanges only where a container (any: admission
+        // gives plain init containers theirs too) requests nothing: most
         // pods have theirs, and listing them costs more.
-        let defaults = if missing {
+        let lacks = || {
+            template
+                .all_containers()
+                .iter()
+                .any(|c| c.effective_request(resource).is_none())
+        };
+        let defaults = if missing || lacks() {
             match cx.default_requests(&target.key.namespace) {
                 Some(defaults) => defaults,
                 None => continue,
@@ -208,7 +215,13 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             // requests, and fails when that is 0.
             let request = template_request(&template, resource, metric.container(), gates, &defaults);
             if request == Ok(0) {
-                for (path, defaulted) in zero_requests(&template, metric.container(), resource, gates) {
+                for (path, defaulted) in zero_requests(
+                    &template,
+                    metric.container(),
+                    resource,
+                    gates,
+                    defaults.get(resource).is_some(),
+                ) {
                     if reported.contains(&path) {
                         continue;
                     }
@@ -266,12 +279,13 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
 /// limit it is taken from; or, added up at the pod level, every container's
 /// that is written (plain init containers count there); else the counted
 /// containers' (those of the metric's container), a container that requests
-/// nothing getting its LimitRange's (`true` then).
+/// nothing getting its LimitRange's (`true` then) where `defaulted`.
 fn zero_requests<V: Json>(
     template: &PodTemplate<'_, V>,
     metric_container: Option<&str>,
     resource: &str,
     gates: &FeatureGates,
+    defaulted: bool,
 ) -> Vec<(FieldPath, bool)> {
     let pod_level = FieldPath::fields("spec.template.spec.resources");
     let mut containers = template.counted_containers();
@@ -279,11 +293,13 @@ fn zero_requests<V: Json>(
         if template.pod_level_request(resource, gates).is_some() {
             return vec![(pod_level.field("requests").field(resource), false)];
         }
-        if template.aggregate_request(resource).is_none() {
+        if template.aggregate_request(resource, None).is_none()
+            && template.pod_level_limit(resource, gates).is_some()
+        {
             return vec![(pod_level.field("limits").field(resource), false)];
         }
         containers = template.all_containers();
-        containers.retain(|c| c.effective_request(resource).is_some());
+        containers.retain(|c| c.effective_request(resource).is_some() || defaulted);
     }
     containers
         .iter()
