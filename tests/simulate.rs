@@ -2251,6 +2251,7 @@ fn an_injected_sidecar_needs_its_request_given() {
         .stderr(predicate::str::contains(
             "container `istio-proxy` is not in the pod template of the target: Istio injects it at admission, with a request the input does not show: give it with --requests cpu=…",
         ));
-    let given = json(hpa_lint("simulate").args([&path, "--load", "step", "--requests", "cpu=100m"]));
+    let given =
+        json(hpa_lint("simulate").args([&path, "--load", "step", "--requests", "cpu=100m"]));
     assert!(!changes(&given).is_empty(), "it scales");
 }
