@@ -632,3 +632,33 @@ fn a_borrowed_target_brings_its_limit_ranges() {
     };
     assert_eq!(summary(&defaulted), summary(&written));
 }
+
+/// A spec whose `ContainerResource` metric reads an injected sidecar (its
+/// request not in the input) is not run on an assumed request: `compare`
+/// asks for it, as `simulate` does.
+#[test]
+fn an_injected_sidecar_is_not_given_an_assumed_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = write(
+        dir.path(),
+        "old.yaml",
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\n\
+         spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 10\n\
+         ---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\n\
+         spec:\n  template:\n    spec:\n      containers: [{name: app, image: web, resources: {requests: {cpu: 200m}}}]\n",
+    );
+    let new = write(
+        dir.path(),
+        "new.yaml",
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\n\
+         spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 10\n  metrics:\n    \
+         - type: ContainerResource\n      containerResource: {name: cpu, container: istio-proxy, target: {type: Utilization, averageUtilization: 50}}\n",
+    );
+    hpa_lint("compare")
+        .args([&old, &new, "--load", "step"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "container `istio-proxy` is not in the pod template of the target: Istio injects it at admission",
+        ));
+}

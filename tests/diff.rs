@@ -452,7 +452,7 @@ fn targets_missing_or_without_requests() {
     let indexer = &document["hpas"][1];
     assert_eq!(
         indexer["error"],
-        "the controller cannot compute the cpu utilization (missing request for cpu in container app of Pod of the target): every sync fails the metric"
+        "both specs: the controller cannot compute the cpu utilization (missing request for cpu in container app of Pod of the target): every sync fails its metrics, so the HPA never scales"
     );
     let markdown = hpa_lint(root)
         .args(["base", "head", "--load", "step", "--format", "markdown"])
@@ -499,4 +499,35 @@ fn hpas_are_listed_in_file_order() {
         .map(|h| h["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["alpha", "zeta", "beta"]);
+}
+
+/// A target in one tree only serves both sides, for the requests line too:
+/// no change is shown where both sides read the same pods.
+#[test]
+fn a_target_in_one_tree_reads_the_same_requests_on_both_sides() {
+    let dir = tempfile::tempdir().unwrap();
+    let hpa = |percent: u32| {
+        format!(
+            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\n\
+             spec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 10\n  \
+             metrics: [{{type: Resource, resource: {{name: cpu, target: {{type: Utilization, averageUtilization: {percent}}}}}}}]\n"
+        )
+    };
+    for requests in ["", ", resources: {requests: {cpu: 200m}}"] {
+        let deployment = format!(
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\n\
+             spec:\n  template:\n    spec:\n      containers: [{{name: app, image: web{requests}}}]\n"
+        );
+        for (side, text) in [("base", hpa(50) + &deployment), ("head", hpa(80))] {
+            std::fs::create_dir_all(dir.path().join(side)).unwrap();
+            std::fs::write(dir.path().join(side).join("web.yaml"), text).unwrap();
+        }
+        let document = json_of(hpa_lint(dir.path()).args(["base", "head", "--load", "step"]));
+        let fields = &document["hpas"][0]["fields"];
+        assert_eq!(
+            fields,
+            &json!([{"field": "spec.metrics[0].resource.target.averageUtilization", "before": "50", "after": "80"}]),
+            "{requests}"
+        );
+    }
 }

@@ -2254,4 +2254,17 @@ fn an_injected_sidecar_needs_its_request_given() {
     let given =
         json(hpa_lint("simulate").args([&path, "--load", "step", "--requests", "cpu=100m"]));
     assert!(!changes(&given).is_empty(), "it scales");
+    // A container the pods do not have fails the metric, whatever the requests.
+    let absent = write(
+        dir.path(),
+        "absent.yaml",
+        &text.replace("istio-proxy", "appp"),
+    );
+    hpa_lint("simulate")
+        .args([&absent, "--load", "step", "--requests", "cpu=100m"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "the controller cannot compute the cpu utilization (container appp not found in Pod of the target): every sync fails the metric",
+        ));
 }

@@ -93,6 +93,7 @@ pub fn run(
         );
         let several = "give a file with one";
         let proposed = compare::read_side(path, settings, None, several, ignore)?;
+        compare::note_requests(&found, &proposed, &flags, settings, &replay.model.requests);
         let [live, proposed] =
             compare::sides(&found, &proposed, &flags, settings, &replay.model.requests)?;
         let sides = [&live, &proposed];

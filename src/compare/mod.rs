@@ -10,14 +10,15 @@ pub mod summary;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::prometheus::replay::{Fidelity, ReplayArgs};
 use crate::prometheus::time::{self, TimeArg, UnixMillis, parse_time_arg};
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
-use hpa_lint_rules::Settings;
 use hpa_lint_rules::controller::simulate::{Simulation, Step};
 use hpa_lint_rules::controller::{Autoscaler, ControllerFlags, Millis};
+use hpa_lint_rules::{Object, Settings};
 
 use crate::hpas::{self, ControllerArgs, Found, PickArgs};
 use crate::input;
@@ -103,8 +104,8 @@ pub struct Side {
 const ASSUMED_REQUEST: &str = "1";
 
 impl Side {
-    /// The spec of `found`, its target (with its namespace's LimitRanges)
-    /// taken from `fallback` when its own input has none (the other side's).
+    /// The spec of `found`, its target taken from `fallback` (the other
+    /// side) as [`with_target`] takes it.
     pub fn new(
         found: &Found,
         fallback: Option<&Found>,
@@ -112,19 +113,15 @@ impl Side {
         settings: &Settings,
         requests: &[String],
     ) -> Result<Self> {
-        let borrowed = fallback.filter(|other| found.target.is_none() && other.target.is_some());
-        let found = Found {
-            object: found.object.clone(),
-            hpa: found.hpa.clone(),
-            file: found.file.clone(),
-            target: found.target.clone().or_else(|| borrowed?.target.clone()),
-            default_requests: borrowed.unwrap_or(found).default_requests.clone(),
-        };
+        let found = with_target(found, fallback);
         let autoscaler = Autoscaler::new(&found.hpa, flags.clone(), &settings.cluster);
         let columns = Columns::Metrics(MetricColumns::of(&[&autoscaler]).keys());
         let (requests, assumed) = match simulate::requests(&found, &autoscaler, requests, &columns)
         {
             Ok(known) => (known, None),
+            // A target in the input whose requests the input does not show
+            // (an injected sidecar's) is not one to assume them for.
+            Err(missing) if found.target.is_some() => return Err(missing),
             Err(missing) => {
                 let given: Vec<&str> = requests
                     .iter()
@@ -156,6 +153,27 @@ impl Side {
             autoscaler: &self.autoscaler,
             requests: &self.requests,
         }
+    }
+}
+
+/// `found`, its target (with its namespace's LimitRanges) taken from
+/// `other` (the other side) when its own input has none and the other's is
+/// the same object.
+pub fn with_target(found: &Found, other: Option<&Found>) -> Found {
+    let wanted = found.hpa.target(&found.object.key.namespace);
+    let same = |t: &Arc<Object>| {
+        t.key.kind == wanted.kind
+            && t.key.name == wanted.name
+            && t.key.namespace == wanted.namespace
+    };
+    let borrowed =
+        other.filter(|other| found.target.is_none() && other.target.as_ref().is_some_and(same));
+    Found {
+        object: found.object.clone(),
+        hpa: found.hpa.clone(),
+        file: found.file.clone(),
+        target: found.target.clone().or_else(|| borrowed?.target.clone()),
+        default_requests: borrowed.unwrap_or(found).default_requests.clone(),
     }
 }
 
@@ -388,14 +406,6 @@ fn run_side(side: &Side, demand: &Demand, syncs: i64, model: &ModelArgs) -> Resu
 
 /// Runs both specs on `demand`; an error names the spec that met it.
 pub fn compare(sides: [&Side; 2], demand: Demand, model: &ModelArgs) -> Result<Comparison> {
-    // A spec that never scales would pass for the cheaper one.
-    for (side, label) in sides.iter().zip(LABELS) {
-        if let Some(why) = side.scale().never_scales() {
-            let why = format!("{why}: every sync fails its metrics, so the HPA never scales");
-            return Err(anyhow::Error::new(NotApplicable(why))
-                .context(format!("the {label} spec ({})", side.found.file)));
-        }
-    }
     let period = sides[0].autoscaler.flags.sync_period;
     let syncs = simulate::syncs(demand.end, period)?;
     let run = |i: usize| {
@@ -456,24 +466,16 @@ pub fn read_side(
     Ok(selection.found.pop().expect("one HPA"))
 }
 
-/// The two specs: a target missing on one side is the other's, when it is
-/// the same object.
-pub fn sides(
+/// Says on standard error where `--requests` replaces the requests of a
+/// target in the input: once per target, as the two specs often scale the
+/// same one.
+pub fn note_requests(
     old: &Found,
     new: &Found,
     flags: &ControllerFlags,
     settings: &Settings,
     requests: &[String],
-) -> Result<[Side; 2]> {
-    let fallback = |found: &Found, other: &'_ Found| -> bool {
-        let wanted = found.hpa.target(&found.object.key.namespace);
-        other.target.as_ref().is_some_and(|t| {
-            t.key.kind == wanted.kind
-                && t.key.name == wanted.name
-                && t.key.namespace == wanted.namespace
-        })
-    };
-    // Once per target: the two specs often scale the same one.
+) {
     let mut noted = Vec::new();
     for found in [old, new] {
         let target = found.target.as_ref().map(|t| &t.value);
@@ -483,22 +485,39 @@ pub fn sides(
             simulate::note_replaced_requests(found, &autoscaler, requests);
         }
     }
-    Ok([
-        Side::new(
-            old,
-            fallback(old, new).then_some(new),
-            flags,
-            settings,
-            requests,
-        )?,
-        Side::new(
-            new,
-            fallback(new, old).then_some(old),
-            flags,
-            settings,
-            requests,
-        )?,
-    ])
+}
+
+/// The two specs: a target missing on one side is the other's, when it is
+/// the same object.
+pub fn sides(
+    old: &Found,
+    new: &Found,
+    flags: &ControllerFlags,
+    settings: &Settings,
+    requests: &[String],
+) -> Result<[Side; 2]> {
+    let sides = [
+        Side::new(old, Some(new), flags, settings, requests)?,
+        Side::new(new, Some(old), flags, settings, requests)?,
+    ];
+    // A spec that never scales would pass for the cheaper one.
+    let never = sides.each_ref().map(|side| side.scale().never_scales());
+    let which = match &never {
+        [None, None] => return Ok(sides),
+        [Some(old), Some(new)] if old == new => format!("both specs: {old}"),
+        _ => (never.iter().zip(&sides).zip(LABELS))
+            .filter_map(|((why, side), label)| {
+                Some(format!(
+                    "the {label} spec ({}): {}",
+                    side.found.file,
+                    why.as_ref()?
+                ))
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+    };
+    let why = format!("{which}: every sync fails its metrics, so the HPA never scales");
+    Err(NotApplicable(why).into())
 }
 
 /// `hpa-lint compare`: the two specs of the input on their demand, written
@@ -511,6 +530,7 @@ pub fn run(args: &CompareArgs, out: impl Write) -> Result<u8> {
     let several = "pick one with --hpa";
     let old = read_side(&args.old, &settings, hpa, several, ignore)?;
     let new = read_side(&args.new, &settings, hpa, several, ignore)?;
+    note_requests(&old, &new, &flags, &settings, &args.model.requests);
     let [old_side, new_side] = sides(&old, &new, &flags, &settings, &args.model.requests)?;
     let sides = [&old_side, &new_side];
     let demand = match &args.load {

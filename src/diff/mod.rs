@@ -364,8 +364,7 @@ fn comparisons(
 ) -> std::result::Result<([Side; 2], Vec<Comparison>), Failure> {
     let run = || -> Result<([Side; 2], Vec<Comparison>)> {
         let given = &args.model.requests;
-        let old = Side::new(found[0], Some(found[1]), flags, settings, given)?;
-        let new = Side::new(found[1], Some(found[0]), flags, settings, given)?;
+        let [old, new] = compare::sides(found[0], found[1], flags, settings, given)?;
         let comparisons = demands(args, loads, [&old, &new])?
             .into_iter()
             .map(|demand| compare::compare([&old, &new], demand, &args.model))
@@ -439,18 +438,18 @@ pub fn run(args: &DiffArgs) -> Result<u8> {
             }
             let (specs, comparisons) = match &pair {
                 [Some(Spec::Valid(a)), Some(Spec::Valid(b))] => {
-                    let compared = comparisons(args, &loads, [a, b], &flags, &settings);
-                    // Each side's target as it ran: one side's may be the other's.
-                    let [a, b] = match &compared {
-                        Ok(([old, new], _)) => [&old.found, &new.found],
-                        Err(_) => [&**a, &**b],
-                    };
+                    // Each side with the target it runs with: one side's
+                    // may be the other's.
+                    let [a_run, b_run] = [
+                        compare::with_target(a, Some(b)),
+                        compare::with_target(b, Some(a)),
+                    ];
                     let lists = [
-                        &requests(a, &flags, &settings, &args.model.requests),
-                        &requests(b, &flags, &settings, &args.model.requests),
+                        &requests(&a_run, &flags, &settings, &args.model.requests),
+                        &requests(&b_run, &flags, &settings, &args.model.requests),
                     ];
                     fields.extend(request_changes(b, &flags, &settings, lists));
-                    match compared {
+                    match comparisons(args, &loads, [a, b], &flags, &settings) {
                         Ok((specs, comparisons)) => (Some(specs), Ok(comparisons)),
                         Err(error) => (None, Err(error)),
                     }

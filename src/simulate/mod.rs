@@ -359,18 +359,17 @@ fn parse_requests(given: &[String]) -> Result<BTreeMap<String, i64>> {
     Ok(overrides)
 }
 
-/// The container a `ContainerResource` metric names, with what injects it,
-/// when the pod template lacks it and a webhook may inject it at admission:
-/// the pods have it, with a request the input does not show.
-fn injected_sidecar<'c>(
+/// The container a `ContainerResource` metric names when the pod template
+/// lacks it, with what injects it when a webhook may at admission (the pods
+/// then have it, with a request the input does not show; else the
+/// controller fails the metric, whatever the requests).
+fn absent_container<'c>(
     template: &PodTemplate<'_>,
     container: Option<&'c str>,
-) -> Option<(&'c str, &'static str)> {
+) -> Option<(&'c str, Option<&'static str>)> {
     let name = container?;
-    if template.all_containers().iter().any(|c| c.name == name) {
-        return None;
-    }
-    Some((name, template.injector_of(name)?))
+    let present = template.all_containers().iter().any(|c| c.name == name);
+    (!present).then(|| (name, template.injector_of(name)))
 }
 
 /// Each metric's per-pod request, for utilization targets: from `--requests`,
@@ -394,6 +393,10 @@ pub fn requests(
             if matches!(columns, Columns::Replicas) {
                 return Ok(Ok(0));
             }
+            let absent = template.as_ref().and_then(|t| absent_container(t, container.as_deref()));
+            if let Some((name, None)) = absent {
+                return Ok(Err(format!("container {name} not found in Pod of the target")));
+            }
             if let Some(milli) = overrides.get(resource) {
                 return Ok(Ok(*milli));
             }
@@ -405,7 +408,7 @@ pub fn requests(
                     target.name
                 );
             };
-            if let Some((name, injector)) = injected_sidecar(template, container.as_deref()) {
+            if let Some((name, Some(injector))) = absent {
                 bail!(
                     "container `{name}` is not in the pod template of the target: {injector} injects it at admission, with a request the input does not show: give it with --requests {resource}=…"
                 );
@@ -444,8 +447,9 @@ pub fn note_replaced_requests(found: &Found, autoscaler: &Autoscaler, given: &[S
         let Some(&milli) = overrides.get(resource) else {
             continue;
         };
-        if injected_sidecar(&template, container.as_deref()).is_some() {
-            // Its request is not in the input: `--requests` gives it.
+        if absent_container(&template, container.as_deref()).is_some() {
+            // No request of the input is replaced: an injected sidecar's is
+            // not in it, and `--requests` gives it.
             continue;
         }
         let gates = &autoscaler.feature_gates;
