@@ -3,6 +3,8 @@
 //! gives each spec on the same load, the JSON contract, the CSV and the plot,
 //! and bad input (a clear error, exit code 2, nothing written).
 
+mod common;
+
 use std::path::Path;
 
 use assert_cmd::Command;
@@ -601,13 +603,6 @@ fn a_spec_that_never_scales_is_not_compared() {
 #[test]
 fn a_borrowed_target_brings_its_limit_ranges() {
     let dir = tempfile::tempdir().unwrap();
-    let hpa = |percent: u32| {
-        format!(
-            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\n\
-             spec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 10\n  \
-             metrics: [{{type: Resource, resource: {{name: cpu, target: {{type: Utilization, averageUtilization: {percent}}}}}}}]\n"
-        )
-    };
     let deployment = |resources: &str| {
         format!(
             "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\n\
@@ -616,16 +611,16 @@ fn a_borrowed_target_brings_its_limit_ranges() {
     };
     let range = "---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: defaults, namespace: shop}\n\
                  spec:\n  limits: [{type: Container, defaultRequest: {cpu: 200m}}]\n";
-    let new = write(dir.path(), "new.yaml", &hpa(60));
+    let new = write(dir.path(), "new.yaml", &common::cpu_hpa(60));
     let defaulted = write(
         dir.path(),
         "defaulted.yaml",
-        &(hpa(70) + &deployment("") + range),
+        &(common::cpu_hpa(70) + &deployment("") + range),
     );
     let written = write(
         dir.path(),
         "written.yaml",
-        &(hpa(70) + &deployment(", resources: {requests: {cpu: 200m}}")),
+        &(common::cpu_hpa(70) + &deployment(", resources: {requests: {cpu: 200m}}")),
     );
     let summary = |old: &str| {
         json_of(hpa_lint("compare").args([old, new.as_str(), "--load", "step"]))["summary"].clone()

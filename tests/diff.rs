@@ -7,6 +7,8 @@
 #[path = "diff/example.rs"]
 mod example;
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
@@ -506,19 +508,15 @@ fn hpas_are_listed_in_file_order() {
 #[test]
 fn a_target_in_one_tree_reads_the_same_requests_on_both_sides() {
     let dir = tempfile::tempdir().unwrap();
-    let hpa = |percent: u32| {
-        format!(
-            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\n\
-             spec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 10\n  \
-             metrics: [{{type: Resource, resource: {{name: cpu, target: {{type: Utilization, averageUtilization: {percent}}}}}}}]\n"
-        )
-    };
     for requests in ["", ", resources: {requests: {cpu: 200m}}"] {
         let deployment = format!(
             "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\n\
              spec:\n  template:\n    spec:\n      containers: [{{name: app, image: web{requests}}}]\n"
         );
-        for (side, text) in [("base", hpa(50) + &deployment), ("head", hpa(80))] {
+        for (side, text) in [
+            ("base", common::cpu_hpa(50) + &deployment),
+            ("head", common::cpu_hpa(80)),
+        ] {
             std::fs::create_dir_all(dir.path().join(side)).unwrap();
             std::fs::write(dir.path().join(side).join("web.yaml"), text).unwrap();
         }

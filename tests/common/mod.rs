@@ -71,3 +71,13 @@ pub fn rules_of(report: &Value) -> Vec<String> {
         .map(|d| d["rule"].as_str().unwrap().to_owned())
         .collect()
 }
+
+/// An `autoscaling/v2` HPA `shop/web` of Deployment `web`, up to 10
+/// replicas, on cpu utilization at `percent`.
+pub fn cpu_hpa(percent: u32) -> String {
+    format!(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\n\
+         spec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 10\n  \
+         metrics: [{{type: Resource, resource: {{name: cpu, target: {{type: Utilization, averageUtilization: {percent}}}}}}}]\n"
+    )
+}
