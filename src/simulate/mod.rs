@@ -413,13 +413,15 @@ pub fn requests(
                     "container `{name}` is not in the pod template of the target: {injector} injects it at admission, with a request the input does not show: give it with --requests {resource}=…"
                 );
             }
-            Ok(template_request(
+            let gates = &autoscaler.feature_gates;
+            let request = template_request(
                 template,
                 resource,
                 container.as_deref(),
-                &autoscaler.feature_gates,
+                gates,
                 &found.default_requests,
-            ))
+            );
+            Ok(request.map(|request| request.milli))
         })
         .collect()
 }
@@ -459,7 +461,8 @@ pub fn note_replaced_requests(found: &Found, autoscaler: &Autoscaler, given: &[S
             container.as_deref(),
             gates,
             &found.default_requests,
-        );
+        )
+        .map(|own| own.milli);
         if own != Ok(milli) && !noted.contains(resource) {
             noted.push(resource.clone());
             let target = &found.hpa.scale_target_ref;

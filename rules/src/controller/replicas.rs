@@ -431,6 +431,29 @@ pub fn external_sum(values: &[i64], average_value: bool) -> i64 {
     sum
 }
 
+/// The request a pod has for a resource, and where it is read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PodRequest {
+    /// In thousandths.
+    pub milli: i64,
+    pub from: RequestFrom,
+}
+
+/// Where [`template_request`] reads a pod's request from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestFrom {
+    /// The pod-level request as written.
+    PodLevelRequest,
+    /// The pod-level limit, which `defaultPodRequests` copies.
+    PodLevelLimit,
+    /// What every container (plain init containers too) requests together
+    /// at the pod level: as written (`defaultPodRequests`), or `admitted`,
+    /// with what the namespace's LimitRanges give those that request nothing.
+    AllContainers { admitted: bool },
+    /// The counted containers' requests, or the named container's.
+    CountedContainers,
+}
+
 /// The request a pod of `template` has for `resource` (`calculateRequests`):
 /// from the pod level for a Resource metric while `PodLevelResources` is on
 /// and the pod sets a pod-level request or limit, else the named container's,
@@ -444,11 +467,16 @@ pub fn template_request<V: Json>(
     container: Option<&str>,
     gates: &FeatureGates,
     defaults: &DefaultRequests,
-) -> Result<i64, String> {
+) -> Result<PodRequest, String> {
     let quantity = |v: Option<&V>| {
         v.and_then(Quantity::from_json)
             .and_then(|q| q.milli_value())
     };
+    let default = defaults
+        .get(resource)
+        .and_then(Quantity::from_json)
+        .and_then(|q| q.milli_value());
+    let from = |from| move |milli| PodRequest { milli, from };
     if container.is_none() && template.uses_pod_level(gates) {
         // `calculatePodLevelRequests`: the pod-level request as written, or
         // as `defaultPodRequests` fills it at decoding when the pod sets
@@ -458,19 +486,30 @@ pub fn template_request<V: Json>(
         // included.
         let defaulted = || {
             let overcommitted = matches!(resource, "cpu" | "memory");
+            let written = RequestFrom::AllContainers { admitted: false };
             overcommitted
                 .then(|| template.aggregate_request(resource, None))
                 .flatten()
-                .or_else(|| quantity(template.pod_level_limit(resource, gates)))
+                .map(from(written))
+                .or_else(|| {
+                    quantity(template.pod_level_limit(resource, gates))
+                        .map(from(RequestFrom::PodLevelLimit))
+                })
         };
+        let admitted = RequestFrom::AllContainers { admitted: true };
         return quantity(template.pod_level_request(resource, gates))
+            .map(from(RequestFrom::PodLevelRequest))
             .or_else(|| {
                 template
                     .has_pod_level_limits(gates)
                     .then(defaulted)
                     .flatten()
             })
-            .or_else(|| template.aggregate_request(resource, defaults.get(resource)))
+            .or_else(|| {
+                template
+                    .aggregate_request(resource, defaults.get(resource))
+                    .map(from(admitted))
+            })
             .ok_or_else(|| format!("missing pod-level request for {resource} of the target"));
     }
     let containers: Vec<(String, Option<i64>)> = template
@@ -479,15 +518,13 @@ pub fn template_request<V: Json>(
         .map(|c| {
             let request = match c.effective_request(resource) {
                 Some(request) => quantity(Some(request)),
-                None => defaults
-                    .get(resource)
-                    .and_then(Quantity::from_json)
-                    .and_then(|q| q.milli_value()),
+                None => default,
             };
             (c.name.to_owned(), request)
         })
         .collect();
     pod_request(&containers, container, resource, "of the target")
+        .map(from(RequestFrom::CountedContainers))
 }
 
 /// The per-pod requests (`calculatePodRequestsFromContainers`): the named

@@ -3,8 +3,7 @@
 use crate::diagnostic::Severity;
 use crate::context::{Check, Context, Report};
 use crate::model::workload::LIMIT_RANGE;
-use crate::cluster::FeatureGates;
-use crate::controller::replicas::template_request;
+use crate::controller::replicas::{PodRequest, RequestFrom, template_request};
 use crate::model::workload::{Container, DefaultRequests, PodTemplate};
 use crate::path::Json;
 use crate::path::FieldPath;
@@ -150,9 +149,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         // only a resource requested nowhere fails.
         let pod_level = metric.container().is_none() && template.uses_pod_level(gates);
         let missing = if pod_level {
-            template.pod_level_request(resource, gates).is_none()
-                && template.aggregate_request(resource, None).is_none()
-                && template.pod_level_limit(resource, gates).is_none()
+            template_request(&template, resource, None, gates, &DefaultRequests::default()).is_err()
         } else {
             !lacking.is_empty()
         };
@@ -214,14 +211,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             // Nothing is missing; the controller divides by what a pod
             // requests, and fails when that is 0.
             let request = template_request(&template, resource, metric.container(), gates, &defaults);
-            if request == Ok(0) {
-                for (path, defaulted) in zero_requests(
-                    &template,
-                    metric.container(),
-                    resource,
-                    gates,
-                    defaults.get(resource).is_some(),
-                ) {
+            if let Ok(PodRequest { milli: 0, from }) = request {
+                let defaulted = defaults.get(resource).is_some();
+                for (path, defaulted) in zero_requests(&template, metric.container(), resource, from, defaulted) {
                     if reported.contains(&path) {
                         continue;
                     }
@@ -275,32 +267,32 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     }
 }
 
-/// Where the zero requests a pod adds up to are: the pod-level request or
-/// limit it is taken from; or, added up at the pod level, every container's
-/// that is written (plain init containers count there); else the counted
-/// containers' (those of the metric's container), a container that requests
-/// nothing getting its LimitRange's (`true` then) where `defaulted`.
+/// Where the zero requests a pod adds up to are written, as `from` says it
+/// reads them: the pod-level request or limit; or the containers' (those of
+/// the metric's container), one that requests nothing getting its
+/// LimitRange's (`true` then) where admission `defaulted` it.
 fn zero_requests<V: Json>(
     template: &PodTemplate<'_, V>,
     metric_container: Option<&str>,
     resource: &str,
-    gates: &FeatureGates,
+    from: RequestFrom,
     defaulted: bool,
 ) -> Vec<(FieldPath, bool)> {
     let pod_level = FieldPath::fields("spec.template.spec.resources");
-    let mut containers = template.counted_containers();
-    if metric_container.is_none() && template.uses_pod_level(gates) {
-        if template.pod_level_request(resource, gates).is_some() {
+    let containers = match from {
+        RequestFrom::PodLevelRequest => {
             return vec![(pod_level.field("requests").field(resource), false)];
         }
-        if template.aggregate_request(resource, None).is_none()
-            && template.pod_level_limit(resource, gates).is_some()
-        {
+        RequestFrom::PodLevelLimit => {
             return vec![(pod_level.field("limits").field(resource), false)];
         }
-        containers = template.all_containers();
-        containers.retain(|c| c.effective_request(resource).is_some() || defaulted);
-    }
+        RequestFrom::AllContainers { admitted } => {
+            let mut all = template.all_containers();
+            all.retain(|c| c.effective_request(resource).is_some() || (admitted && defaulted));
+            all
+        }
+        RequestFrom::CountedContainers => template.counted_containers(),
+    };
     containers
         .iter()
         .filter(|c| metric_container.is_none_or(|name| name == c.name))
