@@ -11,7 +11,7 @@ use clap::Args;
 use hpa_lint_rules::controller::{ControllerFlags, Millis, parse_duration};
 use hpa_lint_rules::index::Index;
 use hpa_lint_rules::model::hpa::Hpa;
-use hpa_lint_rules::model::workload::{DefaultRequests, LIMIT_RANGE, TargetKind};
+use hpa_lint_rules::model::workload::{DefaultRequests, TargetKind};
 use hpa_lint_rules::rules::deprecated_api_version::not_served;
 use hpa_lint_rules::rules::{is_rejection, target_not_scalable};
 use hpa_lint_rules::{Lookup, Object, Operation, Settings, lint};
@@ -289,13 +289,9 @@ pub fn select(
             });
             continue;
         }
-        let mut default_requests = DefaultRequests::default();
-        index.visit_list(
-            &target.namespace,
-            LIMIT_RANGE.group,
-            LIMIT_RANGE.kind,
-            &mut |range| default_requests.add(&range.value),
-        );
+        let default_requests = index
+            .default_requests(&target.namespace)
+            .unwrap_or_default();
         let target = match index.get(&target) {
             Lookup::Found(target) => Some(target),
             _ => None,

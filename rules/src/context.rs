@@ -13,7 +13,7 @@ use crate::index::{Index, Lookup};
 use crate::model::decode::DecodeError;
 use crate::model::hpa::{Hpa, MetricSource, SourcePath};
 use crate::model::linted::Linted;
-use crate::model::workload::{DefaultRequests, LIMIT_RANGE, Target, TargetKind, meant_target};
+use crate::model::workload::{Target, TargetKind, meant_target};
 use crate::object::{Object, ObjectKey, ObjectRef, Origin};
 use crate::path::FieldPath;
 use crate::quote::{MAX_MESSAGE_BYTES, code, truncate};
@@ -167,21 +167,6 @@ impl<'a> Context<'a> {
             return None;
         }
         self.found_target()
-    }
-
-    /// The requests the `LimitRange`s of `namespace` give containers that
-    /// request nothing ([`DefaultRequests`]); `None` when the index does not
-    /// hold LimitRanges: a rule about missing requests then says nothing,
-    /// rather than guess.
-    pub fn default_requests(&self, namespace: &str) -> Option<DefaultRequests> {
-        let mut defaults = DefaultRequests::default();
-        let listed = self.index.visit_list(
-            namespace,
-            LIMIT_RANGE.group,
-            LIMIT_RANGE.kind,
-            &mut |range| defaults.add(&range.value),
-        );
-        matches!(listed, Lookup::Found(())).then_some(defaults)
     }
 
     /// `Kind "name"` of the HPA, for messages.

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::model::autoscaler::{Autoscalers, FEW, Scaler, VPA, Vpa, owners, scale_target};
 use crate::model::disruption::{Block, PDB, widest_block};
-use crate::model::workload::Target;
+use crate::model::workload::{DefaultRequests, LIMIT_RANGE, Target};
 use crate::names::{Key, Name, Names, Ranks, Ref};
 use crate::object::{Identity, KeyRef, Kind, Object, ObjectKey, ObjectRef, Origin};
 use crate::packed;
@@ -76,6 +76,20 @@ pub trait Index: Sync {
             Lookup::Unreadable => Lookup::Unreadable,
             Lookup::Unknown => Lookup::Unknown,
         }
+    }
+
+    /// What the LimitRanges of `namespace` give containers that request
+    /// nothing ([`DefaultRequests`]); `None` when the index does not hold
+    /// LimitRanges.
+    fn default_requests(&self, namespace: &str) -> Option<DefaultRequests> {
+        let mut defaults = DefaultRequests::default();
+        let listed = self.visit_list(
+            namespace,
+            LIMIT_RANGE.group,
+            LIMIT_RANGE.kind,
+            &mut |range| defaults.add(&range.value),
+        );
+        matches!(listed, Lookup::Found(())).then_some(defaults)
     }
 
     /// The PodDisruptionBudgets of a namespace that block evictions at some

@@ -163,7 +163,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                 .any(|c| c.effective_request(resource).is_none())
         };
         let defaults = if missing || lacks() {
-            match cx.default_requests(&target.key.namespace) {
+            match cx.index.default_requests(&target.key.namespace) {
                 Some(defaults) => defaults,
                 None => continue,
             }
