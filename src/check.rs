@@ -786,29 +786,47 @@ fn lint_read(
     });
     let lint_batch = |batch: Vec<(usize, Range<usize>)>| -> io::Result<Vec<Vec<Linted>>> {
         let files: Vec<&[(usize, Range<usize>)]> = batch.chunk_by(|a, b| a.0 == b.0).collect();
-        files
-            .into_par_iter()
+        // The file's HPAs in this batch follow each other in `hpas`.
+        let hpas_of = |documents: &[(usize, Range<usize>)]| {
+            documents[0].1.start..documents[documents.len() - 1].1.end
+        };
+        // The batch's HPAs, read back at once, file after file.
+        let asked: Vec<Record> = files
+            .iter()
+            .flat_map(|documents| &records[hpas_of(documents)])
+            .copied()
+            .collect();
+        let read = kept.read(&asked)?;
+        let all: Vec<&[u8]> = read.iter().collect();
+        let mut rest = &all[..];
+        let files: Vec<_> = files
+            .into_iter()
             .map(|documents| {
+                let (wholes, after) = rest.split_at(hpas_of(documents).len());
+                rest = after;
+                (documents, wholes)
+            })
+            .collect();
+        Ok(files
+            .into_par_iter()
+            .map(|(documents, wholes)| {
                 let source = &sources[documents[0].0];
-                // The file's HPAs in this batch follow each other in `hpas`.
                 let first = documents[0].1.start;
-                let read = kept.read(&records[first..documents[documents.len() - 1].1.end])?;
-                let wholes: Vec<&[u8]> = read.iter().collect();
                 // Opened once, if some finding is to be placed in it.
                 let opened = OnceLock::new();
                 let text = |place: &Place| {
                     let opened = opened.get_or_init(|| source.open()).as_ref()?;
                     place.text(opened)
                 };
-                Ok(documents
+                documents
                     .par_iter()
                     .map(|(_, document)| {
                         let range = document.start - first..document.end - first;
                         lint(source, &text, document.clone(), &wholes[range])
                     })
-                    .collect())
+                    .collect()
             })
-            .collect()
+            .collect())
     };
     let mut failed = None;
     let mut gather = |linted: io::Result<Vec<Vec<Linted>>>| -> io::Result<()> {

@@ -26,6 +26,10 @@ impl Record {
     pub fn size(&self) -> usize {
         self.len as usize
     }
+
+    fn end(&self) -> u64 {
+        self.at + u64::from(self.len)
+    }
 }
 
 /// Makes the file to spill to (in tests, one that fails).
@@ -137,35 +141,50 @@ pub struct Kept {
     file: Option<File>,
 }
 
+/// Records in the file at most this far apart are read at once: a read of
+/// the bytes between costs less than a system call of its own (the records
+/// of a block of documents, written as their files were read in parallel,
+/// lie close together but not in order).
+const GAP: u64 = 16 << 10;
+
 impl Kept {
-    /// The records' bytes. Records that follow each other in the file (as
-    /// those of a block of documents do) are read at once.
+    /// The records' bytes, each read once, those near each other in the file
+    /// at once ([`GAP`]).
     pub fn read(&self, records: &[Record]) -> io::Result<Read<'_>> {
         let memory = self.memory.len() as u64;
-        let start = |record: &Record| usize::try_from(record.at).map_err(io::Error::other);
         let mut read = Read {
             runs: vec![Cow::Borrowed(&self.memory[..])],
-            records: Vec::with_capacity(records.len()),
+            records: records
+                .iter()
+                .map(|record| Ok((0, to_usize(record.at)?..to_usize(record.end())?)))
+                .collect::<io::Result<_>>()?,
         };
-        for run in records.chunk_by(|a, b| a.at + u64::from(a.len) == b.at && b.at != memory) {
-            let first = start(&run[0])?;
-            let (from, first) = if first < self.memory.len() {
-                (0, 0)
-            } else {
-                let last = run[run.len() - 1];
-                let file = self.file.as_ref().ok_or(io::ErrorKind::UnexpectedEof)?;
-                let mut bytes = vec![0; start(&last)? + last.len as usize - first];
-                read_exact_at(file, &mut bytes, first - self.memory.len())?;
-                read.runs.push(Cow::Owned(bytes));
-                (read.runs.len() - 1, first)
-            };
-            for record in run {
-                let at = start(record)? - first;
-                read.records.push((from, at..at + record.len as usize));
+        let mut in_file: Vec<usize> = (0..records.len())
+            .filter(|&i| records[i].at >= memory)
+            .collect();
+        in_file.sort_unstable_by_key(|&i| records[i].at);
+        for span in in_file.chunk_by(|&a, &b| records[b].at <= records[a].end() + GAP) {
+            let file = self.file.as_ref().ok_or(io::ErrorKind::UnexpectedEof)?;
+            let first = records[span[0]].at;
+            let end = span
+                .iter()
+                .map(|&i| records[i].end())
+                .max()
+                .unwrap_or(first);
+            let mut bytes = vec![0; to_usize(end - first)?];
+            read_exact_at(file, &mut bytes, to_usize(first - memory)?)?;
+            read.runs.push(Cow::Owned(bytes));
+            for &i in span {
+                let at = to_usize(records[i].at - first)?;
+                read.records[i] = (read.runs.len() - 1, at..at + records[i].size());
             }
         }
         Ok(read)
     }
+}
+
+fn to_usize(n: u64) -> io::Result<usize> {
+    usize::try_from(n).map_err(io::Error::other)
 }
 
 /// Records read from [`Kept`].
@@ -218,6 +237,11 @@ mod tests {
                         .collect()
                 };
                 assert_eq!(read(&added), records, "{case}");
+                // In any order: read back in the order asked for.
+                let backwards: Vec<Record> = added.iter().rev().copied().collect();
+                let mut expected = records.clone();
+                expected.reverse();
+                assert_eq!(read(&backwards), expected, "{case}");
                 // Any of them, alone or a few together.
                 for (i, window) in added.windows(5).enumerate().step_by(7) {
                     assert_eq!(read(&window[2..3]), records[i + 2..i + 3], "{case}");
@@ -225,5 +249,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Records far apart in the file are read each on its own, records near
+    /// each other at once, over the bytes between; each comes back whole,
+    /// in the order asked for.
+    #[test]
+    fn records_near_each_other_are_read_at_once() {
+        // Small records, every other one followed by one larger than the gap.
+        let records: Vec<Vec<u8>> = (0..40u8)
+            .map(|i| {
+                let len = if i % 4 == 1 { 2 * GAP as usize } else { 3 };
+                vec![i; len]
+            })
+            .collect();
+        let make: MakeScratch = Box::new(|| scratch(Held::Hpas, 300, None));
+        let store = Store::spilling_to(0, make);
+        let added = store.add(&records);
+        let kept = store.finish().unwrap();
+        let reads = |asked: &[usize]| {
+            let records_asked: Vec<Record> = asked.iter().map(|&i| added[i]).collect();
+            let read = kept.read(&records_asked).unwrap();
+            let expected: Vec<&[u8]> = asked.iter().map(|&i| &records[i][..]).collect();
+            assert_eq!(read.iter().collect::<Vec<_>>(), expected, "{asked:?}");
+            // The memory's run, and one per read of the file.
+            read.runs.len() - 1
+        };
+        assert_eq!(reads(&[0, 2]), 2, "a large record between");
+        assert_eq!(reads(&[4, 2]), 1, "a small record between");
+        assert_eq!(reads(&[6, 0, 2, 4]), 3, "0; 2 and 4; 6");
+        assert_eq!(reads(&[0, 1, 2]), 1, "side by side");
     }
 }
