@@ -171,21 +171,24 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             DefaultRequests::default()
         };
         let shown_resource = shown(resource);
-        let needed_for = match metric.container() {
-            _ if metric.defaulted => {
-                format!("its default metric, {shown_resource} utilization (no `metrics` are set)")
-            }
-            Some(container) => format!(
-                "the {shown_resource} utilization of container {}",
-                code(container)
-            ),
-            None => format!("{shown_resource} utilization"),
+        // Said only when something is reported: most HPAs have their requests.
+        let scales = || {
+            let needed_for = match metric.container() {
+                _ if metric.defaulted => format!(
+                    "its default metric, {shown_resource} utilization (no `metrics` are set)"
+                ),
+                Some(container) => format!(
+                    "the {shown_resource} utilization of container {}",
+                    code(container)
+                ),
+                None => format!("{shown_resource} utilization"),
+            };
+            format!(
+                "{} scales {} on {needed_for}",
+                cx.hpa_name(),
+                target.key.describe()
+            )
         };
-        let scales = format!(
-            "{} scales {} on {needed_for}",
-            cx.hpa_name(),
-            target.key.describe()
-        );
         if missing && defaults.get(resource).is_none() {
             if pod_level {
                 // `calculatePodLevelRequests`: the pod level is read, so that
@@ -196,7 +199,8 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                     path,
                     format!(
                         "missing pod-level request for {shown_resource}: the pods set pod-level \
-                         resources, and neither they nor any container request {shown_resource}: {scales}"
+                         resources, and neither they nor any container request {shown_resource}: {}",
+                        scales()
                     ),
                 )
                 .help(format!(
@@ -227,8 +231,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                         target,
                         path,
                         format!(
-                            "the pods request 0 {shown_resource}{given}: {scales}, and \
-                             utilization is usage divided by the request"
+                            "the pods request 0 {shown_resource}{given}: {}, and \
+                             utilization is usage divided by the request",
+                            scales()
                         ),
                     )
                     .help(format!(
@@ -254,8 +259,9 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
                 target,
                 path,
                 format!(
-                    "missing request for {shown_resource} in container {}: {scales}",
+                    "missing request for {shown_resource} in container {}: {}",
                     quoted(container.name),
+                    scales(),
                 ),
             )
             .help(format!(
