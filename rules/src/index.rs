@@ -410,11 +410,11 @@ impl MemoryIndex {
         // many times more often than there are strings.
         let ranks = Ranks::new(&names, &keys);
         let names = Arc::new(names);
-        let order = |i: &u32| ranks.in_order(keys[*i as usize]);
+        let order = |a: &u32, b: &u32| ranks.cmp_in(keys[*a as usize], keys[*b as usize]);
         // Stable: of the entries for one reference, the first given leads.
         let mut by_ref: Vec<u32> = (0..keys.len()).map(position).collect();
-        by_ref.sort_by_cached_key(order);
-        by_ref.dedup_by(|later, first| order(later) == order(first));
+        by_ref.sort_by(order);
+        by_ref.dedup_by(|later, first| order(later, first).is_eq());
         let mut first = vec![false; keys.len()];
         for &i in &by_ref {
             first[i as usize] = !matches!(bodies[i as usize], Body::Unreadable);
@@ -424,14 +424,18 @@ impl MemoryIndex {
             .copied()
             .filter(|&i| first[i as usize])
             .collect();
-        by_kind.sort_by_cached_key(|&i| (ranks.listing(keys[i as usize]), i));
+        by_kind.sort_by(|a, b| {
+            ranks
+                .cmp_listing(keys[*a as usize], keys[*b as usize])
+                .then(a.cmp(b))
+        });
         let mut scalers: Vec<(Ref, u32)> = targets
             .into_iter()
             .filter(|&(i, _)| first[i as usize])
             .map(|(i, target)| (target, i))
             .collect();
         // Stable: each target's autoscalers stay in the order given.
-        scalers.sort_by_cached_key(|(target, _)| ranks.reference(*target));
+        scalers.sort_by(|(a, _), (b, _)| ranks.cmp_refs(*a, *b));
         drop(ranks);
         let mut index = Self {
             keys: keys.into(),

@@ -272,7 +272,7 @@ fn compare(names: &Names, a: Name, b: Name) -> Ordering {
 /// The order of the strings of [`Names`] as numbers, worked out once to sort
 /// many identities and references: numbers compare as their strings do, and
 /// identities and references as by [`Key::cmp_in`], [`Key::cmp_listing`]
-/// and [`Ref::cmp_in`] (see [`Ranks::in_order`]).
+/// and [`Ref::cmp_in`].
 pub struct Ranks {
     /// Each string's place among all, in order.
     places: Vec<u32>,
@@ -304,41 +304,47 @@ impl Ranks {
         Self { places, groups }
     }
 
-    /// A string's place.
-    fn place(&self, name: Name) -> u128 {
-        u128::from(self.places[name as usize])
+    /// Two strings in order.
+    fn by(&self, a: Name, b: Name) -> Ordering {
+        self.places[a as usize].cmp(&self.places[b as usize])
     }
 
-    /// The place of a key's group among the keys' groups.
-    fn group(&self, key: Key) -> u128 {
-        let at = self
-            .groups
-            .binary_search_by_key(&key.api_version, |&(version, _)| version)
-            .expect("the keys' versions are ranked");
-        u128::from(self.groups[at].1)
+    /// The groups of two keys' `apiVersion`s in order.
+    fn by_group(&self, a: Key, b: Key) -> Ordering {
+        if a.api_version == b.api_version {
+            return Ordering::Equal;
+        }
+        let place = |key: Key| {
+            let at = self
+                .groups
+                .binary_search_by_key(&key.api_version, |&(version, _)| version)
+                .expect("the keys' versions are ranked");
+            self.groups[at].1
+        };
+        place(a).cmp(&place(b))
     }
 
-    /// A number for `key` that orders keys as [`Key::cmp_in`] does: a
-    /// sort compares numbers, worked out once per key, faster than it
-    /// looks places up.
-    pub fn in_order(&self, key: Key) -> u128 {
-        self.place(key.name) << 96
-            | self.place(key.kind) << 64
-            | self.place(key.namespace) << 32
-            | self.group(key)
+    /// [`Key::cmp_in`].
+    pub fn cmp_in(&self, a: Key, b: Key) -> Ordering {
+        self.by(a.name, b.name)
+            .then_with(|| self.by(a.kind, b.kind))
+            .then_with(|| self.by(a.namespace, b.namespace))
+            .then_with(|| self.by_group(a, b))
     }
 
-    /// [`Ranks::in_order`] for [`Key::cmp_listing`].
-    pub fn listing(&self, key: Key) -> u128 {
-        self.place(key.namespace) << 64 | self.place(key.kind) << 32 | self.group(key)
+    /// [`Key::cmp_listing`].
+    pub fn cmp_listing(&self, a: Key, b: Key) -> Ordering {
+        self.by(a.namespace, b.namespace)
+            .then_with(|| self.by(a.kind, b.kind))
+            .then_with(|| self.by_group(a, b))
     }
 
-    /// [`Ranks::in_order`] for [`Ref::cmp_in`].
-    pub fn reference(&self, reference: Ref) -> u128 {
-        self.place(reference.name) << 96
-            | self.place(reference.kind) << 64
-            | self.place(reference.namespace) << 32
-            | self.place(reference.group)
+    /// [`Ref::cmp_in`].
+    pub fn cmp_refs(&self, a: Ref, b: Ref) -> Ordering {
+        self.by(a.name, b.name)
+            .then_with(|| self.by(a.kind, b.kind))
+            .then_with(|| self.by(a.namespace, b.namespace))
+            .then_with(|| self.by(a.group, b.group))
     }
 }
 
@@ -554,15 +560,13 @@ mod tests {
         let ranks = Ranks::new(&names, &keys);
         for &a in &keys {
             for &b in &keys {
-                let by = |rank: fn(&Ranks, Key) -> u128| rank(&ranks, a).cmp(&rank(&ranks, b));
-                assert_eq!(by(Ranks::in_order), a.cmp_in(b, &names));
-                assert_eq!(by(Ranks::listing), a.cmp_listing(b, &names));
+                assert_eq!(ranks.cmp_in(a, b), a.cmp_in(b, &names));
+                assert_eq!(ranks.cmp_listing(a, b), a.cmp_listing(b, &names));
             }
         }
         for &a in &refs {
             for &b in &refs {
-                let by = ranks.reference(a).cmp(&ranks.reference(b));
-                assert_eq!(by, a.cmp_in(b, &names));
+                assert_eq!(ranks.cmp_refs(a, b), a.cmp_in(b, &names));
             }
         }
     }
