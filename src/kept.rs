@@ -144,12 +144,13 @@ pub struct Kept {
 /// Records in the file at most this far apart are read at once: a read of
 /// the bytes between costs less than a system call of its own (the records
 /// of a block of documents, written as their files were read in parallel,
-/// lie close together but not in order).
+/// lie close together but not in order). A read so holds at most this many
+/// bytes more than the records asked for, for each record.
 const GAP: u64 = 16 << 10;
 
 impl Kept {
-    /// The records' bytes, each read once, those near each other in the file
-    /// at once ([`GAP`]).
+    /// The records' bytes, in the order asked for; those near each other in
+    /// the file are read at once ([`GAP`]).
     pub fn read(&self, records: &[Record]) -> io::Result<Read<'_>> {
         let memory = self.memory.len() as u64;
         let mut read = Read {
