@@ -85,6 +85,13 @@ pub fn compose_tree<'t>(text: &'t str, choose: Choose<'_>) -> Composed<Tree<'t>>
 /// and nothing is wrong with it; otherwise the full reader reads it, and
 /// says what is wrong.
 fn quick_compose<'t>(text: &'t str, choose: Choose<'_>) -> Option<Composed<Tree<'t>>> {
+    // Windows line ends: a CR LF is one line break to both YAML versions,
+    // as a line feed alone is, in scalars too. The document is read with
+    // line feeds alone, and what is built is copied out of that text.
+    if memchr::memchr(b'\r', text.as_bytes()).is_some() {
+        let text = with_line_feeds(text)?;
+        return quick_compose(&text, choose).map(|read| read.map(Tree::into_owned));
+    }
     let mut composer = Composer::new(choose, None);
     quick::read(text, &mut composer).ok()?;
     let value = composer.root.take();
@@ -113,6 +120,23 @@ fn quick_compose<'t>(text: &'t str, choose: Choose<'_>) -> Option<Composed<Tree<
         problems: Vec::new(),
         partial: None,
     })
+}
+
+/// `text` with each CR LF made a line feed; `None` if a CR stands alone
+/// (a line break of its own, which the quick reader leaves to the full one).
+fn with_line_feeds(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut lf = String::with_capacity(text.len());
+    let mut from = 0;
+    for cr in memchr::memchr_iter(b'\r', bytes) {
+        if bytes.get(cr + 1) != Some(&b'\n') {
+            return None;
+        }
+        lf.push_str(&text[from..cr]);
+        from = cr + 1;
+    }
+    lf.push_str(&text[from..]);
+    Some(lf)
 }
 
 /// Reads a document with granit-parser, where go-yaml v2's scanner lets it
@@ -1142,6 +1166,16 @@ pub(super) mod tests {
     /// places its fields alike.
     fn quick_agrees(text: &str) -> Option<Value> {
         let choose = &|_: &str, _: &str| &ALL;
+        // With Windows line ends too: read quickly as often, as the full
+        // reader reads them.
+        if text.contains('\n') && !text.contains('\r') {
+            let crlf = text.replace('\n', "\r\n");
+            assert_eq!(
+                quick_agrees(&crlf).is_some(),
+                quick_compose(text, choose).is_some(),
+                "{crlf:?}"
+            );
+        }
         let quick = quick_compose(text, choose)?.map(Tree::into_value);
         let full = full_compose(text, choose).map(Tree::into_value);
         assert_eq!(quick, full, "{text:?}");
@@ -1190,6 +1224,7 @@ pub(super) mod tests {
             "é: ü\n",
             "a: |\n\n  x\nb: >-\n\n\n  y\n  z\n",
             "a: 'long\n  folded  \n\n  text'\nb: \"x\\\n  y\"\nc: {\"k\": 1,\n  }\n",
+            "a: 1\r\nb: |\r\n  x\r\n\r\n  y\r\nc: 'q\r\n  r'\r\n",
         ];
         for text in documents {
             assert!(quick_agrees(text).is_some(), "not read quickly: {text:?}");
@@ -1202,7 +1237,9 @@ pub(super) mod tests {
             "a: &x 1\nb: *x\n",
             "a: !!str 1\n",
             "a:\tb\n",
-            "a: 1\r\nb: 2\r\n",
+            "a: 1\rb: 2\n",
+            "a: 1\r\n\rb: 2\r\n",
+            "a: |\r\n  x\r\r\n",
             "a: multi\n  line\n",
             "a: \"multi\nline\"\n",
             "a: |+\n  x\n\n",
@@ -1326,7 +1363,8 @@ pub(super) mod tests {
                 // And mutants of it: whatever the quick reader reads of them,
                 // it reads as the full reader does.
                 for (i, insert) in [
-                    "\n", " ", "- ", ": ", "'", "\"", " #", "|", ">-", "  ", "\n\n", ",",
+                    "\n", " ", "- ", ": ", "'", "\"", " #", "|", ">-", "  ", "\n\n", ",", "\r",
+                    "\r\n",
                 ]
                 .iter()
                 .enumerate()
