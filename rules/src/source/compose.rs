@@ -1225,6 +1225,10 @@ pub(super) mod tests {
             "a: |\n\n  x\nb: >-\n\n\n  y\n  z\n",
             "a: 'long\n  folded  \n\n  text'\nb: \"x\\\n  y\"\nc: {\"k\": 1,\n  }\n",
             "a: 1\r\nb: |\r\n  x\r\n\r\n  y\r\nc: 'q\r\n  r'\r\n",
+            "message: the HPA was able to\n  go on  \n\n\n  and on\nb: 1\n",
+            "- a\n  b\n-   c\n   d\n- - e\n    f\n",
+            "a:\n  b: one\n    two # c\n\n  c: x-y\n   z\n",
+            "multi\nline\n",
         ];
         for text in documents {
             assert!(quick_agrees(text).is_some(), "not read quickly: {text:?}");
@@ -1240,7 +1244,10 @@ pub(super) mod tests {
             "a: 1\rb: 2\n",
             "a: 1\r\n\rb: 2\r\n",
             "a: |\r\n  x\r\r\n",
-            "a: multi\n  line\n",
+            "a: multi\n  line: x\n",
+            "a: multi\n  - line\n",
+            "a: multi\n  # c\n  line\n",
+            "a: multi\n  [line]\n",
             "a: \"multi\nline\"\n",
             "a: |+\n  x\n\n",
             "a: |2\n   x\n",
@@ -1326,6 +1333,14 @@ pub(super) mod tests {
             "\"e\n---\n\"",
             "'x\n'",
             "\"y\\\n\n z\"",
+            "x\n  y",
+            "x y  \n   z\n\n   w",
+            "x\n# c\n  y",
+            "x\n  - y",
+            "x\n  y: z",
+            "x\n   y #c",
+            "x\n\n",
+            "-x\n  -y",
         ]);
         let line = (
             0..5usize,

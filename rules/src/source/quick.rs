@@ -391,9 +391,9 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
                 self.skip_spaces();
                 scalar
             }
-            b'-' if !self.is_blankz(self.pos + 1) => self.plain_in_block(),
+            b'-' if !self.is_blankz(self.pos + 1) => self.plain_in_block(parent)?,
             b if is_indicator(b) || b == b' ' => return Err(Unsupported),
-            _ => self.plain_in_block(),
+            _ => self.plain_in_block(parent)?,
         };
         let is_key = self.at(self.pos) == b':' && self.is_blankz(self.pos + 1);
         if is_key {
@@ -408,12 +408,50 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         Ok((scalar, is_key))
     }
 
-    /// A plain scalar in the block context, to the end of its line, a comment
-    /// or a `:` and a blank; `self.pos` is left there.
-    fn plain_in_block(&mut self) -> Scalar<'t> {
+    /// A plain scalar in the block context, in a block collection indented
+    /// by `parent`: to the end of its line, a comment or a `:` and a blank,
+    /// and on over the lines after it that are indented more than `parent`
+    /// (folded as both YAML versions fold them: one line break becomes a
+    /// space, each empty line a line feed). `self.pos` is left where it
+    /// ends.
+    fn plain_in_block(&mut self, parent: isize) -> Step<Scalar<'t>> {
         let start = self.pos;
-        let mut end = start;
-        let mut i = start;
+        let (stop, mut end) = self.plain_line(start);
+        self.pos = stop;
+        let mut value = Cow::Borrowed(&self.text[start..end]);
+        while self.at(self.pos) == b'\n' {
+            let Some((line, breaks)) = self.plain_continuation(self.pos, parent) else {
+                break;
+            };
+            // A key, or an indicator first on a line, is left to the full
+            // reader (an error, or read differently); a comment ends the
+            // scalar.
+            let (stop, line_end) = self.plain_line(line);
+            if self.at(stop) == b':' || is_indicator(self.at(line)) {
+                return Err(Unsupported);
+            }
+            let folded = value.to_mut();
+            match breaks {
+                0 => folded.push(' '),
+                n => folded.extend(std::iter::repeat_n('\n', n)),
+            }
+            folded.push_str(&self.text[line..line_end]);
+            self.pos = stop;
+            end = line_end;
+        }
+        Ok(Scalar {
+            value,
+            style: ScalarStyle::Plain,
+            at: start..end,
+        })
+    }
+
+    /// A plain scalar's text on the line from `from`: where it stops (the
+    /// line's end, a comment, or a `:` and a blank), and where its text ends
+    /// (without the blanks before that).
+    fn plain_line(&self, from: usize) -> (usize, usize) {
+        let mut end = from;
+        let mut i = from;
         loop {
             match self.at(i) {
                 b'\n' | 0 => break,
@@ -424,11 +462,35 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
             }
             i += 1;
         }
-        self.pos = i;
-        Scalar {
-            value: Cow::Borrowed(&self.text[start..end]),
-            style: ScalarStyle::Plain,
-            at: start..end,
+        (i, end)
+    }
+
+    /// From the line break at `newline`, after a plain scalar's text: where
+    /// the next line that goes on with the scalar starts, and how many empty
+    /// lines come before it; `None` where the scalar ends (a line indented
+    /// no more than `parent`, a comment, a document marker, the end).
+    fn plain_continuation(&self, newline: usize, parent: isize) -> Option<(usize, usize)> {
+        let mut breaks = 0;
+        let mut line = newline + 1;
+        loop {
+            let spaces = self.spaces_at(line);
+            match self.at(line + spaces) {
+                0 | b'#' => return None,
+                b'\n' => {
+                    breaks += 1;
+                    line += spaces + 1;
+                }
+                _ => {
+                    let marker = &self.bytes[line..];
+                    let is_marker = spaces == 0
+                        && (marker.starts_with(b"---") || marker.starts_with(b"..."))
+                        && self.is_blankz(line + 3);
+                    if (spaces as isize) <= parent || is_marker {
+                        return None;
+                    }
+                    return Some((line + spaces, breaks));
+                }
+            }
         }
     }
 
