@@ -1229,6 +1229,7 @@ pub(super) mod tests {
             "- a\n  b\n-   c\n   d\n- - e\n    f\n",
             "a:\n  b: one\n    two # c\n\n  c: x-y\n   z\n",
             "multi\nline\n",
+            "a: multi\n  - line &x `y` [z] *w\n",
         ];
         for text in documents {
             assert!(quick_agrees(text).is_some(), "not read quickly: {text:?}");
@@ -1245,9 +1246,7 @@ pub(super) mod tests {
             "a: 1\r\n\rb: 2\r\n",
             "a: |\r\n  x\r\r\n",
             "a: multi\n  line: x\n",
-            "a: multi\n  - line\n",
             "a: multi\n  # c\n  line\n",
-            "a: multi\n  [line]\n",
             "a: \"multi\nline\"\n",
             "a: |+\n  x\n\n",
             "a: |2\n   x\n",
@@ -1341,6 +1340,14 @@ pub(super) mod tests {
             "x\n   y #c",
             "x\n\n",
             "-x\n  -y",
+            "x\n  &a *b !c",
+            "x\n  `d` %e @f",
+            "x\n  ? g\n  | h",
+            "x\n  > i\n  'j' \"k\"",
+            "x\n  {l: m}, [n]",
+            "x\n  :o\n  p:q",
+            "x\n  ---\n  ...",
+            "x\n---\n",
         ]);
         let line = (
             0..5usize,

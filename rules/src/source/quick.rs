@@ -423,11 +423,10 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
             let Some((line, breaks)) = self.plain_continuation(self.pos, parent) else {
                 break;
             };
-            // A key, or an indicator first on a line, is left to the full
-            // reader (an error, or read differently); a comment ends the
-            // scalar.
+            // A key is left to the full reader (an error); a comment ends
+            // the scalar. Indicators are text here, past a node's start.
             let (stop, line_end) = self.plain_line(line);
-            if self.at(stop) == b':' || is_indicator(self.at(line)) {
+            if self.at(stop) == b':' {
                 return Err(Unsupported);
             }
             let folded = value.to_mut();
