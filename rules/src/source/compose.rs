@@ -1230,6 +1230,9 @@ pub(super) mod tests {
             "a:\n  b: one\n    two # c\n\n  c: x-y\n   z\n",
             "multi\nline\n",
             "a: multi\n  - line &x `y` [z] *w\n",
+            "a: |+\n  x\n\n",
+            "a: |2\n   x\n",
+            "a:\n  b: |2-\n        x\n      y\n\n  c: |+1\n   z\n\n\n# c\n",
         ];
         for text in documents {
             assert!(quick_agrees(text).is_some(), "not read quickly: {text:?}");
@@ -1248,8 +1251,6 @@ pub(super) mod tests {
             "a: multi\n  line: x\n",
             "a: multi\n  # c\n  line\n",
             "a: \"multi\nline\"\n",
-            "a: |+\n  x\n\n",
-            "a: |2\n   x\n",
             "? a\n: b\n",
             "%YAML 1.1\n---\na: 1\n",
             "--- a: 1\n",
@@ -1348,6 +1349,15 @@ pub(super) mod tests {
             "x\n  :o\n  p:q",
             "x\n  ---\n  ...",
             "x\n---\n",
+            "|+\n  x\n\n",
+            "|2\n    x\n   y\n",
+            "|-1\n  x\n\n   y",
+            ">+2\n    x\n\n",
+            "|0\n x",
+            "|+-\n x",
+            "|22\n x",
+            "|2\n x",
+            "|+\n\n  x\n \n",
         ]);
         let line = (
             0..5usize,

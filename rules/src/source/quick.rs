@@ -639,25 +639,29 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         let at = self.pos;
         let folded = self.at(at) == b'>';
         self.pos += 1;
-        let strip = match self.at(self.pos) {
-            b'-' => {
-                self.pos += 1;
-                true
+        // How trailing line breaks are kept (`-`: none, `+`: all, else
+        // one), and an indentation indicator, in either order.
+        let (mut chomping, mut increment) = (None, None);
+        loop {
+            match self.at(self.pos) {
+                b @ (b'-' | b'+') if chomping.is_none() => chomping = Some(b),
+                b @ b'1'..=b'9' if increment.is_none() => increment = Some(usize::from(b - b'0')),
+                _ => break,
             }
-            // Keeping trailing lines, and indentation indicators, are rare:
-            // left to the full reader.
-            b'+' | b'0'..=b'9' => return Err(Unsupported),
-            _ => false,
-        };
+            self.pos += 1;
+        }
+        let strip = chomping == Some(b'-');
         if parent < 0 {
             return Err(Unsupported);
         }
         self.end_of_line()?;
-        // The indentation is the first content line's; leading empty lines
-        // may not have more spaces.
+        // The indentation is the indicator's, counted from the parent's, or
+        // else the first content line's; leading empty lines may not have
+        // more spaces, nor (rarer, left to the full reader) the first
+        // content line fewer.
         let mut line = self.pos;
         let mut longest_blank = 0;
-        let indent = loop {
+        let first = loop {
             let spaces = self.spaces_at(line);
             match self.at(line + spaces) {
                 b'\n' => {
@@ -668,7 +672,8 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
                 _ => break spaces,
             }
         };
-        if (indent as isize) <= parent || longest_blank > indent {
+        let indent = increment.map_or(first, |n| parent as usize + n);
+        if (indent as isize) <= parent || longest_blank > indent || first < indent {
             return Err(Unsupported);
         }
         // Its lines are checked whether or not the value is made.
@@ -726,6 +731,9 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         }
         if let Some(value) = value.as_mut().filter(|_| !strip) {
             value.push('\n');
+            if chomping == Some(b'+') {
+                value.extend(std::iter::repeat_n('\n', breaks));
+            }
         }
         // The line that ended the scalar is read again by its parent.
         self.pos = line;
