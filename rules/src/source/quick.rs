@@ -1,16 +1,20 @@
 //! A fast reader for the YAML manifests are nearly always written in: block
-//! mappings and sequences, plain and quoted scalars on one line, literal and
-//! folded block scalars, and flow collections (JSON). Anything else (anchors,
-//! aliases, tags, directives, explicit keys, tabs, carriage returns, line
-//! breaks or characters that YAML 1.1 and 1.2 read differently, scalars over
-//! several lines) is [`Unsupported`]: the caller reads the document with the
-//! full reader (granit-parser after go-yaml v2's scanner) instead.
+//! mappings and sequences, plain and quoted scalars (folded over several
+//! lines too, as `kubectl get -o yaml` writes long ones), literal and folded
+//! block scalars (with their chomping and indentation indicators), and flow
+//! collections (JSON). Anything else (anchors, aliases, tags, directives,
+//! explicit keys, tabs, carriage returns, line breaks or characters that YAML
+//! 1.1 and 1.2 read differently, a key on a plain scalar's next line, a
+//! folded scalar's more-indented lines) is [`Unsupported`]: the caller reads
+//! the document with the full reader (granit-parser after go-yaml v2's
+//! scanner) instead. ([`super::compose`] reads a document with CR LF line
+//! ends here too, with its line ends made line feeds.)
 //!
 //! Within what it reads, go-yaml v2 (kubectl's YAML 1.1) and granit-parser
 //! (YAML 1.2) give the same events, and so does this reader: a property test
 //! compares it with the full reader ([`super::compose`]). It reads each line
-//! once, scalars are slices of the text unless an escape or a block scalar
-//! makes them new, and it feeds a [`Sink`] as it goes. It reports no errors:
+//! once, scalars are slices of the text unless an escape, a fold or a block
+//! scalar makes them new, and it feeds a [`Sink`] as it goes. It reports no errors:
 //! a document that is not valid YAML is unsupported, and the full reader
 //! says what is wrong with it.
 
