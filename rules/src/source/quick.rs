@@ -63,6 +63,7 @@ pub(crate) fn read<'t>(text: &'t str, sink: &mut impl Sink<'t>) -> Step {
         pos: 0,
         depth: 0,
         sink,
+        counted: (usize::MAX, 0),
     };
     reader.document()
 }
@@ -143,6 +144,9 @@ struct Reader<'t, 's, S> {
     pos: usize,
     depth: usize,
     sink: &'s mut S,
+    /// A line whose indentation was counted already (its start and its
+    /// spaces): after a plain scalar, to see whether it goes on there.
+    counted: (usize, usize),
 }
 
 /// Characters that cannot start a plain scalar (or that start something this
@@ -228,6 +232,9 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         loop {
             let start = self.pos;
             let mut i = start;
+            if self.counted.0 == start {
+                i += self.counted.1;
+            }
             while self.at(i) == b' ' {
                 i += 1;
             }
@@ -395,10 +402,16 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
                 self.skip_spaces();
                 scalar
             }
-            b'-' if !self.is_blankz(self.pos + 1) => self.plain_in_block(parent)?,
+            b'-' if !self.is_blankz(self.pos + 1) => self.plain_in_block(),
             b if is_indicator(b) || b == b' ' => return Err(Unsupported),
-            _ => self.plain_in_block(parent)?,
+            _ => self.plain_in_block(),
         };
+        if scalar.style == ScalarStyle::Plain
+            && self.at(self.pos) == b'\n'
+            && let Some(next) = self.plain_continuation(self.pos, parent)
+        {
+            return Ok((self.folded_plain(scalar.at, next, parent)?, false));
+        }
         let is_key = self.at(self.pos) == b':' && self.is_blankz(self.pos + 1);
         if is_key {
             // A plain scalar ends at its line's end; a quoted one may not.
@@ -412,46 +425,67 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
         Ok((scalar, is_key))
     }
 
-    /// A plain scalar in the block context, in a block collection indented
-    /// by `parent`: to the end of its line, a comment or a `:` and a blank,
-    /// and on over the lines after it that are indented more than `parent`
-    /// (folded as both YAML versions fold them: one line break becomes a
-    /// space, each empty line a line feed). `self.pos` is left where it
-    /// ends.
-    fn plain_in_block(&mut self, parent: isize) -> Step<Scalar<'t>> {
+    /// A plain scalar in the block context, to the end of its line, a comment
+    /// or a `:` and a blank; `self.pos` is left there.
+    fn plain_in_block(&mut self) -> Scalar<'t> {
         let start = self.pos;
-        let (stop, mut end) = self.plain_line(start);
+        let (stop, end) = self.plain_line(start);
         self.pos = stop;
-        let mut value = Cow::Borrowed(&self.text[start..end]);
-        while self.at(self.pos) == b'\n' {
-            let Some((line, breaks)) = self.plain_continuation(self.pos, parent) else {
-                break;
-            };
+        Scalar {
+            value: Cow::Borrowed(&self.text[start..end]),
+            style: ScalarStyle::Plain,
+            at: start..end,
+        }
+    }
+
+    /// A plain scalar whose first line is `first` and that goes on at `next`
+    /// (where that line's text starts, and the empty lines before it), over
+    /// the lines indented more than `parent`: folded as both YAML versions
+    /// fold them (one line break becomes a space, each empty line a line
+    /// feed). `self.pos` is left where it ends.
+    #[cold]
+    fn folded_plain(
+        &mut self,
+        first: Range<usize>,
+        mut next: (usize, usize),
+        parent: isize,
+    ) -> Step<Scalar<'t>> {
+        let mut value = self.text[first.clone()].to_owned();
+        let mut end;
+        loop {
+            let (line, breaks) = next;
             // A key is left to the full reader (an error); a comment ends
             // the scalar. Indicators are text here, past a node's start.
             let (stop, line_end) = self.plain_line(line);
             if self.at(stop) == b':' {
                 return Err(Unsupported);
             }
-            let folded = value.to_mut();
             match breaks {
-                0 => folded.push(' '),
-                n => folded.extend(std::iter::repeat_n('\n', n)),
+                0 => value.push(' '),
+                n => value.extend(std::iter::repeat_n('\n', n)),
             }
-            folded.push_str(&self.text[line..line_end]);
+            value.push_str(&self.text[line..line_end]);
             self.pos = stop;
             end = line_end;
+            if self.at(stop) != b'\n' {
+                break;
+            }
+            match self.plain_continuation(stop, parent) {
+                Some(line) => next = line,
+                None => break,
+            }
         }
         Ok(Scalar {
-            value,
+            value: Cow::Owned(value),
             style: ScalarStyle::Plain,
-            at: start..end,
+            at: first.start..end,
         })
     }
 
     /// A plain scalar's text on the line from `from`: where it stops (the
     /// line's end, a comment, or a `:` and a blank), and where its text ends
     /// (without the blanks before that).
+    #[inline(always)]
     fn plain_line(&self, from: usize) -> (usize, usize) {
         let mut end = from;
         let mut i = from;
@@ -472,7 +506,7 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
     /// the next line that goes on with the scalar starts, and how many empty
     /// lines come before it; `None` where the scalar ends (a line indented
     /// no more than `parent`, a comment, a document marker, the end).
-    fn plain_continuation(&self, newline: usize, parent: isize) -> Option<(usize, usize)> {
+    fn plain_continuation(&mut self, newline: usize, parent: isize) -> Option<(usize, usize)> {
         let mut breaks = 0;
         let mut line = newline + 1;
         loop {
@@ -489,6 +523,7 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
                         && (marker.starts_with(b"---") || marker.starts_with(b"..."))
                         && self.is_blankz(line + 3);
                     if (spaces as isize) <= parent || is_marker {
+                        self.counted = (line, spaces);
                         return None;
                     }
                     return Some((line + spaces, breaks));
