@@ -507,29 +507,45 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
     /// lines come before it; `None` where the scalar ends (a line indented
     /// no more than `parent`, a comment, a document marker, the end).
     fn plain_continuation(&mut self, newline: usize, parent: isize) -> Option<(usize, usize)> {
+        let (line, spaces, breaks) = self.next_filled_line(newline)?;
+        if self.at(line + spaces) == b'#' {
+            return None;
+        }
+        if !self.goes_on(line, spaces, parent) {
+            self.counted = (line, spaces);
+            return None;
+        }
+        Some((line + spaces, breaks))
+    }
+
+    /// From the line break at `newline`: the next line that is not empty
+    /// (its start and its spaces), and how many empty lines come before it;
+    /// `None` at the end.
+    fn next_filled_line(&self, newline: usize) -> Option<(usize, usize, usize)> {
         let mut breaks = 0;
         let mut line = newline + 1;
         loop {
             let spaces = self.spaces_at(line);
             match self.at(line + spaces) {
-                0 | b'#' => return None,
+                0 => return None,
                 b'\n' => {
                     breaks += 1;
                     line += spaces + 1;
                 }
-                _ => {
-                    let marker = &self.bytes[line..];
-                    let is_marker = spaces == 0
-                        && (marker.starts_with(b"---") || marker.starts_with(b"..."))
-                        && self.is_blankz(line + 3);
-                    if (spaces as isize) <= parent || is_marker {
-                        self.counted = (line, spaces);
-                        return None;
-                    }
-                    return Some((line + spaces, breaks));
-                }
+                _ => return Some((line, spaces, breaks)),
             }
         }
+    }
+
+    /// Whether the line at `line`, indented by `spaces`, may go on with a
+    /// scalar in a block collection indented by `parent`: it is indented
+    /// more, and is no document marker.
+    fn goes_on(&self, line: usize, spaces: usize, parent: isize) -> bool {
+        let marker = &self.bytes[line..];
+        let is_marker = spaces == 0
+            && (marker.starts_with(b"---") || marker.starts_with(b"..."))
+            && self.is_blankz(line + 3);
+        (spaces as isize) > parent && !is_marker
     }
 
     /// A single- or double-quoted scalar, in a block collection indented by
@@ -609,28 +625,11 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
     /// starts, and how many empty lines came before it. That line must be
     /// indented more than `parent` and be no document marker.
     fn continuation(&self, newline: usize, parent: isize) -> Step<(usize, usize)> {
-        let mut breaks = 0;
-        let mut line = newline + 1;
-        loop {
-            let spaces = self.spaces_at(line);
-            match self.at(line + spaces) {
-                0 => return Err(Unsupported),
-                b'\n' => {
-                    breaks += 1;
-                    line += spaces + 1;
-                }
-                _ => {
-                    let marker = &self.bytes[line..];
-                    let is_marker = spaces == 0
-                        && (marker.starts_with(b"---") || marker.starts_with(b"..."))
-                        && self.is_blankz(line + 3);
-                    if (spaces as isize) <= parent || is_marker {
-                        return Err(Unsupported);
-                    }
-                    return Ok((line + spaces, breaks));
-                }
-            }
+        let (line, spaces, breaks) = self.next_filled_line(newline).ok_or(Unsupported)?;
+        if !self.goes_on(line, spaces, parent) {
+            return Err(Unsupported);
         }
+        Ok((line + spaces, breaks))
     }
 
     /// The escape at `i` (a backslash) decoded into `out`; where it ends.
