@@ -485,7 +485,6 @@ impl<'t, S: Sink<'t>> Reader<'t, '_, S> {
     /// A plain scalar's text on the line from `from`: where it stops (the
     /// line's end, a comment, or a `:` and a blank), and where its text ends
     /// (without the blanks before that).
-    #[inline(always)]
     fn plain_line(&self, from: usize) -> (usize, usize) {
         let mut end = from;
         let mut i = from;
