@@ -15,6 +15,7 @@ use granit_parser::{Event, Parser, ScalarStyle, ScanError, Tag};
 use serde_json::Value;
 
 use super::keep::{ALL, Keep};
+use super::lines::LineFeeds;
 use super::quick::{self, Unsupported};
 use super::scalar::{self, Scalar};
 use super::tree::{Entries, Tree, unique};
@@ -89,8 +90,8 @@ fn quick_compose<'t>(text: &'t str, choose: Choose<'_>) -> Option<Composed<Tree<
     // as a line feed alone is, in scalars too. The document is read with
     // line feeds alone, and what is built is copied out of that text.
     if memchr::memchr(b'\r', text.as_bytes()).is_some() {
-        let text = with_line_feeds(text)?;
-        return quick_compose(&text, choose).map(|read| read.map(Tree::into_owned));
+        let lf = LineFeeds::of(text)?;
+        return quick_compose(&lf.text, choose).map(|read| read.map(Tree::into_owned));
     }
     let mut composer = Composer::new(choose, None);
     quick::read(text, &mut composer).ok()?;
@@ -120,23 +121,6 @@ fn quick_compose<'t>(text: &'t str, choose: Choose<'_>) -> Option<Composed<Tree<
         problems: Vec::new(),
         partial: None,
     })
-}
-
-/// `text` with each CR LF made a line feed; `None` if a CR stands alone
-/// (a line break of its own, which the quick reader leaves to the full one).
-fn with_line_feeds(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut lf = String::with_capacity(text.len());
-    let mut from = 0;
-    for cr in memchr::memchr_iter(b'\r', bytes) {
-        if bytes.get(cr + 1) != Some(&b'\n') {
-            return None;
-        }
-        lf.push_str(&text[from..cr]);
-        from = cr + 1;
-    }
-    lf.push_str(&text[from..]);
-    Some(lf)
 }
 
 /// Reads a document with granit-parser, where go-yaml v2's scanner lets it

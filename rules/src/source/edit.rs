@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::compose::parser_options;
 use super::goyaml;
-use super::lines::{LineStarts, line_around};
+use super::lines::{LineFeeds, LineStarts, line_around};
 use super::quick;
 use super::scalar::{self, Scalar};
 use super::{Pos, pos_of};
@@ -293,9 +293,58 @@ fn read_tree(text: &str) -> Result<Node, EditError> {
 /// elsewhere than the quick reader (a block scalar at its content, an empty
 /// value after it) or that kubectl cannot read (a collection as a key).
 fn quick_tree(text: &str) -> Option<Node> {
+    // Windows line ends: read with line feeds alone, and placed back.
+    if memchr::memchr(b'\r', text.as_bytes()).is_some() {
+        let lf = LineFeeds::of(text)?;
+        return quick_tree(&lf.text).map(|root| root.placed(&lf));
+    }
     let mut tree = QuickTree::new(text);
     quick::read(text, &mut tree).ok()?;
     tree.root
+}
+
+/// The places of `paths` and the tree, as the quick reader gives them in
+/// one read of `text`: `None` each where it leaves the document to the full
+/// reader.
+fn quick_placing(text: &str, paths: &[FieldPath]) -> (Option<Vec<Pos>>, Option<Node>) {
+    // Windows line ends: read with line feeds alone, and placed back.
+    if memchr::memchr(b'\r', text.as_bytes()).is_some() {
+        let Some(lf) = LineFeeds::of(text) else {
+            return (None, None);
+        };
+        let (positions, root) = quick_placing(&lf.text, paths);
+        let positions =
+            positions.map(|positions| positions.into_iter().map(|pos| lf.place(pos)).collect());
+        return (positions, root.map(|root| root.placed(&lf)));
+    }
+    let (positions, tree) = super::locate::quick_locate_along(text, paths, QuickTree::new(text));
+    (positions, tree.and_then(|tree| tree.root))
+}
+
+impl Node {
+    /// The node, read in `lf`'s text with line feeds alone, placed in the
+    /// original text.
+    fn placed(mut self, lf: &LineFeeds) -> Self {
+        self.place(lf);
+        self
+    }
+
+    fn place(&mut self, lf: &LineFeeds) {
+        let at = |offset| lf.original(offset);
+        self.span = at(self.span.start)..at(self.span.end);
+        self.props = at(self.props);
+        match &mut self.kind {
+            Kind::Map { entries, .. } => {
+                for entry in entries {
+                    entry.key_span = at(entry.key_span.start)..at(entry.key_span.end);
+                    entry.start = at(entry.start);
+                    entry.value.place(lf);
+                }
+            }
+            Kind::Seq { items, .. } => items.iter_mut().for_each(|item| item.place(lf)),
+            Kind::Scalar | Kind::BlockScalar => {}
+        }
+    }
 }
 
 /// A collection being read by [`QuickTree`].
@@ -861,11 +910,10 @@ impl<'t> Editor<'t> {
     /// Reads `text`, and places `paths` in it in the same read: as
     /// [`super::locate`] places them.
     pub fn placing(text: &'t str, paths: &[FieldPath]) -> (Self, Vec<Pos>) {
-        let (positions, tree) = super::locate::locate_along(text, paths, QuickTree::new(text));
-        let root = tree.and_then(|tree| tree.root);
+        let (positions, root) = quick_placing(text, paths);
         (
             Self::of(text, root.map_or_else(|| full_tree(text), Ok)),
-            positions,
+            positions.unwrap_or_else(|| super::locate::full_locate(text, paths)),
         )
     }
 
@@ -1205,9 +1253,12 @@ mod tests {
     fn quick_tree_is_full_tree(text: &str) -> bool {
         let mut compared = false;
         for chunk in super::super::split_documents(text) {
-            if let Some(quick) = quick_tree(chunk.text) {
-                assert_eq!(Ok(quick), full_tree(chunk.text), "{}", chunk.text);
-                compared = true;
+            // With Windows line ends too.
+            for text in [chunk.text.to_owned(), chunk.text.replace('\n', "\r\n")] {
+                if let Some(quick) = quick_tree(&text) {
+                    assert_eq!(Ok(quick), full_tree(&text), "{text:?}");
+                    compared = true;
+                }
             }
         }
         compared
@@ -1234,6 +1285,7 @@ mod tests {
         // the other goes on: a block scalar, a list at the top.
         for (text, quick) in [
             ("a: 1\nb: [x, {c: d}]\n", (true, true)),
+            ("a: 1\r\nb: [x,\r\n  {c: d}]\r\n", (true, true)),
             ("a: |\n  x\nb: 2\n", (true, false)),
             ("- a\n- b: c\n", (false, true)),
             ("a: &x {b: 1}\nc: *x\n", (false, false)),
@@ -1277,6 +1329,7 @@ mod tests {
         fn placing_is_locate_and_read_tree_on_any_document(text in super::super::compose::tests::manifest_like()) {
             for chunk in super::super::split_documents(&text) {
                 placing_is_locate_and_read_tree(chunk.text);
+                placing_is_locate_and_read_tree(&chunk.text.replace('\n', "\r\n"));
             }
         }
     }

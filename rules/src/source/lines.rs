@@ -3,6 +3,8 @@
 
 use std::ops::Range;
 
+use super::Pos;
+
 /// One line of a text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Line<'a> {
@@ -69,6 +71,56 @@ impl LineStarts {
     /// The start of the line `offset` is on.
     pub fn start_of(&self, offset: usize) -> usize {
         self.0[self.line(offset)]
+    }
+}
+
+/// A text with each CR LF made a line feed, for the quick reader, which
+/// reads line feeds alone: both YAML versions read a CR LF as one line
+/// break, in scalars too. What is found in it is placed back in the
+/// original text with [`LineFeeds::original`]; lines and columns are the
+/// same in both.
+pub(crate) struct LineFeeds {
+    /// The text with line feeds alone.
+    pub text: String,
+    /// Where each CR was taken out: the offset in `text` of the line feed
+    /// it stood before.
+    taken: Vec<usize>,
+}
+
+impl LineFeeds {
+    /// `text` with line feeds alone; `None` if a CR stands alone (a line
+    /// break of its own, which the quick reader leaves to the full one).
+    pub fn of(text: &str) -> Option<Self> {
+        let bytes = text.as_bytes();
+        let mut lf = String::with_capacity(text.len());
+        let mut taken = Vec::new();
+        let mut from = 0;
+        for cr in memchr::memchr_iter(b'\r', bytes) {
+            if bytes.get(cr + 1) != Some(&b'\n') {
+                return None;
+            }
+            lf.push_str(&text[from..cr]);
+            taken.push(lf.len());
+            from = cr + 1;
+        }
+        lf.push_str(&text[from..]);
+        Some(Self { text: lf, taken })
+    }
+
+    /// The offset in the original text of `offset` in [`LineFeeds::text`]:
+    /// at a line feed, the CR before it (where the line's content ends).
+    pub fn original(&self, offset: usize) -> usize {
+        offset + self.taken.partition_point(|&at| at < offset)
+    }
+
+    /// `pos` (found in [`LineFeeds::text`]) in the original text.
+    pub fn place(&self, pos: Pos) -> Pos {
+        let start = self.original(pos.offset);
+        Pos {
+            offset: start,
+            len: self.original(pos.offset + pos.len) - start,
+            ..pos
+        }
     }
 }
 
@@ -167,6 +219,32 @@ mod tests {
         assert_eq!(starts.line(text.len()), 3);
         // After a final line break, a new (empty) line starts.
         assert_eq!(positions("a\n", &[2]), [(2, 1)]);
+    }
+
+    #[test]
+    fn line_feeds_place_back_in_the_original() {
+        let text = "a: b\r\nc:\r\n  - \"d\r\n  e\"\r\n";
+        let lf = LineFeeds::of(text).unwrap();
+        assert_eq!(lf.text, "a: b\nc:\n  - \"d\n  e\"\n");
+        // `b`, the line feed after it (the CR), `c`, `d` in the quoted
+        // scalar, and the end.
+        for (offset, original) in [(3, 3), (4, 4), (5, 6), (13, 15), (20, 24)] {
+            assert_eq!(lf.original(offset), original, "{offset}");
+        }
+        let quoted = Pos {
+            line: 3,
+            column: 5,
+            offset: 12,
+            len: 7,
+        };
+        let placed = lf.place(quoted);
+        assert_eq!(
+            &text[placed.offset..placed.offset + placed.len],
+            "\"d\r\n  e\""
+        );
+        assert_eq!((placed.line, placed.column), (3, 5));
+        assert!(LineFeeds::of("a\rb\r\n").is_none());
+        assert_eq!(LineFeeds::of("a\n").unwrap().original(2), 2);
     }
 
     #[test]

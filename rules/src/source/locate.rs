@@ -8,6 +8,7 @@ use granit_parser::{Event, Parser, ScalarStyle};
 
 use super::compose::parser_options;
 use super::goyaml;
+use super::lines::LineFeeds;
 use super::quick;
 use super::scalar;
 use super::{Pos, pos_of};
@@ -77,7 +78,7 @@ pub fn locate(text: &str, paths: &[FieldPath]) -> Vec<Pos> {
     quick_locate(text, paths).unwrap_or_else(|| full_locate(text, paths))
 }
 
-fn full_locate(text: &str, paths: &[FieldPath]) -> Vec<Pos> {
+pub(super) fn full_locate(text: &str, paths: &[FieldPath]) -> Vec<Pos> {
     let mut locator = Locator::new(paths, None);
     // Read as kubectl reads it (comments right after a token, long tags).
     let (readable, _) = goyaml::as_kubectl_reads(text);
@@ -111,30 +112,34 @@ fn full_locate(text: &str, paths: &[FieldPath]) -> Vec<Pos> {
 /// document to the full reader, or where its events are not placed as
 /// granit-parser places them and the place would count.
 fn quick_locate(text: &str, paths: &[FieldPath]) -> Option<Vec<Pos>> {
+    // Windows line ends: read with line feeds alone, and placed back.
+    if memchr::memchr(b'\r', text.as_bytes()).is_some() {
+        let lf = LineFeeds::of(text)?;
+        let positions = quick_locate(&lf.text, paths)?;
+        return Some(positions.into_iter().map(|pos| lf.place(pos)).collect());
+    }
     let mut sink = QuickLocator::new(text, paths);
     quick::read(text, &mut sink).ok()?;
     Some(sink.locator.finish())
 }
 
-/// [`locate`], with the document read once for `other` too, another
-/// reader's sink: given back when the quick reader read the whole document
-/// into it, `None` where it leaves the document (or `other` left it) to the
-/// full reader.
-pub(super) fn locate_along<'t, S: quick::Sink<'t>>(
+/// [`quick_locate`] of a text with line feeds alone, with the document read
+/// once for `other` too, another reader's sink. Each is given back when the
+/// quick reader read the whole document into it, `None` where it leaves the
+/// document (or the sink left it) to the full reader.
+pub(super) fn quick_locate_along<'t, S: quick::Sink<'t>>(
     text: &'t str,
     paths: &[FieldPath],
     other: S,
-) -> (Vec<Pos>, Option<S>) {
+) -> (Option<Vec<Pos>>, Option<S>) {
     let mut both = Both {
         first: Some(QuickLocator::new(text, paths)),
         second: Some(other),
     };
-    let (locator, other) = match quick::read(text, &mut both) {
-        Ok(()) => (both.first, both.second),
+    match quick::read(text, &mut both) {
+        Ok(()) => (both.first.map(|l| l.locator.finish()), both.second),
         Err(quick::Unsupported) => (None, None),
-    };
-    let positions = locator.map_or_else(|| full_locate(text, paths), |l| l.locator.finish());
-    (positions, other)
+    }
 }
 
 /// Two sinks fed by one read: one that leaves the document to the full

@@ -7,8 +7,9 @@
 //! 1.1 and 1.2 read differently, a key on a plain scalar's next line, a
 //! folded scalar's more-indented lines) is [`Unsupported`]: the caller reads
 //! the document with the full reader (granit-parser after go-yaml v2's
-//! scanner) instead. ([`super::compose`] reads a document with CR LF line
-//! ends here too, with its line ends made line feeds.)
+//! scanner) instead. (A document with CR LF line ends is read here too,
+//! with its line ends made line feeds: [`super::lines::LineFeeds`] places
+//! what is found back in the original text.)
 //!
 //! Within what it reads, go-yaml v2 (kubectl's YAML 1.1) and granit-parser
 //! (YAML 1.2) give the same events, and so does this reader: a property test
