@@ -170,6 +170,40 @@ fn scan_chunk<'t>(
     (place, chunk.text, scan)
 }
 
+/// Takes one document's scan into `file`, its HPAs' whole values into
+/// `wholes`. A template is not YAML: the file is reported once and skipped;
+/// what it is reported with is given back (`None` inside when the rule is
+/// off).
+fn take_scan(
+    file: &mut FileScan,
+    wholes: &mut Vec<Box<[u8]>>,
+    (place, text, scan): (Place, &str, Scan),
+    source: &SourceFile,
+    settings: &Settings,
+) -> Option<Option<Finding>> {
+    if let Some(at) = scan.template {
+        let [(line, column)] = positions(text, &[at])[..] else {
+            unreachable!("one position for one offset")
+        };
+        let pos = Pos {
+            line,
+            column,
+            offset: at,
+            len: 2,
+        };
+        return Some(template_finding(settings).map(|d| place.finding(d, &source.name, text, pos)));
+    }
+    file.objects += scan.objects;
+    for (diagnostic, pos) in scan.findings {
+        file.findings
+            .push(place.finding(diagnostic, &source.name, text, pos));
+    }
+    for found in scan.found {
+        wholes.extend(file.found.add(place.at(&found.prefix), found));
+    }
+    None
+}
+
 /// Step 1 for one file, block by block: the next block is read while one
 /// is scanned; its HPAs are kept in `store`.
 fn scan_file(
@@ -194,50 +228,36 @@ fn scan_file(
             let first = file.documents;
             file.documents += chunks.len();
             let read = |(i, chunk)| scan_chunk((id, first + i), chunk, settings, needs);
-            let parallel = chunks.len() >= PARALLEL_DOCUMENTS;
-            let scan = || -> Vec<_> {
-                if parallel {
-                    chunks.par_iter().enumerate().map(read).collect()
-                } else {
-                    chunks.iter().enumerate().map(read).collect()
-                }
-            };
-            let (scans, after) = if parallel && !blocks.is_done() {
-                rayon::join(scan, || blocks.next().transpose())
-            } else {
-                (scan(), blocks.next().transpose())
-            };
             // The block's HPAs, kept together.
             let mut wholes = Vec::new();
-            file.found
-                .reserve(scans.iter().map(|(_, _, scan)| scan.found.len()).sum());
-            for (place, text, scan) in scans {
-                // A template is not YAML: the file is reported once and skipped.
-                if let Some(at) = scan.template {
-                    let [(line, column)] = positions(text, &[at])[..] else {
-                        unreachable!("one position for one offset")
-                    };
-                    let pos = Pos {
-                        line,
-                        column,
-                        offset: at,
-                        len: 2,
-                    };
-                    template = Some(
-                        template_finding(settings)
-                            .map(|d| place.finding(d, &source.name, text, pos)),
-                    );
-                    break;
+            let after = if chunks.len() >= PARALLEL_DOCUMENTS {
+                let scan = || -> Vec<_> { chunks.par_iter().enumerate().map(read).collect() };
+                let (scans, after) = if blocks.is_done() {
+                    (scan(), blocks.next().transpose())
+                } else {
+                    rayon::join(scan, || blocks.next().transpose())
+                };
+                file.found
+                    .reserve(scans.iter().map(|(_, _, scan)| scan.found.len()).sum());
+                for scanned in scans {
+                    template = take_scan(&mut file, &mut wholes, scanned, source, settings);
+                    if template.is_some() {
+                        break;
+                    }
                 }
-                file.objects += scan.objects;
-                for (diagnostic, pos) in scan.findings {
-                    file.findings
-                        .push(place.finding(diagnostic, &source.name, text, pos));
+                after
+            } else {
+                // Taken as each is scanned: a few documents (most often
+                // one) are not collected first.
+                for scanned in chunks.iter().enumerate().map(read) {
+                    file.found.reserve(scanned.2.found.len());
+                    template = take_scan(&mut file, &mut wholes, scanned, source, settings);
+                    if template.is_some() {
+                        break;
+                    }
                 }
-                for found in scan.found {
-                    wholes.extend(file.found.add(place.at(&found.prefix), found));
-                }
-            }
+                blocks.next().transpose()
+            };
             if template.is_none() && !wholes.is_empty() {
                 file.kept.extend(store.add(&wholes));
             }

@@ -288,11 +288,12 @@ pub fn template_finding(settings: &Settings) -> Option<Diagnostic> {
 pub struct Catalog<P> {
     places: Vec<P>,
     entries: Entries,
-    /// The last objects added, not yet in `entries`: a catalog of a few
-    /// objects (one file's, most often) is appended to another without
-    /// building tables of its own, and its identities are held once, in
-    /// the catalog they are appended to.
-    pending: Vec<(Stored, Option<Scaler>)>,
+    /// The last objects added, with their places, not yet in `entries` and
+    /// `places`: a catalog of a few objects (one file's, most often) is
+    /// appended to another without building tables of its own, and its
+    /// identities are held once, in the catalog they are appended to; it
+    /// holds one vector.
+    pending: Vec<(P, Stored, Option<Scaler>)>,
     hpas: Vec<Origin>,
 }
 
@@ -318,17 +319,18 @@ impl<P> Catalog<P> {
         if found.whole.is_some() {
             self.hpas.push(self.origin());
         }
-        self.places.push(place);
         if self.pending.len() == PENDING {
             self.settle();
         }
-        self.pending.push((found.stored, found.scaler));
+        self.pending.push((place, found.stored, found.scaler));
         found.whole
     }
 
-    /// Puts the pending objects into the entries.
+    /// Puts the pending objects into the entries, their places into `places`.
     fn settle(&mut self) {
-        for (stored, scaler) in self.pending.drain(..) {
+        self.places.reserve(self.pending.len());
+        for (place, stored, scaler) in self.pending.drain(..) {
+            self.places.push(place);
             self.entries.push(stored, scaler);
         }
     }
@@ -336,23 +338,27 @@ impl<P> Catalog<P> {
     /// Room for `additional` more objects: a file's, made at once, are not
     /// grown by pushing (and given back when it is held).
     pub fn reserve(&mut self, additional: usize) {
-        self.places.reserve(additional);
+        // Objects that fit pending are never in `places` until appended.
+        let held = self.pending.len() + additional;
+        if held > PENDING {
+            self.places.reserve(held);
+        }
         self.pending.reserve(additional.min(PENDING));
     }
 
     /// The origin the next object added gets.
     fn origin(&self) -> Origin {
-        Origin(u32::try_from(self.places.len()).expect("fewer than 2³² objects"))
+        Origin(u32::try_from(self.len()).expect("fewer than 2³² objects"))
     }
 
     /// Number of objects.
     pub fn len(&self) -> usize {
-        self.places.len()
+        self.places.len() + self.pending.len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.places.is_empty()
+        self.len() == 0
     }
 
     /// Adds the objects of `next`, which follows these in the input.
@@ -365,8 +371,8 @@ impl<P> Catalog<P> {
         let shift = self.origin().0;
         self.hpas
             .extend(next.hpas.iter().map(|origin| Origin(origin.0 + shift)));
-        self.places.append(&mut next.places);
         self.settle();
+        self.places.append(&mut next.places);
         self.entries.append(next.entries);
         self.pending = next.pending;
     }
