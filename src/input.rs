@@ -608,7 +608,7 @@ fn walk(
     ignored: &Override,
     cwd: &Path,
     errors: &mut Vec<String>,
-    mut found: impl FnMut(PathBuf) -> bool,
+    mut found: impl FnMut(&Path) -> bool,
 ) {
     let keep = |path: &Path, is_dir: bool| !is_ignored(ignored, cwd, path, is_dir);
     crate::walk::walk(
@@ -618,7 +618,7 @@ fn walk(
         errors,
         &mut warn_of_ignore_file,
         &mut |path, file_type| {
-            !(file_type.is_file() && has_manifest_name(walked_name(&path))) || found(path)
+            !(file_type.is_file() && has_manifest_name(walked_name(path))) || found(path)
         },
     );
 }
@@ -707,7 +707,7 @@ pub fn collect(
             stdin.get_or_insert_with(|| (read_stdin(), files.len()));
         } else if path.is_dir() {
             walk(path, &ignored, &cwd, &mut errors, |file| {
-                files.push(file);
+                files.push(file.to_path_buf());
                 true
             });
         } else if !path.exists() {
@@ -721,7 +721,7 @@ pub fn collect(
     let mut context_files = Vec::new();
     for dir in context {
         walk(dir, &ignored, &cwd, &mut errors, |file| {
-            context_files.push(file);
+            context_files.push(file.to_path_buf());
             true
         });
     }
@@ -785,7 +785,7 @@ fn to_sources(
     // else to do at once.
     files
         .into_par_iter()
-        .map(|path| source_file(path, context))
+        .map(|path| source_file(&path, context))
         .collect()
 }
 
@@ -807,12 +807,14 @@ fn shown(path: &Path) -> &Path {
 }
 
 /// The input read from the file at `path`.
-fn source_file(path: PathBuf, context: bool) -> SourceFile {
-    let shown = shown(&path);
+fn source_file(path: &Path, context: bool) -> SourceFile {
+    let shown = shown(path);
     // Held all run, for each of many files: a path that is its name
     // is held once, shared with it (the name may change: `diff`).
-    let (name, bytes) = match (shown.to_str(), path.to_str()) {
-        (Some(shown), Some(original)) => {
+    let (name, bytes) = match path.to_str() {
+        Some(original) => {
+            // What is shown ends the path, after a separator or a dot.
+            let shown = &original[original.len() - shown.as_os_str().len()..];
             let original: Arc<str> = Arc::from(original);
             let name = if shown.len() == original.len() {
                 original.clone()
@@ -821,9 +823,9 @@ fn source_file(path: PathBuf, context: bool) -> SourceFile {
             };
             (name, Bytes::Named(original))
         }
-        _ => (
+        None => (
             Arc::from(shown.display().to_string()),
-            Bytes::Path(path.clone()),
+            Bytes::Path(path.to_path_buf()),
         ),
     };
     SourceFile {

@@ -17,6 +17,7 @@
 //! A test walks random trees with both and compares what they find, skip
 //! and report.
 
+use std::ffi::OsString;
 use std::fs::FileType;
 use std::path::{Path, PathBuf};
 
@@ -165,10 +166,12 @@ impl Verdicts {
 
 /// A directory being walked.
 struct Open {
+    /// Its path.
+    path: PathBuf,
     /// Its rules, when it has some.
     rules: Option<Rules>,
-    /// Its entries not yet walked (their paths), last first.
-    entries: Vec<(PathBuf, std::io::Result<FileType>)>,
+    /// Its entries not yet walked (their names), last first.
+    entries: Vec<(OsString, std::io::Result<FileType>)>,
 }
 
 /// The rules that apply below a directory walked.
@@ -197,7 +200,7 @@ pub fn walk(
     keep: &dyn Fn(&Path, bool) -> bool,
     errors: &mut Vec<String>,
     warn: &mut dyn FnMut(&Error),
-    found: &mut dyn FnMut(PathBuf, FileType) -> bool,
+    found: &mut dyn FnMut(&Path, FileType) -> bool,
 ) {
     // What is not a directory is walked as itself, as `ignore` walks it: a
     // file is handed over whatever its name, standard input (`-`) is not.
@@ -210,7 +213,7 @@ pub fn walk(
             return;
         }
         Ok(metadata) if !metadata.is_dir() => {
-            found(dir.to_path_buf(), metadata.file_type());
+            found(dir, metadata.file_type());
             return;
         }
         Ok(_) => {}
@@ -246,11 +249,16 @@ pub fn walk(
     let root = walker.open(dir, errors, warn);
     let mut open: Vec<Open> = root.into_iter().collect();
     let mut absolute = PathBuf::new();
+    // Each entry's path, made in one buffer: only a directory's is kept.
+    let mut path = PathBuf::new();
     while let Some(top) = open.last_mut() {
-        let Some((path, file_type)) = top.entries.pop() else {
+        let Some((name, file_type)) = top.entries.pop() else {
             open.pop();
             continue;
         };
+        // As [`std::fs::DirEntry::path`] makes it.
+        path.clone_from(&top.path);
+        path.push(name);
         let file_type = match file_type {
             Ok(file_type) => file_type,
             Err(error) => {
@@ -264,7 +272,7 @@ pub fn walk(
         }
         if is_dir {
             open.extend(walker.open(&path, errors, warn));
-        } else if !found(path, file_type) {
+        } else if !found(&path, file_type) {
             return;
         }
     }
@@ -282,16 +290,12 @@ impl Walker<'_> {
         let mut problems = Vec::new();
         let listing = std::fs::read_dir(path).and_then(|listing| {
             listing
-                .map(|entry| entry.map(|entry| (joined(path, &entry), entry.file_type())))
+                .map(|entry| entry.map(|entry| (entry.file_name(), entry.file_type())))
                 .collect::<std::io::Result<Vec<_>>>()
         });
         let listed = match &listing {
             Ok(entries) => {
-                let has = |name: &str| {
-                    entries
-                        .iter()
-                        .any(|(p, _)| walked_name(p) == name.as_bytes())
-                };
+                let has = |name: &str| entries.iter().any(|(entry, _)| entry == name);
                 Listed {
                     ignore: has(".ignore"),
                     git: has(".gitignore"),
@@ -313,14 +317,11 @@ impl Walker<'_> {
             }
         };
         // Last first: taken from the end.
-        // A directory's paths differ by their names only: their bytes sort
-        // as the names do.
-        entries.sort_unstable_by(|(a, _), (b, _)| {
-            b.as_os_str()
-                .as_encoded_bytes()
-                .cmp(a.as_os_str().as_encoded_bytes())
-        });
+        // A directory's paths differ by their names only: they sort as the
+        // names' bytes do.
+        entries.sort_unstable_by(|(a, _), (b, _)| b.as_encoded_bytes().cmp(a.as_encoded_bytes()));
         Some(Open {
+            path: path.to_path_buf(),
             rules: (!rules.is_empty()).then_some(rules),
             entries,
         })
@@ -367,17 +368,6 @@ impl Walker<'_> {
         let below = cut(without_dot_slash(self.root), path);
         cut(Path::new("/"), below)
     }
-}
-
-/// The path of a directory's entry, as [`std::fs::DirEntry::path`] makes
-/// it, made at its size at once: that one grows its copy of the
-/// directory's path, which costs a second allocation for each entry.
-fn joined(dir: &Path, entry: &std::fs::DirEntry) -> PathBuf {
-    let name = entry.file_name();
-    let mut path = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
-    path.push(dir);
-    path.push(name);
-    path
 }
 
 /// The name of an entry the walk found: what follows the last separator of
@@ -467,7 +457,7 @@ mod tests {
             &mut |error| warned.push(error.to_string()),
             &mut |path, file_type| {
                 if file_type.is_file() {
-                    found.push(path);
+                    found.push(path.to_path_buf());
                 }
                 true
             },
