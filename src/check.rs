@@ -198,9 +198,8 @@ fn take_scan(
         file.findings
             .push(place.finding(diagnostic, &source.name, text, pos));
     }
-    for found in scan.found {
-        wholes.extend(file.found.add(place.at(&found.prefix), found));
-    }
+    file.found
+        .add_document(scan.found, |prefix| place.at(prefix), wholes);
     None
 }
 
@@ -250,7 +249,6 @@ fn scan_file(
                 // Taken as each is scanned: a few documents (most often
                 // one) are not collected first.
                 for scanned in chunks.iter().enumerate().map(read) {
-                    file.found.reserve(scanned.2.found.len());
                     template = take_scan(&mut file, &mut wholes, scanned, source, settings);
                     if template.is_some() {
                         break;
