@@ -375,10 +375,8 @@ impl Walker<'_> {
 /// [`Path::file_name`] splits the whole path into components).
 pub fn walked_name(path: &Path) -> &[u8] {
     let path = path.as_os_str().as_encoded_bytes();
-    let start = path
-        .iter()
-        .rposition(|&b| std::path::is_separator(b.into()))
-        .map_or(0, |i| i + 1);
+    // The separators are `/` and the platform's own, both ASCII.
+    let start = memchr::memrchr2(b'/', std::path::MAIN_SEPARATOR as u8, path).map_or(0, |i| i + 1);
     &path[start..]
 }
 
