@@ -811,10 +811,8 @@ fn source_file(path: &Path, context: bool) -> SourceFile {
     let shown = shown(path);
     // Held all run, for each of many files: a path that is its name
     // is held once, shared with it (the name may change: `diff`).
-    let (name, bytes) = match path.to_str() {
-        Some(original) => {
-            // What is shown ends the path, after a separator or a dot.
-            let shown = &original[original.len() - shown.as_os_str().len()..];
+    let (name, bytes) = match (shown.to_str(), path.to_str()) {
+        (Some(shown), Some(original)) => {
             let original: Arc<str> = Arc::from(original);
             let name = if shown.len() == original.len() {
                 original.clone()
@@ -823,7 +821,7 @@ fn source_file(path: &Path, context: bool) -> SourceFile {
             };
             (name, Bytes::Named(original))
         }
-        None => (
+        _ => (
             Arc::from(shown.display().to_string()),
             Bytes::Path(path.to_path_buf()),
         ),
