@@ -67,7 +67,11 @@ impl Quantity {
             .bytes()
             .chain(parts.denom.bytes())
             .all(|b| b == b'0');
-        let mantissa: f64 = format!("0{}.{}0", parts.num, parts.denom)
+        // The digits as written: leading zeros change nothing, and the text
+        // fails to read only when it holds no digit, that is when it is zero.
+        let mantissa: f64 = parts
+            .value
+            .trim_start_matches(['+', '-'])
             .parse()
             .unwrap_or(0.0);
         let scale = match base {
@@ -419,5 +423,11 @@ mod tests {
         assert!((approx("1.5Gi") - 1.5 * 1024f64.powi(3)).abs() < 1.0);
         assert!((approx("2e3") - 2000.0).abs() < 1e-9);
         assert!((approx("-2") + 2.0).abs() < 1e-12);
+        // Read from the digits as written, without their sign or leading zeros.
+        assert_eq!(approx("1."), 1.0);
+        assert_eq!(approx(".5"), 0.5);
+        assert_eq!(approx("-007.25m"), -0.00725);
+        assert_eq!(approx("."), 0.0);
+        assert_eq!(approx("+"), 0.0);
     }
 }
