@@ -512,7 +512,7 @@ pub fn template_request<V: Json>(
             })
             .ok_or_else(|| format!("missing pod-level request for {resource} of the target"));
     }
-    let containers: Vec<(String, Option<i64>)> = template
+    let containers: Vec<(&str, Option<i64>)> = template
         .counted_containers()
         .iter()
         .map(|c| {
@@ -520,7 +520,7 @@ pub fn template_request<V: Json>(
                 Some(request) => quantity(Some(request)),
                 None => default,
             };
-            (c.name.to_owned(), request)
+            (c.name, request)
         })
         .collect();
     pod_request(&containers, container, resource, "of the target")
@@ -530,14 +530,14 @@ pub fn template_request<V: Json>(
 /// The per-pod requests (`calculatePodRequestsFromContainers`): the named
 /// container's, else the sum over regular containers and sidecars.
 pub fn pod_request(
-    containers: &[(String, Option<i64>)],
+    containers: &[(&str, Option<i64>)],
     container: Option<&str>,
     resource: &str,
     pod: &str,
 ) -> Result<i64, String> {
     let mut total = 0_i64;
     for (name, request) in containers {
-        if container.is_none_or(|c| c == name) {
+        if container.is_none_or(|c| c == *name) {
             let Some(request) = request else {
                 return Err(format!(
                     "missing request for {resource} in container {name} of Pod {pod}"
@@ -545,7 +545,7 @@ pub fn pod_request(
             };
             total = total.wrapping_add(*request);
         }
-        if container == Some(name.as_str()) {
+        if container == Some(*name) {
             return Ok(total);
         }
     }

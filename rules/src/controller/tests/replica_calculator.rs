@@ -931,28 +931,20 @@ fn calculate_requests() {
     // Go: TestCalculateRequests, TestCalculatePodRequestsFromContainers_NonExistentContainer
     // (the container list: regular containers, then sidecars; plain init
     // containers are left out by the caller).
-    let containers = |list: &[(&str, Option<i64>)]| {
-        list.iter()
-            .map(|(n, r)| ((*n).to_owned(), *r))
-            .collect::<Vec<_>>()
-    };
-    let two = containers(&[("container1", Some(100)), ("container2", Some(50))]);
+    let two = [("container1", Some(100)), ("container2", Some(50))];
     assert_eq!(pod_request(&two, None, "cpu", "test-pod"), Ok(150));
     assert_eq!(
         pod_request(&two, Some("container1"), "cpu", "test-pod"),
         Ok(100)
     );
-    let missing = containers(&[("container1", None), ("container2", Some(50))]);
+    let missing = [("container1", None), ("container2", Some(50))];
     assert_eq!(
         pod_request(&missing, None, "cpu", "test-pod"),
         Err("missing request for cpu in container container1 of Pod test-pod".to_owned())
     );
-    let sidecar = containers(&[
-        ("container1", Some(100)),
-        ("restartable-container1", Some(50)),
-    ]);
+    let sidecar = [("container1", Some(100)), ("restartable-container1", Some(50))];
     assert_eq!(pod_request(&sidecar, None, "cpu", "test-pod"), Ok(150));
-    let one = containers(&[("container1", Some(100))]);
+    let one = [("container1", Some(100))];
     assert_eq!(
         pod_request(&one, Some("non-existent-container"), "cpu", "test-pod"),
         Err("container non-existent-container not found in Pod test-pod".to_owned())
