@@ -172,7 +172,7 @@ pub fn get<'v>(value: &'v Value, names: &[&str]) -> Option<&'v Value> {
 /// through this.
 pub trait Json: Sized {
     /// A mapping's entries.
-    type Entries<'v>: Iterator<Item = (&'v str, &'v Self)>
+    type Entries<'v>: Iterator<Item = (&'v str, &'v Self)> + Clone
     where
         Self: 'v;
 

@@ -58,9 +58,9 @@ pub struct StringMap {
 }
 
 impl StringMap {
-    fn with_capacity(entries: usize) -> Self {
+    fn with_capacity(entries: usize, text: usize) -> Self {
         Self {
-            text: String::new(),
+            text: String::with_capacity(text),
             ends: Vec::with_capacity(entries),
         }
     }
@@ -103,7 +103,7 @@ impl StringMap {
         if self.iter().all(|(key, _)| keep(key)) {
             return;
         }
-        let mut kept = Self::with_capacity(self.len());
+        let mut kept = Self::with_capacity(self.len(), self.text.len());
         for (key, value) in self.iter().filter(|(key, _)| keep(key)) {
             kept.push(key, value);
         }
@@ -638,7 +638,12 @@ impl<'v, V: Json> Record<'v, '_, V> {
             d.type_error(value, &self.path(name), self.go.name, "map[string]string");
             return StringMap::default();
         };
-        let mut map = StringMap::with_capacity(len);
+        // The text in one allocation: the entries' lengths added up first.
+        let text_len = entries
+            .clone()
+            .map(|(key, value)| key.len() + value.text().map_or(0, str::len))
+            .sum();
+        let mut map = StringMap::with_capacity(len, text_len);
         for (key, value) in entries {
             match value.shape() {
                 Shape::String(s) => map.push(key, s),
@@ -721,7 +726,7 @@ mod tests {
     #[test]
     fn string_maps_read_as_their_entries() {
         let entries = [("app", "web"), ("", "empty key"), ("tier", ""), ("é", "ü")];
-        let mut map = StringMap::with_capacity(1);
+        let mut map = StringMap::with_capacity(1, 0);
         for (key, value) in entries {
             map.push(key, value);
         }

@@ -141,6 +141,7 @@ pub(crate) fn unique<'t>(entries: Entries<'t>) -> Entries<'t> {
 /// A mapping's entries, read as [`Json`] reads them: a type of its own,
 /// inlined where it is read (a function pointer mapping the entries was
 /// called for each).
+#[derive(Clone)]
 pub struct TreeEntries<'v, 't>(std::slice::Iter<'v, (Cow<'t, str>, Tree<'t>)>);
 
 impl<'v, 't> Iterator for TreeEntries<'v, 't> {
