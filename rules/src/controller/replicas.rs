@@ -468,14 +468,8 @@ pub fn template_request<V: Json>(
     gates: &FeatureGates,
     defaults: &DefaultRequests,
 ) -> Result<PodRequest, String> {
-    let quantity = |v: Option<&V>| {
-        v.and_then(Quantity::from_json)
-            .and_then(|q| q.milli_value())
-    };
-    let default = defaults
-        .get(resource)
-        .and_then(Quantity::from_json)
-        .and_then(|q| q.milli_value());
+    let quantity = |v: Option<&V>| v.and_then(Quantity::milli_from_json);
+    let default = defaults.get(resource).and_then(Quantity::milli_from_json);
     let from = |from| move |milli| PodRequest { milli, from };
     if container.is_none() && template.uses_pod_level(gates) {
         // `calculatePodLevelRequests`: the pod-level request as written, or

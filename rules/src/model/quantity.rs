@@ -46,22 +46,11 @@ impl Quantity {
     /// Parses a quantity string (surrounding whitespace is trimmed, as the server does).
     pub fn parse(input: &str) -> Result<Self, QuantityError> {
         let text = input.trim();
-        let parts = scan(text)?;
-        let (base, exponent) = interpret_suffix(parts.suffix).ok_or(QuantityError::Suffix)?;
-        // The server takes a fast integer path when the digits fit; otherwise it
-        // parses the text before the suffix as a decimal, which fails without digits.
-        let digits = parts.num.len() + parts.denom.len();
-        let fast = match base {
-            Base::Decimal => 18 >= digits && i64::from(exponent) - parts.denom.len() as i64 >= -9,
-            Base::Binary => {
-                exponent >= 0
-                    && parts.denom.is_empty()
-                    && 15 - parts.num.len() as i64 - i64::from(exponent) * 3 / 10 > 0
-            }
-        };
-        if !fast && !parts.value.bytes().any(|b| b.is_ascii_digit()) {
-            return Err(QuantityError::Numeric);
-        }
+        let Read {
+            parts,
+            base,
+            exponent,
+        } = read(text)?;
         let zero = parts
             .num
             .bytes()
@@ -84,6 +73,12 @@ impl Quantity {
             zero,
             approx: if parts.negative { -1.0 } else { 1.0 } * mantissa * scale,
         })
+    }
+
+    /// [`Quantity::parse`] then [`Quantity::milli_value`], without keeping
+    /// the text: `None` when either fails.
+    pub fn milli_of(input: &str) -> Option<i64> {
+        i64::try_from(read(input.trim()).ok()?.scaled(3)?).ok()
     }
 
     /// Strictly greater than zero (every non-zero value stays non-zero: the server
@@ -135,8 +130,79 @@ impl Quantity {
 
     /// `ceil(|value| × 10^exp10)` with the value's sign, exactly.
     fn scaled(&self, exp10: i32) -> Option<i128> {
-        let parts = scan(&self.text).ok()?;
-        let (base, exponent) = interpret_suffix(parts.suffix)?;
+        read(&self.text).ok()?.scaled(exp10)
+    }
+
+    /// A quantity as it appears in a manifest's JSON: a string, or a bare
+    /// number (YAML `cpu: 1`); `None` for anything else or a bad string.
+    pub fn from_json<V: Json>(value: &V) -> Option<Self> {
+        with_json_text(value, |text| Self::parse(text).ok())
+    }
+
+    /// [`Quantity::from_json`] then [`Quantity::milli_value`], without
+    /// keeping the text.
+    pub fn milli_from_json<V: Json>(value: &V) -> Option<i64> {
+        with_json_text(value, Self::milli_of)
+    }
+}
+
+/// `read` of a quantity's text in a manifest's JSON: a string, or a bare
+/// number as written back.
+fn with_json_text<V: Json, T>(value: &V, read: impl FnOnce(&str) -> Option<T>) -> Option<T> {
+    match value.shape() {
+        Shape::String(text) => read(text),
+        Shape::Number(number) => read(&number.to_string()),
+        _ => None,
+    }
+}
+
+/// The text as written, for messages.
+impl fmt::Display for Quantity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&shown(&self.text))
+    }
+}
+
+/// A quantity string the API server accepts, taken apart.
+struct Read<'a> {
+    parts: Parts<'a>,
+    base: Base,
+    exponent: i32,
+}
+
+/// What the API server accepts (the text trimmed already).
+fn read(text: &str) -> Result<Read<'_>, QuantityError> {
+    let parts = scan(text)?;
+    let (base, exponent) = interpret_suffix(parts.suffix).ok_or(QuantityError::Suffix)?;
+    // The server takes a fast integer path when the digits fit; otherwise it
+    // parses the text before the suffix as a decimal, which fails without digits.
+    let digits = parts.num.len() + parts.denom.len();
+    let fast = match base {
+        Base::Decimal => 18 >= digits && i64::from(exponent) - parts.denom.len() as i64 >= -9,
+        Base::Binary => {
+            exponent >= 0
+                && parts.denom.is_empty()
+                && 15 - parts.num.len() as i64 - i64::from(exponent) * 3 / 10 > 0
+        }
+    };
+    if !fast && !parts.value.bytes().any(|b| b.is_ascii_digit()) {
+        return Err(QuantityError::Numeric);
+    }
+    Ok(Read {
+        parts,
+        base,
+        exponent,
+    })
+}
+
+impl Read<'_> {
+    /// `ceil(|value| × 10^exp10)` with the value's sign, exactly.
+    fn scaled(&self, exp10: i32) -> Option<i128> {
+        let Read {
+            parts,
+            base,
+            exponent,
+        } = self;
         let denom = parts.denom.trim_end_matches('0');
         let mut digits: i128 = 0;
         for digit in parts.num.bytes().chain(denom.bytes()) {
@@ -148,7 +214,7 @@ impl Quantity {
         let (numerator, shift) = match base {
             Base::Decimal => (digits, exponent.checked_add(exp10)?.checked_sub(denom_len)?),
             Base::Binary => (
-                digits.checked_mul(1_i128.checked_shl(u32::try_from(exponent).ok()?)?)?,
+                digits.checked_mul(1_i128.checked_shl(u32::try_from(*exponent).ok()?)?)?,
                 exp10.checked_sub(denom_len)?,
             ),
         };
@@ -162,23 +228,6 @@ impl Quantity {
         } else {
             magnitude
         })
-    }
-
-    /// A quantity as it appears in a manifest's JSON: a string, or a bare
-    /// number (YAML `cpu: 1`); `None` for anything else or a bad string.
-    pub fn from_json<V: Json>(value: &V) -> Option<Self> {
-        match value.shape() {
-            Shape::String(text) => Self::parse(text).ok(),
-            Shape::Number(number) => Self::parse(&number.to_string()).ok(),
-            _ => None,
-        }
-    }
-}
-
-/// The text as written, for messages.
-impl fmt::Display for Quantity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&shown(&self.text))
     }
 }
 
@@ -402,6 +451,18 @@ mod tests {
         assert_eq!(milli("0"), Some(0));
         assert_eq!(milli("-1.5"), Some(-1500));
         assert_eq!(milli("10E"), None);
+        // Without the quantity kept, the same answers, failures included.
+        for text in [
+            "500m", " 1.5Gi ", "0.0001", "1e-20", "-1.5", "10E", "1K", ".Ei", ".e-20", "", "+",
+        ] {
+            let kept = Quantity::parse(text).ok().and_then(|q| q.milli_value());
+            assert_eq!(Quantity::milli_of(text), kept, "{text:?}");
+        }
+        let json = |v| Quantity::milli_from_json(&v);
+        assert_eq!(json(serde_json::json!("250m")), Some(250));
+        assert_eq!(json(serde_json::json!(2)), Some(2000));
+        assert_eq!(json(serde_json::json!(0.25)), Some(250));
+        assert_eq!(json(serde_json::json!(true)), None);
     }
 
     #[test]

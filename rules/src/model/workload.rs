@@ -409,13 +409,11 @@ impl<'a, V: Json> PodTemplate<'a, V> {
     /// LimitRange's, which admission gives it), else nothing. `None` when no
     /// container requests it (or a request does not parse).
     pub fn aggregate_request(&self, resource: &str, default: Option<&Value>) -> Option<i64> {
-        let default = default
-            .and_then(Quantity::from_json)
-            .and_then(|q| q.milli_value());
+        let default = default.and_then(Quantity::milli_from_json);
         let milli = |c: &Container<'a, V>| -> Option<Option<i64>> {
             match c.effective_request(resource) {
                 None => Some(default),
-                Some(v) => Some(Some(Quantity::from_json(v)?.milli_value()?)),
+                Some(v) => Some(Some(Quantity::milli_from_json(v)?)),
             }
         };
         let (mut total, mut sidecars, mut init_peak, mut any) = (0i64, 0i64, 0i64, false);
