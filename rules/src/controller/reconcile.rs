@@ -126,17 +126,19 @@ impl MetricKind {
     fn from_spec(metric: &crate::model::hpa::MetricSpec) -> Self {
         let milli =
             |q: &Option<crate::model::quantity::Quantity>| q.as_ref().and_then(|q| q.milli_value());
-        let spec_name = metric
-            .source()
-            .map_or_else(String::new, |source| match source {
-                MetricSource::Resource(m) | MetricSource::ContainerResource(m) => m.name.clone(),
-                MetricSource::Pods(m) | MetricSource::External(m) => m.metric.name.clone(),
-                MetricSource::Object(m) => m.metric.name.clone(),
-            });
+        // The name is copied only for an invalid metric.
         let invalid = |reason, message: &str| MetricKind::Invalid {
             reason,
             message: message.to_owned(),
-            name: spec_name.clone(),
+            name: metric
+                .source()
+                .map_or_else(String::new, |source| match source {
+                    MetricSource::Resource(m) | MetricSource::ContainerResource(m) => {
+                        m.name.clone()
+                    }
+                    MetricSource::Pods(m) | MetricSource::External(m) => m.metric.name.clone(),
+                    MetricSource::Object(m) => m.metric.name.clone(),
+                }),
             type_: metric.type_.clone(),
         };
         let Some(source) = metric.source() else {

@@ -942,7 +942,10 @@ fn calculate_requests() {
         pod_request(&missing, None, "cpu", "test-pod"),
         Err("missing request for cpu in container container1 of Pod test-pod".to_owned())
     );
-    let sidecar = [("container1", Some(100)), ("restartable-container1", Some(50))];
+    let sidecar = [
+        ("container1", Some(100)),
+        ("restartable-container1", Some(50)),
+    ];
     assert_eq!(pod_request(&sidecar, None, "cpu", "test-pod"), Ok(150));
     let one = [("container1", Some(100))];
     assert_eq!(
