@@ -291,9 +291,9 @@ fn decode_metric<V: Json>(
     };
     for member in MEMBERS {
         // An absent or null member decodes to nothing and reports nothing.
-        if metric.raw(member).is_none() {
+        let Some(written) = metric.raw(member) else {
             continue;
-        }
+        };
         let mut probe = d.probe();
         let source = metric.record(&mut probe, member, source_struct(member));
         if !source.is_present() {
@@ -301,7 +301,6 @@ fn decode_metric<V: Json>(
             continue;
         }
         decode_member(&mut probe, member, &source, &mut spec);
-        let written = metric.raw(member).expect("a present source was written");
         let only_unknown_fields = probe
             .errors
             .iter()
