@@ -506,40 +506,37 @@ pub fn template_request<V: Json>(
             })
             .ok_or_else(|| format!("missing pod-level request for {resource} of the target"));
     }
-    let containers: Vec<(&str, Option<i64>)> = template
-        .counted_containers()
-        .iter()
-        .map(|c| {
-            let request = match c.effective_request(resource) {
-                Some(request) => quantity(Some(request)),
-                None => default,
-            };
-            (c.name, request)
-        })
-        .collect();
-    pod_request(&containers, container, resource, "of the target")
+    let containers = template.counted_containers();
+    let requests = containers.iter().map(|c| {
+        let request = match c.effective_request(resource) {
+            Some(request) => quantity(Some(request)),
+            None => default,
+        };
+        (c.name, request)
+    });
+    pod_request(requests, container, resource, "of the target")
         .map(from(RequestFrom::CountedContainers))
 }
 
 /// The per-pod requests (`calculatePodRequestsFromContainers`): the named
 /// container's, else the sum over regular containers and sidecars.
-pub fn pod_request(
-    containers: &[(&str, Option<i64>)],
+pub fn pod_request<'a>(
+    containers: impl IntoIterator<Item = (&'a str, Option<i64>)>,
     container: Option<&str>,
     resource: &str,
     pod: &str,
 ) -> Result<i64, String> {
     let mut total = 0_i64;
     for (name, request) in containers {
-        if container.is_none_or(|c| c == *name) {
+        if container.is_none_or(|c| c == name) {
             let Some(request) = request else {
                 return Err(format!(
                     "missing request for {resource} in container {name} of Pod {pod}"
                 ));
             };
-            total = total.wrapping_add(*request);
+            total = total.wrapping_add(request);
         }
-        if container == Some(*name) {
+        if container == Some(name) {
             return Ok(total);
         }
     }

@@ -932,24 +932,24 @@ fn calculate_requests() {
     // (the container list: regular containers, then sidecars; plain init
     // containers are left out by the caller).
     let two = [("container1", Some(100)), ("container2", Some(50))];
-    assert_eq!(pod_request(&two, None, "cpu", "test-pod"), Ok(150));
+    assert_eq!(pod_request(two, None, "cpu", "test-pod"), Ok(150));
     assert_eq!(
-        pod_request(&two, Some("container1"), "cpu", "test-pod"),
+        pod_request(two, Some("container1"), "cpu", "test-pod"),
         Ok(100)
     );
     let missing = [("container1", None), ("container2", Some(50))];
     assert_eq!(
-        pod_request(&missing, None, "cpu", "test-pod"),
+        pod_request(missing, None, "cpu", "test-pod"),
         Err("missing request for cpu in container container1 of Pod test-pod".to_owned())
     );
     let sidecar = [
         ("container1", Some(100)),
         ("restartable-container1", Some(50)),
     ];
-    assert_eq!(pod_request(&sidecar, None, "cpu", "test-pod"), Ok(150));
+    assert_eq!(pod_request(sidecar, None, "cpu", "test-pod"), Ok(150));
     let one = [("container1", Some(100))];
     assert_eq!(
-        pod_request(&one, Some("non-existent-container"), "cpu", "test-pod"),
+        pod_request(one, Some("non-existent-container"), "cpu", "test-pod"),
         Err("container non-existent-container not found in Pod test-pod".to_owned())
     );
 }
