@@ -5,6 +5,8 @@
 //! simply leaves out what could not be decoded, so later rules can still look at the
 //! rest of the object.
 
+use std::borrow::Cow;
+
 use crate::model::go::json_number;
 use crate::model::go_time::rfc3339_error;
 use crate::model::quantity::{Quantity, QuantityError};
@@ -560,10 +562,10 @@ impl<'v, V: Json> Record<'v, '_, V> {
                 );
                 return None;
             }
-            Shape::String(s) => s.to_owned(),
-            Shape::Number(n) => n.to_string(),
+            Shape::String(s) => Cow::Borrowed(s),
+            Shape::Number(n) => Cow::Owned(n.to_string()),
             // Quantity's own JSON decoder treats any other token as quantity text.
-            _ => value.to_value().to_string(),
+            _ => Cow::Owned(value.to_value().to_string()),
         };
         match Quantity::parse(&text) {
             Ok(q) => Some(q),
