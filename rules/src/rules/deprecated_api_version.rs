@@ -181,11 +181,12 @@ type Convert = fn(&str, &Value) -> Option<Value>;
 fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let version = cx.hpa.version;
     let api_version = &cx.object.key.api_version;
-    let path = FieldPath::fields("apiVersion");
+    // Made for findings only: most HPAs have none.
+    let path = || FieldPath::fields("apiVersion");
     let kube = cx.settings.cluster.kube_version;
     if version == HpaVersion::Unknown {
         // What was meant is a guess: no fix.
-        out.report_at(Severity::Error, path, not_served(api_version, cx.hpa, kube))
+        out.report_at(Severity::Error, path(), not_served(api_version, cx.hpa, kube))
             .help(HELP_UNKNOWN);
         return;
     }
@@ -199,7 +200,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         HELP_V2BETA1
     };
     if !cx.hpa.served {
-        out.report_at(Severity::Error, path, not_served(api_version, cx.hpa, kube))
+        out.report_at(Severity::Error, path(), not_served(api_version, cx.hpa, kube))
         .help(help)
         .fix(upgrade(cx));
     } else {
@@ -207,7 +208,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             .deprecated_in()
             .map_or_else(String::new, |d| format!(" since Kubernetes 1.{d}"));
         out.report(
-            path,
+            path(),
             format!("`{api_version}` is deprecated{since} and not served from 1.{removed}"),
         )
         .help(help)
