@@ -119,7 +119,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         let populated = metric.populated();
         match expected {
             // T4
-            Some(member) if !populated.iter().any(|s| s.member() == member) => {
+            Some(member) if !populated.clone().any(|s| s.member() == member) => {
                 let detail = if member == "containerResource"
                     && !cx.settings.cluster.feature_gates.container_metrics
                 {
@@ -134,8 +134,8 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             None => not_supported(out),
         }
         // T6: only when several members are set; then every one but the type's.
-        if populated.len() > 1 {
-            for source in populated.iter().filter(|s| Some(s.member()) != expected) {
+        if populated.clone().count() > 1 {
+            for source in populated.filter(|s| Some(s.member()) != expected) {
                 out.field_error(
                     path().field(source.member()),
                     Reason::Forbidden,

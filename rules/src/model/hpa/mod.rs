@@ -258,34 +258,23 @@ impl SourcePath {
 impl MetricSpec {
     /// The populated members, in the order the API server looks at them
     /// (object, external, pods, resource, containerResource).
-    pub fn populated(&self) -> Vec<MetricSource<'_>> {
-        let mut out = Vec::new();
-        out.extend(self.object.as_ref().map(MetricSource::Object));
-        out.extend(self.external.as_ref().map(MetricSource::External));
-        out.extend(self.pods.as_ref().map(MetricSource::Pods));
-        out.extend(self.resource.as_ref().map(MetricSource::Resource));
-        out.extend(
+    pub fn populated(&self) -> impl Iterator<Item = MetricSource<'_>> + Clone {
+        [
+            self.object.as_ref().map(MetricSource::Object),
+            self.external.as_ref().map(MetricSource::External),
+            self.pods.as_ref().map(MetricSource::Pods),
+            self.resource.as_ref().map(MetricSource::Resource),
             self.container_resource
                 .as_ref()
                 .map(MetricSource::ContainerResource),
-        );
-        out
+        ]
+        .into_iter()
+        .flatten()
     }
 
     /// The member the API server validates: the first populated one (rule T3).
     pub fn validated_source(&self) -> Option<MetricSource<'_>> {
-        // `populated().first()`, without making the list.
-        self.object
-            .as_ref()
-            .map(MetricSource::Object)
-            .or_else(|| self.external.as_ref().map(MetricSource::External))
-            .or_else(|| self.pods.as_ref().map(MetricSource::Pods))
-            .or_else(|| self.resource.as_ref().map(MetricSource::Resource))
-            .or_else(|| {
-                self.container_resource
-                    .as_ref()
-                    .map(MetricSource::ContainerResource)
-            })
+        self.populated().next()
     }
 
     /// The member the `type` names, if it is populated: what the controller uses.
@@ -827,7 +816,7 @@ mod tests {
         for metric in &hpa.metrics {
             assert_eq!(
                 metric.validated_source().map(|s| s.member()),
-                metric.populated().first().map(|s| s.member())
+                metric.populated().next().map(|s| s.member())
             );
         }
     }
