@@ -95,7 +95,6 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let metrics: Vec<_> = cx
         .hpa
         .resource_metrics()
-        .into_iter()
         .filter(|metric| matches!(metric.metric.name.as_str(), "cpu" | "memory"))
         .collect();
     if metrics.is_empty() {

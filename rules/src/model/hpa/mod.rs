@@ -618,24 +618,20 @@ impl Hpa {
     }
 
     /// The `Resource` and `ContainerResource` metrics the controller evaluates.
-    pub fn resource_metrics(&self) -> Vec<ResourceMetricRef<'_>> {
-        self.metrics
-            .iter()
-            .enumerate()
-            .filter_map(|(index, spec)| {
-                let (metric, is_container) = match spec.source()? {
-                    MetricSource::Resource(m) => (m, false),
-                    MetricSource::ContainerResource(m) => (m, true),
-                    _ => return None,
-                };
-                Some(ResourceMetricRef {
-                    index,
-                    metric,
-                    is_container,
-                    defaulted: self.metrics_defaulted,
-                })
+    pub fn resource_metrics(&self) -> impl Iterator<Item = ResourceMetricRef<'_>> {
+        self.metrics.iter().enumerate().filter_map(|(index, spec)| {
+            let (metric, is_container) = match spec.source()? {
+                MetricSource::Resource(m) => (m, false),
+                MetricSource::ContainerResource(m) => (m, true),
+                _ => return None,
+            };
+            Some(ResourceMetricRef {
+                index,
+                metric,
+                is_container,
+                defaulted: self.metrics_defaulted,
             })
-            .collect()
+        })
     }
 
     /// Each metric's member that the API server validates (rule T3), with
