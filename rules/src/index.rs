@@ -809,7 +809,7 @@ mod tests {
             assert_eq!(found.suppression("vpa-conflict"), Some("resized by hand"));
             assert_eq!(found.suppression("target-replicas-conflict"), None);
             let template = found.template().expect("a pod template");
-            let containers = template.counted_containers();
+            let containers: Vec<_> = template.counted_containers().collect();
             assert_eq!(containers[0].name, "web");
             assert_eq!(
                 containers[0].request("cpu").and_then(Json::text),

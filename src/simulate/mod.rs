@@ -368,7 +368,7 @@ fn absent_container<'c>(
     container: Option<&'c str>,
 ) -> Option<(&'c str, Option<&'static str>)> {
     let name = container?;
-    let present = template.all_containers().iter().any(|c| c.name == name);
+    let present = template.all_containers().any(|c| c.name == name);
     (!present).then(|| (name, template.injector_of(name)))
 }
 

@@ -506,8 +506,7 @@ pub fn template_request<V: Json>(
             })
             .ok_or_else(|| format!("missing pod-level request for {resource} of the target"));
     }
-    let containers = template.counted_containers();
-    let requests = containers.iter().map(|c| {
+    let requests = template.counted_containers().map(|c| {
         let request = match c.effective_request(resource) {
             Some(request) => quantity(Some(request)),
             None => default,

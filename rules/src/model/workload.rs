@@ -396,10 +396,9 @@ impl<'a, V: Json> PodTemplate<'a, V> {
     }
 
     /// Regular containers followed by init containers.
-    pub fn all_containers(&self) -> Vec<Container<'a, V>> {
+    pub fn all_containers(&self) -> impl Iterator<Item = Container<'a, V>> + use<'a, V> {
         self.list("containers", false)
             .chain(self.list("initContainers", true))
-            .collect()
     }
 
     /// What the containers request of `resource` together, as the kubelet
@@ -439,11 +438,9 @@ impl<'a, V: Json> PodTemplate<'a, V> {
 
     /// The containers whose usage and requests the HPA controller adds up:
     /// every regular container plus native sidecars.
-    pub fn counted_containers(&self) -> Vec<Container<'a, V>> {
-        self.list("containers", false)
-            .chain(self.list("initContainers", true))
+    pub fn counted_containers(&self) -> impl Iterator<Item = Container<'a, V>> + use<'a, V> {
+        self.all_containers()
             .filter(|c| !c.is_init || c.is_sidecar())
-            .collect()
     }
 }
 

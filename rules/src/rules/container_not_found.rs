@@ -114,13 +114,12 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             continue;
         };
         let same_name = all
-            .get_or_insert_with(|| template.all_containers())
+            .get_or_insert_with(|| template.all_containers().collect::<Vec<_>>())
             .iter()
             .find(|c| c.name == name);
         let counted = || {
             let counted: Vec<String> = template
                 .counted_containers()
-                .iter()
                 .map(|c| code(c.name))
                 .collect();
             if counted.is_empty() {

@@ -129,7 +129,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let Some(template) = target.template() else {
         return;
     };
-    let containers = template.counted_containers();
+    let containers: Vec<_> = template.counted_containers().collect();
     // One finding per container and resource, however many metrics need it.
     let mut reported: Vec<FieldPath> = Vec::new();
     for metric in cx.hpa.resource_metrics() {
@@ -159,7 +159,6 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
         let lacks = || {
             template
                 .all_containers()
-                .iter()
                 .any(|c| c.effective_request(resource).is_none())
         };
         let defaults = if missing || lacks() {
@@ -285,19 +284,18 @@ fn zero_requests<V: Json>(
     defaulted: bool,
 ) -> Vec<(FieldPath, bool)> {
     let pod_level = FieldPath::fields("spec.template.spec.resources");
-    let containers = match from {
+    let containers: Vec<_> = match from {
         RequestFrom::PodLevelRequest => {
             return vec![(pod_level.field("requests").field(resource), false)];
         }
         RequestFrom::PodLevelLimit => {
             return vec![(pod_level.field("limits").field(resource), false)];
         }
-        RequestFrom::AllContainers { admitted } => {
-            let mut all = template.all_containers();
-            all.retain(|c| c.effective_request(resource).is_some() || (admitted && defaulted));
-            all
-        }
-        RequestFrom::CountedContainers => template.counted_containers(),
+        RequestFrom::AllContainers { admitted } => template
+            .all_containers()
+            .filter(|c| c.effective_request(resource).is_some() || (admitted && defaulted))
+            .collect(),
+        RequestFrom::CountedContainers => template.counted_containers().collect(),
     };
     containers
         .iter()

@@ -132,7 +132,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
             continue;
         }
         let containers = counted
-            .get_or_init(|| template.counted_containers())
+            .get_or_init(|| template.counted_containers().collect::<Vec<_>>())
             .iter()
             .filter(|c| metric.container().is_none_or(|name| c.name == name));
         let Some(max) = max_utilization(containers, resource) else {

@@ -114,7 +114,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let template = cx.workload().and_then(Target::template);
     let containers: Option<Vec<&str>> = template
         .as_ref()
-        .map(|t| t.counted_containers().iter().map(|c| c.name).collect());
+        .map(|t| t.counted_containers().map(|c| c.name).collect());
     for metric in metrics {
         let resource = metric.metric.name.as_str();
         for (name, vpa) in &vpas {
