@@ -92,12 +92,12 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     }
     // Only a CPU or memory metric can conflict: no need to list the VPAs
     // of an HPA without one.
-    let metrics: Vec<_> = cx
-        .hpa
-        .resource_metrics()
-        .filter(|metric| matches!(metric.metric.name.as_str(), "cpu" | "memory"))
-        .collect();
-    if metrics.is_empty() {
+    let metrics = || {
+        cx.hpa
+            .resource_metrics()
+            .filter(|metric| matches!(metric.metric.name.as_str(), "cpu" | "memory"))
+    };
+    if metrics().next().is_none() {
         return;
     }
     let mut objects = Vec::new();
@@ -115,7 +115,7 @@ fn check(cx: &Context<'_>, out: &mut Report<'_>) {
     let containers: Option<Vec<&str>> = template
         .as_ref()
         .map(|t| t.counted_containers().map(|c| c.name).collect());
-    for metric in metrics {
+    for metric in metrics() {
         let resource = metric.metric.name.as_str();
         for (name, vpa) in &vpas {
             let controls = match (metric.container(), &containers) {
