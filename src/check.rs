@@ -198,8 +198,12 @@ fn take_scan(
         file.findings
             .push(place.finding(diagnostic, &source.name, text, pos));
     }
-    file.found
-        .add_document(scan.found, |prefix| place.at(prefix), wholes);
+    // Room for the document's objects, at most, rather than for four: a
+    // pending object is some hundred bytes, and most files hold one.
+    file.found.reserve(scan.found.len());
+    for found in scan.found {
+        wholes.extend(file.found.add(place.at(&found.prefix), found));
+    }
     None
 }
 
@@ -236,24 +240,16 @@ fn scan_file(
                 } else {
                     rayon::join(scan, || blocks.next().transpose())
                 };
-                file.found
-                    .reserve(scans.iter().map(|(_, _, scan)| scan.found.len()).sum());
-                for scanned in scans {
-                    template = take_scan(&mut file, &mut wholes, scanned, source, settings);
-                    if template.is_some() {
-                        break;
-                    }
-                }
+                template = scans.into_iter().find_map(|scanned| {
+                    take_scan(&mut file, &mut wholes, scanned, source, settings)
+                });
                 after
             } else {
                 // Taken as each is scanned: a few documents (most often
                 // one) are not collected first.
-                for scanned in chunks.iter().enumerate().map(read) {
-                    template = take_scan(&mut file, &mut wholes, scanned, source, settings);
-                    if template.is_some() {
-                        break;
-                    }
-                }
+                template = chunks.iter().enumerate().map(read).find_map(|scanned| {
+                    take_scan(&mut file, &mut wholes, scanned, source, settings)
+                });
                 blocks.next().transpose()
             };
             if template.is_none() && !wholes.is_empty() {

@@ -326,45 +326,6 @@ impl<P> Catalog<P> {
         found.whole
     }
 
-    /// Adds the objects found in one document ([`Scan::found`]), placed by
-    /// their prefixes; their HPAs' whole values go to `wholes` (see
-    /// [`Catalog::add`]). A catalog with no room for pending objects takes
-    /// them in the vector they were found in: most files' few objects then
-    /// cost no vector of their own.
-    pub fn add_document(
-        &mut self,
-        found: Vec<Found>,
-        place: impl Fn(&FieldPath) -> P,
-        wholes: &mut Vec<Box<[u8]>>,
-    ) {
-        if self.pending.capacity() > 0 || found.len() > PENDING {
-            for found in found {
-                wholes.extend(self.add(place(&found.prefix), found));
-            }
-            return;
-        }
-        let first = self.origin().0;
-        let hpas = &mut self.hpas;
-        // Collected in place: the same room holds them.
-        self.pending = found
-            .into_iter()
-            .zip(first..)
-            .map(|(found, origin)| {
-                let Found {
-                    prefix,
-                    stored,
-                    scaler,
-                    whole,
-                } = found;
-                if let Some(whole) = whole {
-                    hpas.push(Origin(origin));
-                    wholes.push(whole);
-                }
-                (place(&prefix), stored, scaler)
-            })
-            .collect();
-    }
-
     /// Puts the pending objects into the entries, their places into `places`.
     fn settle(&mut self) {
         self.places.reserve(self.pending.len());
