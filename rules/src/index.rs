@@ -406,43 +406,48 @@ impl MemoryIndex {
             owners,
         } = entries;
         names.freeze();
-        // Sorted by numbers standing for the strings: a sort compares
-        // many times more often than there are strings.
+        // Sorted by numbers standing for the strings, worked out once for
+        // each entry: a sort compares many times more often than there
+        // are entries. An entry's position breaks ties: of the entries for
+        // one reference, the first given leads.
         let ranks = Ranks::new(&names, &keys);
         let names = Arc::new(names);
-        let order = |a: &u32, b: &u32| ranks.cmp_in(keys[*a as usize], keys[*b as usize]);
-        // Stable: of the entries for one reference, the first given leads.
-        let mut by_ref: Vec<u32> = (0..keys.len()).map(position).collect();
-        by_ref.sort_by(order);
-        by_ref.dedup_by(|later, first| order(later, first).is_eq());
+        let mut by_ref: Vec<(u128, u32)> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, &key)| (ranks.in_order(key), position(i)))
+            .collect();
+        by_ref.sort_unstable();
+        by_ref.dedup_by_key(|&mut (order, _)| order);
         let mut first = vec![false; keys.len()];
-        for &i in &by_ref {
+        for &(_, i) in &by_ref {
             first[i as usize] = !matches!(bodies[i as usize], Body::Unreadable);
         }
-        let mut by_kind: Vec<u32> = by_ref
+        let mut by_kind: Vec<(u128, u32)> = by_ref
             .iter()
-            .copied()
-            .filter(|&i| first[i as usize])
+            .filter(|&&(_, i)| first[i as usize])
+            .map(|&(_, i)| (ranks.listing_order(keys[i as usize]), i))
             .collect();
-        by_kind.sort_by(|a, b| {
-            ranks
-                .cmp_listing(keys[*a as usize], keys[*b as usize])
-                .then(a.cmp(b))
-        });
-        let mut scalers: Vec<(Ref, u32)> = targets
+        by_kind.sort_unstable();
+        // Entries ascend in `targets`: each target's autoscalers stay in the
+        // order given.
+        let mut scalers: Vec<(u128, u32, Ref)> = targets
             .into_iter()
             .filter(|&(i, _)| first[i as usize])
-            .map(|(i, target)| (target, i))
+            .map(|(i, target)| (ranks.ref_order(target), i, target))
             .collect();
-        // Stable: each target's autoscalers stay in the order given.
-        scalers.sort_by(|(a, _), (b, _)| ranks.cmp_refs(*a, *b));
+        scalers.sort_unstable_by_key(|&(order, i, _)| (order, i));
+        let positions = |sorted: Vec<(u128, u32)>| sorted.into_iter().map(|(_, i)| i).collect();
         drop(ranks);
         let mut index = Self {
             keys: keys.into(),
             bodies: bodies.into(),
-            by_ref: by_ref.into(),
-            by_kind: by_kind.into(),
-            scalers: scalers.into(),
+            by_ref: positions(by_ref),
+            by_kind: positions(by_kind),
+            scalers: scalers
+                .into_iter()
+                .map(|(_, i, target)| (target, i))
+                .collect(),
             groups: Box::default(),
             owners: owners.into(),
             budgets: OnceLock::new(),
