@@ -811,17 +811,19 @@ fn source_file(path: &Path, context: bool) -> SourceFile {
     let shown = shown(path);
     // Held all run, for each of many files: a path that is its name
     // is held once, shared with it (the name may change: `diff`).
-    let (name, bytes) = match (shown.to_str(), path.to_str()) {
-        (Some(shown), Some(original)) => {
+    let (name, bytes) = match path.to_str() {
+        Some(original) => {
             let original: Arc<str> = Arc::from(original);
-            let name = if shown.len() == original.len() {
+            // Most often the path itself, not checked again; otherwise a
+            // part of it, text too.
+            let name = if shown.as_os_str().len() == original.len() {
                 original.clone()
             } else {
-                Arc::from(shown)
+                Arc::from(shown.to_string_lossy())
             };
             (name, Bytes::Named(original))
         }
-        _ => (
+        None => (
             Arc::from(shown.display().to_string()),
             Bytes::Path(path.to_path_buf()),
         ),
