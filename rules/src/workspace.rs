@@ -12,6 +12,7 @@
 //!    ([`Found::whole`]); [`place`] places their findings and fixes in
 //!    their documents, read again (once) for that.
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
@@ -77,13 +78,18 @@ fn read_subject(key: ObjectKey) -> Subject {
 /// rules enabled in `settings` read ([`crate::rules::reads`]), worked out
 /// once for all the documents of a run.
 pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
-    let keep = |api_version: &str, kind: &str| needs.keep_for(&settings.cluster, api_version, kind);
+    // The role of the kind chosen last: a document of one object chooses
+    // last by its final `apiVersion` and `kind` (a `List` of one, by its
+    // item's), so that object is not classified again.
+    let chosen = Cell::new(None);
     // HPAs are read whole, to be linted; lookups keep what they read of them.
     let choose = |api_version: &str, kind: &str| {
+        let role = needs.role(&settings.cluster, api_version, kind);
+        chosen.set(Some(role));
         if HPA.is(group_of(api_version), kind) {
             &ALL
         } else {
-            keep(api_version, kind)
+            role.keep
         }
     };
     let source::Read {
@@ -93,6 +99,7 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
         partial,
     } = source::read_objects(text, &choose);
     let count = objects.len();
+    let chosen = chosen.get().filter(|_| count == 1);
     let namespace = &settings.cluster.default_namespace;
     // The document's object as far as it was read: what its problems are
     // about, and how it is known if it could not be read; most documents
@@ -135,7 +142,8 @@ pub fn scan_document(text: &str, settings: &Settings, needs: &Needs) -> Scan {
         let group = group_of(key.api_version);
         let is_hpa = HPA.is(group, key.kind);
         let whole = is_hpa.then(|| packed::pack(&tree));
-        let role = needs.role(&settings.cluster, key.api_version, key.kind);
+        let role =
+            chosen.unwrap_or_else(|| needs.role(&settings.cluster, key.api_version, key.kind));
         let read = role.is_read();
         // An HPA read whole is held as lookups read it: cut to that when it
         // is held as a value (listed, or looked up by reference); its
@@ -805,6 +813,20 @@ mod tests {
         // No rule looks anything up: only the HPAs, which are linted.
         select(&mut settings, &["min-equals-max".to_owned()]).unwrap();
         assert_eq!(kept(text, &settings), ["HorizontalPodAutoscaler"]);
+    }
+
+    #[test]
+    fn an_object_is_kept_by_its_final_kind() {
+        let settings = Settings::default();
+        // Read again for the repeated key: chosen first as a ConfigMap.
+        let repeated =
+            "apiVersion: apps/v1\nkind: ConfigMap\nmetadata: {name: web}\nkind: Deployment\n";
+        assert_eq!(kept(repeated, &settings), ["Deployment"]);
+        let merged = "apiVersion: apps/v1\nkind: ConfigMap\n<<: {kind: Deployment}\n";
+        assert_eq!(kept(merged, &settings), ["Deployment"]);
+        let one_item =
+            "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: apps/v1, kind: Deployment}\n";
+        assert_eq!(kept(one_item, &settings), ["Deployment"]);
     }
 
     #[test]

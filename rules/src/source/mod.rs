@@ -161,7 +161,9 @@ pub(crate) struct Read<'t> {
 }
 
 /// [`read_tree`], without gathering the objects into a vector: most
-/// documents hold one, which a vector would cost an allocation.
+/// documents hold one, which a vector would cost an allocation. Of a
+/// document that holds one, `choose` is asked last by that object's final
+/// `apiVersion` and `kind`.
 pub(crate) fn read_objects<'t>(text: &'t str, choose: Choose<'_>) -> Read<'t> {
     let Composed {
         value,
