@@ -109,6 +109,10 @@ fn reader(bytes: &[u8]) -> Reader<'_> {
 
 /// Writes `value`: its strings' bytes (keys included) to `strings`, the
 /// rest to `structure`, the strings' lengths where they come.
+// Inlined where items and entries are written, most of them scalars: only
+// arrays and mappings cost a call (kept out of line, or the inliner folds
+// them back into one recursive function, a call for every value).
+#[inline(always)]
 fn write<V: Json>(value: &V, structure: &mut Vec<u8>, strings: &mut Vec<u8>) {
     match value.shape() {
         Shape::Null => structure.push(NULL),
@@ -130,21 +134,32 @@ fn write<V: Json>(value: &V, structure: &mut Vec<u8>, strings: &mut Vec<u8>) {
             structure.push(STRING);
             write_str(s, structure, strings);
         }
-        Shape::Array(items) => {
-            structure.push(ARRAY);
-            write_len(items.len(), structure);
-            for item in items {
-                write(item, structure, strings);
-            }
-        }
-        Shape::Object(len, entries) => {
-            structure.push(OBJECT);
-            write_len(len, structure);
-            for (key, value) in entries {
-                write_str(key, structure, strings);
-                write(value, structure, strings);
-            }
-        }
+        Shape::Array(items) => write_array(items, structure, strings),
+        Shape::Object(len, entries) => write_object::<V>(len, entries, structure, strings),
+    }
+}
+
+#[inline(never)]
+fn write_array<V: Json>(items: &[V], structure: &mut Vec<u8>, strings: &mut Vec<u8>) {
+    structure.push(ARRAY);
+    write_len(items.len(), structure);
+    for item in items {
+        write(item, structure, strings);
+    }
+}
+
+#[inline(never)]
+fn write_object<'v, V: Json + 'v>(
+    len: usize,
+    entries: V::Entries<'v>,
+    structure: &mut Vec<u8>,
+    strings: &mut Vec<u8>,
+) {
+    structure.push(OBJECT);
+    write_len(len, structure);
+    for (key, value) in entries {
+        write_str(key, structure, strings);
+        write(value, structure, strings);
     }
 }
 
