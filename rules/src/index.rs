@@ -407,47 +407,39 @@ impl MemoryIndex {
         } = entries;
         names.freeze();
         // Sorted by numbers standing for the strings, worked out once for
-        // each entry: a sort compares many times more often than there
-        // are entries. An entry's position breaks ties: of the entries for
-        // one reference, the first given leads.
+        // each entry (a sort compares many times more often than there are
+        // entries) and held only while it sorts: an index may hold many.
         let ranks = Ranks::new(&names, &keys);
         let names = Arc::new(names);
-        let mut by_ref: Vec<(u128, u32)> = keys
-            .iter()
-            .enumerate()
-            .map(|(i, &key)| (ranks.in_order(key), position(i)))
-            .collect();
-        by_ref.sort_unstable();
-        by_ref.dedup_by_key(|&mut (order, _)| order);
+        let in_order = |i: &u32| ranks.in_order(keys[*i as usize]);
+        // Stable: of the entries for one reference, the first given leads.
+        let mut by_ref: Vec<u32> = (0..keys.len()).map(position).collect();
+        by_ref.sort_by_cached_key(in_order);
+        by_ref.dedup_by_key(|i| in_order(i));
         let mut first = vec![false; keys.len()];
-        for &(_, i) in &by_ref {
+        for &i in &by_ref {
             first[i as usize] = !matches!(bodies[i as usize], Body::Unreadable);
         }
-        let mut by_kind: Vec<(u128, u32)> = by_ref
-            .iter()
-            .filter(|&&(_, i)| first[i as usize])
-            .map(|&(_, i)| (ranks.listing_order(keys[i as usize]), i))
+        // Stable: in the order given, where the listing order is the same.
+        let mut by_kind: Vec<u32> = (0..keys.len())
+            .map(position)
+            .filter(|&i| first[i as usize])
             .collect();
-        by_kind.sort_unstable();
-        // Entries ascend in `targets`: each target's autoscalers stay in the
-        // order given.
-        let mut scalers: Vec<(u128, u32, Ref)> = targets
+        by_kind.sort_by_cached_key(|&i| ranks.listing_order(keys[i as usize]));
+        let mut scalers: Vec<(Ref, u32)> = targets
             .into_iter()
             .filter(|&(i, _)| first[i as usize])
-            .map(|(i, target)| (ranks.ref_order(target), i, target))
+            .map(|(i, target)| (target, i))
             .collect();
-        scalers.sort_unstable_by_key(|&(order, i, _)| (order, i));
-        let positions = |sorted: Vec<(u128, u32)>| sorted.into_iter().map(|(_, i)| i).collect();
+        // Stable: each target's autoscalers stay in the order given.
+        scalers.sort_by_cached_key(|&(target, _)| ranks.ref_order(target));
         drop(ranks);
         let mut index = Self {
             keys: keys.into(),
             bodies: bodies.into(),
-            by_ref: positions(by_ref),
-            by_kind: positions(by_kind),
-            scalers: scalers
-                .into_iter()
-                .map(|(_, i, target)| (target, i))
-                .collect(),
+            by_ref: by_ref.into(),
+            by_kind: by_kind.into(),
+            scalers: scalers.into(),
             groups: Box::default(),
             owners: owners.into(),
             budgets: OnceLock::new(),
