@@ -586,18 +586,7 @@ mod tests {
         }
         names.freeze();
         let ranks = Ranks::new(&names, &keys);
-        for &a in &keys {
-            for &b in &keys {
-                assert_eq!(
-                    ranks.in_order(a).cmp(&ranks.in_order(b)),
-                    a.cmp_in(b, &names)
-                );
-                assert_eq!(
-                    ranks.listing_order(a).cmp(&ranks.listing_order(b)),
-                    a.cmp_listing(b, &names)
-                );
-            }
-        }
+        assert_keys_rank_as_they_compare(&names, &ranks, &keys);
         for &a in &refs {
             for &b in &refs {
                 assert_eq!(
@@ -633,11 +622,21 @@ mod tests {
             .collect();
         names.freeze();
         let ranks = Ranks::new(&names, &keys);
-        for &a in &keys {
-            for &b in &keys {
+        assert_keys_rank_as_they_compare(&names, &ranks, &keys);
+    }
+
+    /// Every two of `keys` are in the same order by their ranks as by
+    /// their strings, in both orders a key has.
+    fn assert_keys_rank_as_they_compare(names: &Names, ranks: &Ranks, keys: &[Key]) {
+        for &a in keys {
+            for &b in keys {
                 assert_eq!(
                     ranks.in_order(a).cmp(&ranks.in_order(b)),
-                    a.cmp_in(b, &names)
+                    a.cmp_in(b, names)
+                );
+                assert_eq!(
+                    ranks.listing_order(a).cmp(&ranks.listing_order(b)),
+                    a.cmp_listing(b, names)
                 );
             }
         }
